@@ -1,0 +1,45 @@
+"""Errors a user can cause: bad input or a bad catalogue.
+
+Every one of them derives from :class:`WhistError`, so the command line and the
+app can turn them into one clear line (exit status 2) in a single place. Where
+it makes sense they also derive from the matching built-in, python-chess style,
+so ``except ValueError`` keeps working for library users.
+"""
+
+from __future__ import annotations
+
+
+class WhistError(Exception):
+    """Base class of every error caused by the user's input or files."""
+
+
+class InvalidDealError(WhistError, ValueError):
+    """A deal that cannot be parsed or is not a legal deal."""
+
+
+class AsymmetricSuitError(InvalidDealError):
+    """A suit in which the two hands hold different numbers of cards."""
+
+
+class DuplicateCardError(InvalidDealError):
+    """The same card appears twice in a suit."""
+
+
+class InvalidValueError(WhistError, ValueError):
+    """Text that is not a value of the semigroup V, or a value out of range."""
+
+
+class DealTooLargeError(WhistError):
+    """A deal beyond what the requested computation can handle here."""
+
+
+class CatalogueError(WhistError):
+    """A catalogue that is missing, foreign, corrupt or incomplete."""
+
+
+class SearchSyntaxError(WhistError, ValueError):
+    """A search expression that does not parse or names unknown fields."""
+
+
+class GameArgumentError(WhistError, ValueError):
+    """Invalid parameters for one of the solved matrix games."""

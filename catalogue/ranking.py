@@ -1,0 +1,91 @@
+"""Numbering the deals of one level: the combinatorial number system.
+
+Level n holds all C(2n, n) single-suit deals with n cards a hand.  A deal is
+identified by West's mask (bit k set when West holds card k+1, SPEC §2), and
+its *rank* within the level is the colexicographic rank of that set of bit
+positions p_1 < … < p_n:
+
+    rank = C(p_1, 1) + C(p_2, 2) + … + C(p_n, n).
+
+For a fixed number of set bits, colex order is increasing numeric order of the
+masks, so :func:`level_masks` lists a level in rank order and every per-deal
+array of a level (values, outcomes, the single-suit paper's quantities) is
+indexed by this rank.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+from numba import njit
+
+__all__ = ["level_size", "rank", "unrank", "level_masks", "binomial_table", "MAX_LEVEL"]
+
+MAX_LEVEL = 31
+"""Masks of 2n ≤ 62 bits fit a signed 64-bit integer."""
+
+
+def level_size(n: int) -> int:
+    """C(2n, n): the number of deals with n cards a hand."""
+    return comb(2 * n, n)
+
+
+@lru_cache(maxsize=None)
+def binomial_table(size: int = 2 * MAX_LEVEL + 2) -> np.ndarray:
+    """C(p, t) for 0 ≤ p, t < size as int64 (zero where t > p)."""
+    table = np.zeros((size, size), dtype=np.int64)
+    for p in range(size):
+        for t in range(p + 1):
+            table[p, t] = comb(p, t)
+    table.setflags(write=False)
+    return table
+
+
+def rank(west: int) -> int:
+    """The colex rank of West's mask within its level."""
+    r, t, p = 0, 0, 0
+    while west:
+        if west & 1:
+            t += 1
+            r += comb(p, t)
+        west >>= 1
+        p += 1
+    return r
+
+
+def unrank(n: int, r: int) -> int:
+    """West's mask of the deal of level n with colex rank r."""
+    if not 0 <= r < level_size(n):
+        raise ValueError(f"rank {r} out of range for level {n}")
+    mask = 0
+    p = 2 * n - 1
+    for t in range(n, 0, -1):
+        while comb(p, t) > r:
+            p -= 1
+        mask |= 1 << p
+        r -= comb(p, t)
+        p -= 1
+    return mask
+
+
+@njit(cache=True)
+def _fill_masks(n: int, out: np.ndarray) -> None:
+    # Gosper's hack: the next larger integer with the same number of set bits.
+    x = (np.int64(1) << n) - 1
+    for i in range(out.shape[0]):
+        out[i] = x
+        if i + 1 < out.shape[0]:
+            c = x & -x
+            r = x + c
+            x = (((r ^ x) >> 2) // c) | r
+
+
+def level_masks(n: int) -> np.ndarray:
+    """West's masks of every deal of level n, in rank order (int64 array of C(2n, n))."""
+    if not 0 <= n <= MAX_LEVEL:
+        raise ValueError(f"level {n} out of range 0..{MAX_LEVEL}")
+    out = np.empty(level_size(n), dtype=np.int64)
+    _fill_masks(n, out)
+    return out
