@@ -24,9 +24,9 @@ from functools import lru_cache
 from math import ceil, floor
 from typing import Iterator
 
-from catalogue.deals import Card, Deal
-from catalogue.labeled import EAST, WEST, LabeledValue, maximum, minimum
-from catalogue.solution import SuitSolution
+from catalogue.deals import Deal
+from catalogue.labeled import EAST, WEST, LabeledValue, labeled_matrix, maximum, minimum
+from catalogue.solution import SuitSolution, solution_from_labeled
 from catalogue.values import EPSILON0, Infinitesimal, Value
 
 __all__ = [
@@ -53,15 +53,7 @@ def val(deal: Deal) -> Value:
 @lru_cache(maxsize=None)
 def labeled_values(deal: Deal) -> tuple[tuple[LabeledValue, ...], ...]:
     """The matrix α_ij = (P, val(D_ij)) of §7.2; row i is West's card W_i, column j East's E_j."""
-    rows = []
-    for i in range(1, deal.n + 1):
-        row = []
-        for j in range(1, deal.n + 1):
-            west_trick, rest = deal.reduction(i, j)
-            player = WEST if west_trick else EAST
-            row.append(LabeledValue(player, val(rest) + west_trick))
-        rows.append(tuple(row))
-    return tuple(rows)
+    return labeled_matrix(deal, val)
 
 
 def maxmin(deal: Deal) -> LabeledValue:
@@ -145,26 +137,10 @@ def simplest_in_interval(i: Interval) -> Value:
     raise ArithmeticError(f"I(D) between {i.maxmin} and {i.minmax} is empty")
 
 
-def _best(alphas: list[LabeledValue], target: LabeledValue, cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    return tuple(c for a, c in zip(alphas, cards) if a == target)
-
-
 @lru_cache(maxsize=None)
 def solve(deal: Deal) -> SuitSolution:
     """Value and optimal moves of a deal (SPEC §3), straight from the definition."""
-    alpha = labeled_values(deal)
-    n = deal.n
-    w, e = deal.west_cards, deal.east_cards
-    row_min = [minimum(row) for row in alpha] if n else []
-    col_max = [maximum(alpha[i][j] for i in range(n)) for j in range(n)]
-    return SuitSolution(
-        deal=deal,
-        value=val(deal),
-        west_leads=_best(row_min, maxmin(deal), w) if n else (),
-        east_leads=_best(col_max, minmax(deal), e) if n else (),
-        east_replies=tuple(_best(list(alpha[i]), row_min[i], e) for i in range(n)),
-        west_replies=tuple(_best([alpha[i][j] for i in range(n)], col_max[j], w) for j in range(n)),
-    )
+    return solution_from_labeled(deal, val(deal), labeled_values(deal))
 
 
 class RecursiveSolver:

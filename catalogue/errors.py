@@ -33,6 +33,10 @@ class DealTooLargeError(WhistError):
     """A deal beyond what the requested computation can handle here."""
 
 
+class IllegalMoveError(WhistError, ValueError):
+    """A card that may not be played now: not in the hand, not following suit, or out of turn."""
+
+
 class CatalogueError(WhistError):
     """A catalogue that is missing, foreign, corrupt or incomplete."""
 

@@ -15,11 +15,12 @@ values met in single-suit deals (which never carry ±ε₀) are always comparabl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Callable, Iterable, Literal
 
+from catalogue.deals import Deal
 from catalogue.values import Value
 
-__all__ = ["Player", "LabeledValue", "WEST", "EAST", "maximum", "minimum"]
+__all__ = ["Player", "LabeledValue", "WEST", "EAST", "maximum", "minimum", "labeled_matrix"]
 
 Player = Literal["W", "E"]
 WEST: Player = "W"
@@ -89,3 +90,15 @@ def minimum(items: Iterable[LabeledValue]) -> LabeledValue:
         elif not (best <= item):
             raise ValueError(f"incomparable labeled values {best} and {item}")
     return best
+
+
+def labeled_matrix(deal: Deal, value_of: Callable[[Deal], Value]) -> tuple[tuple[LabeledValue, ...], ...]:
+    """α_ij = (P, val(D_ij)) of §7.2 with values from ``value_of``; row i is W_i, column j is E_j."""
+    rows = []
+    for i in range(1, deal.n + 1):
+        row = []
+        for j in range(1, deal.n + 1):
+            west_trick, rest = deal.reduction(i, j)
+            row.append(LabeledValue(WEST if west_trick else EAST, value_of(rest) + west_trick))
+        rows.append(tuple(row))
+    return tuple(rows)

@@ -28,6 +28,7 @@ __all__ = [
     "whist_outcome",
     "plain_whist_outcome",
     "tricks_after_lead",
+    "tricks_after_trick",
     "single_suit_outcome",
     "greedy_whist_outcome",
     "five_card_winner",
@@ -191,6 +192,19 @@ def tricks_after_lead(suits: Sequence[Deal], west_leads: bool, suit: int, card: 
     s = position.index(deal.key)
     inf = 1 + sum(_size(x) for x in position)
     return _reply(position, s, card - 1, west_leads, -1, inf)
+
+
+def tricks_after_trick(suits: Sequence[Deal], suit: int, west_card: int, east_card: int) -> int:
+    """West's tricks when the first trick is West's ``west_card`` against East's ``east_card``
+    (canonical cards of ``suits[suit]``, whoever led) and both play optimally afterwards."""
+    deal = suits[suit]
+    if deal.owner(west_card) != "W" or deal.owner(east_card) != "E":
+        raise ValueError(f"{deal.label}: West does not hold {west_card} or East does not hold {east_card}")
+    position = _position(suits)
+    s = position.index(deal.key)
+    won = west_card > east_card
+    child = _after_trick(position, s, west_card - 1, east_card - 1)
+    return won + _search(child, won, -1, 1 + sum(_size(x) for x in child))
 
 
 def single_suit_outcome(deal: Deal) -> Outcome:

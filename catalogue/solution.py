@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from catalogue.deals import Card, Deal
+from catalogue.labeled import LabeledValue, maximum, minimum
 from catalogue.values import Outcome, Value, rho
 
-__all__ = ["SuitSolution", "Solver", "positions_mask", "mask_positions"]
+__all__ = ["SuitSolution", "Solver", "positions_mask", "mask_positions", "solution_from_labeled"]
 
 
 def positions_mask(cards: Sequence[Card], hand: Sequence[Card]) -> int:
@@ -89,6 +90,25 @@ class SuitSolution:
             east_replies=tuple(mask_positions(m, e) for m in masks[2 : 2 + n]),
             west_replies=tuple(mask_positions(m, w) for m in masks[2 + n :]),
         )
+
+
+def solution_from_labeled(deal: Deal, value: Value, alpha: Sequence[Sequence[LabeledValue]]) -> SuitSolution:
+    """The optimal moves of SPEC §3 read off the matrix α_ij of labeled values (row i = W_i)."""
+    n = deal.n
+    w, e = deal.west_cards, deal.east_cards
+    if n == 0:
+        return SuitSolution(deal, value, (), (), (), ())
+    row_min = [minimum(row) for row in alpha]
+    col_max = [maximum(alpha[i][j] for i in range(n)) for j in range(n)]
+    maxmin, minmax = maximum(row_min), minimum(col_max)
+    return SuitSolution(
+        deal=deal,
+        value=value,
+        west_leads=tuple(c for c, a in zip(w, row_min) if a == maxmin),
+        east_leads=tuple(c for c, a in zip(e, col_max) if a == minmax),
+        east_replies=tuple(tuple(c for c, a in zip(e, alpha[i]) if a == row_min[i]) for i in range(n)),
+        west_replies=tuple(tuple(c for i, c in enumerate(w) if alpha[i][j] == col_max[j]) for j in range(n)),
+    )
 
 
 class Solver(Protocol):

@@ -1,0 +1,136 @@
+"""The ``value``, ``outcome`` and ``scan`` commands (SPEC §4): JSON contracts and bad input."""
+
+import io
+from fractions import Fraction
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from scripts.whist_catalogue import main
+
+NO_CATALOGUE = {"WHIST_CATALOGUE_DB": "/nonexistent/whist-catalogue-test.sqlite"}
+
+
+@pytest.fixture(autouse=True)
+def no_default_catalogue(monkeypatch):
+    for k, v in NO_CATALOGUE.items():
+        monkeypatch.setenv(k, v)
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def run_cli(*argv, stdin=None):
+    env = dict(os.environ, **NO_CATALOGUE)
+    return subprocess.run([sys.executable, "-m", "scripts.whist_catalogue", *argv], input=stdin,
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_value_json(capsys):
+    lines = run_json(capsys, "value", "--json", "AQ/KJ", "13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", "EWEW")
+    assert lines[0] == {
+        "deal": "EWEW",
+        "n": 2,
+        "value": {"number": "3/2", "infinitesimal": "0", "text": "1 + 1/2"},
+        "outcome": {"west_leads": 1, "east_leads": 2},
+        "best_leads": {"west": ["A"], "east": ["J", "K"]},
+    }
+    assert lines[1]["value"]["number"] == "27/8" and lines[1]["best_leads"]["west"] == ["12", "13"]
+    # Owner-string notation names card k by its number.
+    assert lines[2]["best_leads"] == {"west": ["4"], "east": ["1", "3"]}
+
+
+def test_value_of_an_exit(capsys):
+    (line,) = run_json(capsys, "value", "--json", "KQ/AJ")
+    assert line["value"] == {"number": "1", "infinitesimal": "-e1", "text": "1 − ε₁"}
+
+
+def test_value_reads_stdin(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("AQ/KJ\n\nKT9/AQJ\n"))
+    lines = run_json(capsys, "value", "--json", "-")
+    assert [x["value"]["number"] for x in lines] == ["3/2", "1"]
+
+
+def test_outcome_json_deal_28(capsys):
+    text = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
+    (line,) = run_json(capsys, "outcome", "--json", text)
+    assert line["deal"] == text
+    assert [s["text"] for s in line["suits"]] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
+    assert line["value"] == {"number": "21/2", "infinitesimal": "+-e0", "text": "10 + 1/2 ± ε₀"}
+    assert line["outcome"] == {"west_leads": 11, "east_leads": 10}
+    assert line["lead"]["west"]["suit"] == 0 and line["lead"]["west"]["card"] in list("KQT98")
+    assert line["lead"]["east"]["suit"] == 1
+
+
+def test_outcome_json_deal_27_numbers(capsys):
+    (line,) = run_json(capsys, "outcome", "--json", "14 13 12 8 / 11 10 9 7; 14 12 8 7 / 13 11 10 9")
+    assert line["lead"]["west"] == {"suit": 1, "card": "7"}
+
+
+def test_outcome_of_a_huge_single_suit_uses_the_linear_time_algorithm(capsys):
+    # Theorem 10.4's D_k (k + 1 cards a hand) has value k + 1/2^k, so χ(D_k) = (k, k).
+    k = 2999
+    (line,) = run_json(capsys, "outcome", "--json", "EW" + "E" * k + "W" * k)
+    assert line["outcome"] == {"west_leads": k, "east_leads": k}
+    assert line["method"].startswith("linear-time") and line["value"] is None
+    # (WE)^n (K J 9 … against A Q 10 …) has value (n − 1)/2 for n ≥ 2, as the engine shows for small n;
+    # Theorem 12.1 names that value in linear time, half-integral for even n and integral for odd n.
+    from catalogue.solvers import ComputingSolver
+    from catalogue.deals import Deal
+    from catalogue.values import Value
+
+    solver = ComputingSolver(10)
+    assert all(solver.value(Deal.from_label("WE" * n)) == Value(Fraction(n - 1, 2)) for n in range(2, 11))
+    (even,) = run_json(capsys, "outcome", "--json", "WE" * 3000)
+    assert even["value"]["number"] == "2999/2" and even["outcome"] == {"west_leads": 1499, "east_leads": 1500}
+    (odd,) = run_json(capsys, "outcome", "--json", "WE" * 3001)
+    assert odd["value"]["number"] == "1500" and odd["outcome"] == {"west_leads": 1500, "east_leads": 1500}
+
+
+def test_text_output(capsys):
+    assert main(["value", "KQT/AJ9"]) == 0
+    out = capsys.readouterr().out
+    assert "1 + 1/2" in out and "West: Q K" in out
+    assert main(["outcome", "AKQ8/JT97, AQ87/KJT9, AJT7/KQ98, KQ9/AJT"]) == 0
+    out = capsys.readouterr().out
+    assert "8 + 1/2 + ε₂" in out and "exit in a suit with positive infinitesimal" in out
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["value", "AQ/K"], "asymmetric"),
+        (["value", "AA/KQ"], "twice"),
+        (["value", "AX/KQ"], "rank"),
+        (["value", ""], "empty"),
+        (["outcome", "AQ/KJ, AK/Q"], "suit 2"),
+        (["value"], "no deals"),
+        (["value", "--frob", "AQ/KJ"], "unrecognized"),
+        (["frobnicate"], "invalid choice"),
+        (["scan", "--max-n", "0"], "--max-n"),
+        (["scan", "--max-n", "x"], "invalid int"),
+        (["value", "--db", "/nonexistent/dir/cat.sqlite", "AQ/KJ"], "nonexistent"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, words):
+    result = run_cli(*argv)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_scan_json(capsys):
+    lines = run_json(capsys, "scan", "--max-n", "4", "--json", "--no-progress")
+    assert [x["n"] for x in lines] == [1, 2, 3, 4]
+    four = lines[3]
+    assert four["deals"] == 70 and four["values"]["15/8|0"] == 2  # K Q 9 8 / A J 10 7 and a mirror image
+    assert four["checks"]["conjecture_12_3"] == {"checked": 44, "counterexamples": 0, "first_counterexample": None,
+                                                 "reverified": None}
+    assert four["checks"]["conjecture_12_4_labeled"]["first_counterexample"] == "EEWWWWEE"
+    assert four["checks"]["conjecture_12_4_labeled"]["reverified"] is True

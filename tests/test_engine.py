@@ -1,0 +1,140 @@
+"""The fast engine against the literal recursive definition, and each shortcut against the full n² computation.
+
+The full check of every deal with n ≤ 9 runs by default; set WHIST_ENGINE_CHECK_N to change the bound
+(e.g. ``WHIST_ENGINE_CHECK_N=10 pytest tests/test_engine.py`` for a longer run).
+"""
+
+import os
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catalogue import engine_kernels as K
+from catalogue.deals import Deal
+from catalogue.definition import Interval, simplest_in_interval, solve, val
+from catalogue.encoding import SCALE, decode_value, encode_value, labeled_key
+from catalogue.engine import CHECK_NAMES, EngineSolver, Level, compute_level, levels
+from catalogue.errors import DealTooLargeError
+from catalogue.labeled import LabeledValue
+from catalogue.ranking import level_masks
+from catalogue.scan import context_tricks, contexts
+from catalogue.values import Infinitesimal, Value
+
+CHECK_N = int(os.environ.get("WHIST_ENGINE_CHECK_N", "9"))
+
+
+@pytest.fixture(scope="module")
+def engine_levels():
+    return list(levels(CHECK_N, moves=True))
+
+
+def test_engine_equals_the_definition_on_every_deal(engine_levels):
+    """Values and every best lead and reply (SPEC §3) of every deal with n ≤ CHECK_N."""
+    for level in engine_levels:
+        for r, m in enumerate(level_masks(level.n)):
+            deal = Deal(level.n, int(m))
+            assert level.value(r) == val(deal), deal.label
+            assert level.solution(deal) == solve(deal), deal.label
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_each_shortcut_equals_the_full_n2_computation(n):
+    previous = Level.empty()
+    for k in range(1, n):
+        previous = compute_level(k, previous, runs=False, reply_rule=False)
+    full = compute_level(n, previous, runs=False, reply_rule=False)
+    for options in ({"runs": True, "reply_rule": False}, {"runs": False, "reply_rule": True},
+                    {"runs": True, "reply_rule": True}, {"symmetry": True}):
+        fast = compute_level(n, previous, **options)
+        assert np.array_equal(fast.numerator, full.numerator), options
+        assert np.array_equal(fast.infinitesimal, full.infinitesimal), options
+
+
+def key_of(a: LabeledValue) -> int:
+    return labeled_key(a.player, *encode_value(a.value))
+
+
+single_suit_infinitesimals = st.one_of(
+    st.sampled_from([Infinitesimal(), Infinitesimal.epsilon(0), -Infinitesimal.epsilon(0)]),
+    st.integers(-5, 5).filter(bool).map(Infinitesimal.epsilon),
+)
+labeled = st.builds(
+    LabeledValue,
+    st.sampled_from(["W", "E"]),
+    st.builds(Value, st.builds(lambda p, k: Fraction(p, 2**k), st.integers(0, 48), st.integers(0, 4)),
+              single_suit_infinitesimals),
+)
+
+
+@settings(max_examples=600)
+@given(labeled, labeled)
+def test_value_from_bounds_is_the_simplest_element_of_I(a, b):
+    """The kernel's case analysis equals the literal search of Definition 7.1 / Theorem 7.2."""
+    lo, hi = (a, b) if a <= b else (b, a)
+    interval = Interval(lo, hi)
+    try:
+        expected = simplest_in_interval(interval)
+    except ArithmeticError:
+        numer, rank, flags = K.value_from_bounds(key_of(lo), key_of(hi), SCALE)
+        assert flags & K.FLAG_AMBIGUOUS
+        return
+    numer, rank, flags = K.value_from_bounds(key_of(lo), key_of(hi), SCALE)
+    assert flags == 0
+    assert decode_value(numer, rank) == expected
+
+
+@settings(max_examples=600)
+@given(labeled, labeled)
+def test_outcome_preceq_against_every_context(a, b):
+    """(P, x) ≼ (Q, y) iff West never takes more tricks after the first, whatever the other suits."""
+    brute = all(context_tricks(a, f) <= context_tricks(b, f) for f in contexts(a, b))
+    assert K.outcome_preceq(key_of(a), key_of(b)) == brute
+
+
+def test_labeled_keys_order_like_labeled_values():
+    rng = random.Random(1)
+    items = [LabeledValue(rng.choice("WE"), Value(Fraction(rng.randint(0, 40), 8), Infinitesimal.epsilon(rng.randint(-3, 3))
+                                                  if rng.random() < 0.5 else Infinitesimal()))
+             for _ in range(300)]
+    for a in items[:60]:
+        for b in items:
+            assert (key_of(a) < key_of(b)) == (a < b)
+
+
+def test_encoding_round_trip():
+    for v in ["0", "e0", "3 + 3/8", "2 - e2", "15/2 + e4", "16 - e0"]:
+        value = Value.from_str(v)
+        assert decode_value(*encode_value(value)) == value
+
+
+def test_checks_on_the_first_levels():
+    results = {level.n: level.checks for level in levels(10, checks=True)}
+    for n, checks in results.items():
+        for c, name in enumerate(CHECK_NAMES):
+            if name != "conjecture_12_4_labeled":
+                assert checks.counterexamples[c] == 0, (n, name)
+    labeled_form = CHECK_NAMES.index("conjecture_12_4_labeled")
+    assert results[3].counterexamples[labeled_form] == 0
+    assert results[4].counterexamples[labeled_form] == 2
+    assert results[4].first_deal(labeled_form) == Deal.from_label("EEWWWWEE")
+    assert results[10].checked[CHECK_NAMES.index("theorem_8_10")] == 184756
+
+
+def test_engine_solver():
+    solver = EngineSolver(max_n=8)
+    d = Deal.from_label("WWEEEEWWWEEWWE")  # the 3 + 3/8 deal of §12.2
+    assert solver.value(d) == Value.from_str("3 + 3/8")
+    assert solver.solve(d) == solve(d)
+    with pytest.raises(DealTooLargeError):
+        solver.value(Deal.from_label("WE" * 9))
+
+
+def test_compute_level_guards():
+    with pytest.raises(ValueError):
+        compute_level(3, Level.empty())
+    with pytest.raises(DealTooLargeError):
+        compute_level(40, Level.empty())

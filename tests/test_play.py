@@ -1,0 +1,77 @@
+"""Playing a deal card by card with the theory's moves: legal moves, recommendations, undo."""
+
+import pytest
+
+from catalogue import referee
+from catalogue.deals import parse_multisuit
+from catalogue.errors import IllegalMoveError
+from catalogue.multisuit import LeadRule
+from catalogue.play import Move, Play
+from catalogue.solvers import ComputingSolver
+
+SOLVER = ComputingSolver()
+DEAL_27 = "AKQ8/JT97, AQ87/KJT9, AJT7/KQ98, KQ9/AJT"
+
+
+def test_recommendation_in_deal_27_is_a_small_heart():
+    play = Play.start(parse_multisuit(DEAL_27), "W", SOLVER)
+    rule, suits = play.lead_rule()
+    assert rule is LeadRule.EXIT and suits == (1,)
+    assert set(play.optimal_moves()) == {Move(1, 7), Move(1, 8)}
+    assert play.recommended() == Move(1, 7)
+    assert play.expected_west_tricks() == 9
+
+
+@pytest.mark.parametrize("leader", ["W", "E"])
+def test_self_play_reaches_the_referees_outcome(leader):
+    suits = parse_multisuit(DEAL_27)
+    play = Play.start(suits, leader, SOLVER)
+    while not play.finished:
+        move, _ = play.play_recommended()
+    outcome = referee.whist_outcome([s.deal for s in suits])
+    assert play.west_tricks == (outcome.west_leads if leader == "W" else outcome.east_leads)
+    assert play.west_tricks + play.east_tricks == 15
+
+
+def test_following_suit_and_turns():
+    play = Play.start(parse_multisuit("AQ/KJ, A/K"), "W", SOLVER)
+    assert play.to_play == "W"
+    play.play(Move(0, 12))  # West leads the queen
+    assert play.to_play == "E"
+    assert play.legal_moves() == [Move(0, 11), Move(0, 13)]
+    with pytest.raises(IllegalMoveError, match="follow suit 1"):
+        play.play(Move(1, 13))
+    trick = play.play(Move(0, 13))
+    assert trick is not None and trick.winner == "E"
+    assert play.to_play == "E" and play.east_tricks == 1
+    with pytest.raises(IllegalMoveError, match="does not hold"):
+        play.play(Move(0, 14))
+
+
+def test_undo_restores_the_position():
+    play = Play.start(parse_multisuit(DEAL_27), "W", SOLVER)
+    before = (list(play.suits), play.leader, list(play.legal_moves()))
+    play.play(Move(1, 7))
+    play.play(Move(1, 9))
+    assert play.undo() == Move(1, 9)
+    assert play.undo() == Move(1, 7)
+    assert (list(play.suits), play.leader, list(play.legal_moves())) == before
+    with pytest.raises(IllegalMoveError, match="nothing to undo"):
+        play.undo()
+
+
+def test_replies_are_best_replies():
+    # Single-suit paper (5): against the king East holds up with the nine.
+    play = Play.start(parse_multisuit("KQT/AJ9"), "W", SOLVER)
+    play.play(Move(0, 13))
+    assert play.optimal_moves() == [Move(0, 9)]
+
+
+def test_finished_deal():
+    play = Play.start(parse_multisuit("A/K"), "W", SOLVER)
+    play.play_recommended()
+    play.play_recommended()
+    assert play.finished and play.west_tricks == 1
+    assert play.optimal_moves() == []
+    with pytest.raises(IllegalMoveError, match="over"):
+        play.recommended()
