@@ -1,0 +1,114 @@
+"""``whist-catalogue solve GAME``: the solved matrix games of SPEC §4 and §6.
+
+``solve chemin-de-fer`` and ``solve le-her --cards N``; human-readable text by
+default, the solution object of :func:`catalogue.solved_games.solve` with
+``--json``.  Bad arguments become :class:`~catalogue.errors.GameArgumentError`
+in the registry, which the main command turns into one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from fractions import Fraction
+from typing import Any
+
+from catalogue import solved_games
+from scripts.whist_catalogue import EXIT_OK, emit_json
+
+__all__ = ["register", "run", "render"]
+
+_MATRIX_PRINT_LIMIT = 10
+"""Print the whole Le Her matrix only up to this many cards."""
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    games = ", ".join(solved_games.game_names())
+    parser = subparsers.add_parser(
+        "solve",
+        parents=[common],
+        help="exact solution of a solved matrix game (chemin-de-fer, le-her)",
+        description=f"Exact value and optimal strategies of a solved card game. Games: {games}.",
+    )
+    parser.add_argument("game", metavar="GAME", help=f"one of: {games}")
+    names = sorted({p.name for game in solved_games.GAMES.values() for p in game.parameters})
+    for name in names:
+        helps = [f"{g.name}: {p.help}" for g in solved_games.GAMES.values() for p in g.parameters if p.name == name]
+        parser.add_argument(f"--{name}", type=int, metavar="N", help="; ".join(helps))
+    parser.set_defaults(func=run, parameter_names=names)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = {name: getattr(args, name) for name in args.parameter_names if getattr(args, name) is not None}
+    solution = solved_games.solve(args.game, **params)
+    if args.json:
+        emit_json(solution)
+    else:
+        print(render(solution))
+    return EXIT_OK
+
+
+# --- text ------------------------------------------------------------------------------------------
+
+
+def _approx(exact: str, digits: int = 6) -> str:
+    q = Fraction(exact)
+    return exact if q.denominator == 1 else f"{exact} ≈ {float(q):.{digits}f}"
+
+
+def render(solution: dict[str, Any]) -> str:
+    """The solution object as text for a terminal."""
+    if solution["game"] == "chemin-de-fer":
+        return _render_chemin_de_fer(solution)
+    return _render_le_her(solution)
+
+
+def _render_chemin_de_fer(s: dict[str, Any]) -> str:
+    cell = s["banker_mixed_cell"]
+    percent = float(Fraction(s["value"])) * 100
+    lines = [
+        f"{s['title']} — exact minimax solution",
+        f"value (Banker's expected gain per unit stake): {_approx(s['value'], 8)}  ({percent:.4f} %)",
+        f"player A calls on 5 with frequency h* = {_approx(s['h'])}",
+        f"the Banker plays {' and '.join(f'{name} with probability {p}' for name, p in s['player1'].items())},",
+        f"  i.e. randomises cell (j={cell['j']}, l={cell['l']}): draw {_approx(cell['draw'])}, stand {cell['stand']}",
+        "breakpoints of G(h): " + ", ".join(_approx(h) for h in s["breakpoints"]),
+        "",
+        "Table 3: G(h) in per cent",
+        f"  {'h':>6}  {'exact':>7}  {'Foster':>7}",
+    ]
+    lines += [f"  {float(Fraction(r['h'])):>6.3f}  {r['G_percent']:>7}  {r['foster_percent']:>7}" for r in s["table3"]]
+    lines.append("")
+    for table in s["tables"]:
+        changed = ", ".join(f"({j}, {l})" for j, l in table["changed"]) or "—"
+        h_range = f"{_approx(table['h_from'], 4)} ≤ h ≤ {_approx(table['h_to'], 4)}"
+        lines.append(f"{table['name']}: {h_range}; changed cells: {changed}")
+        lines.append("  j\\l " + " ".join(f"{l:>2}" for l in range(11)))
+        lines += [f"  {j:>3} " + " ".join(f"{d:>2}" for d in row) for j, row in table["decisions"].items()]
+    return "\n".join(lines)
+
+
+def _render_le_her(s: dict[str, Any]) -> str:
+    def mixture(strategy: dict[str, str]) -> str:
+        return ", ".join(f"{k} with probability {p}" for k, p in strategy.items())
+
+    sub = s["subgame"]
+    lines = [
+        f"{s['title']}, N = {s['cards']}",
+        f"value (player 1's probability of winning): {_approx(s['value'])}",
+        f"player 1 keeps exactly the cards ≥ s: s = {mixture(s['player1'])}",
+        f"player 2, after a keep, keeps exactly the cards ≥ t: t = {mixture(s['player2'])}",
+    ]
+    if s["s_star"] is not None:
+        lines.append(f"s* = {s['s_star']['decimal']}… (real root of φ), t** = {s['t_star']['decimal']}…")
+    lines.append(
+        f"subgame ({sub['reason']}): rows s ∈ {sub['rows']}, columns t ∈ {sub['columns']}, value {sub['value']}"
+        + (" — agrees with the whole game" if sub["agrees"] else "")
+    )
+    if s["cards"] <= _MATRIX_PRINT_LIMIT:
+        matrix = s["matrix"]
+        width = max(len(e) for row in matrix["entries"] for e in row)
+        lines.append("a(s, t), rows s, columns t:")
+        lines.append("  s\\t " + " ".join(f"{t:>{width}}" for t in matrix["columns"]))
+        for srow, row in zip(matrix["rows"], matrix["entries"]):
+            lines.append(f"  {srow:>3} " + " ".join(f"{e:>{width}}" for e in row))
+    return "\n".join(lines)
