@@ -34,7 +34,6 @@ from fractions import Fraction
 from typing import Iterable, Sequence, TypeAlias
 
 import numpy as np
-from scipy.optimize import linprog
 
 from catalogue.errors import GameArgumentError
 
@@ -265,6 +264,8 @@ def _exact_vertex(matrix: Matrix, support: list[int], binding: list[int]) -> tup
 
 def _float_row_strategy(a: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Player 1's optimal vertex (x, v) of the float game ``a`` by HiGHS's dual simplex."""
+    from scipy.optimize import linprog  # SciPy loads on first use, keeping the command line quick
+
     m, n = a.shape
     # Variables x_1..x_m, v.  Maximise v subject to v ≤ xᵀA_j for every column j, Σx = 1, x ≥ 0.
     c = np.zeros(m + 1)

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
-from catalogue import chemin_de_fer, le_her
+from catalogue import le_her
 from catalogue.errors import GameArgumentError
-from catalogue.matrix_games import round_decimal
+
+# Chemin-de-fer and the LP solver (SciPy) load only when a game is solved: the
+# command line builds its parser from this registry on every run.
 
 __all__ = ["Parameter", "Game", "GAMES", "game_names", "get_game", "validate", "solve"]
 
@@ -59,6 +61,9 @@ def _strategy(probabilities: dict[Any, Fraction]) -> dict[str, str]:
 
 
 def _chemin_de_fer() -> dict[str, Any]:
+    from catalogue import chemin_de_fer
+    from catalogue.matrix_games import round_decimal
+
     solution = chemin_de_fer.solve()
     solution.certify()
     (j, l), draw = solution.mixed_cells[0]

@@ -11,13 +11,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from typing import TYPE_CHECKING
+
 from catalogue.deals import Suit, parse_multisuit, parse_suit
 from catalogue.errors import DealTooLargeError, InvalidDealError
-from catalogue.multisuit import analyse
-from catalogue.solution import Solver
-from catalogue.solvers import default_solver
 from catalogue.values import Outcome
 from scripts.whist_catalogue import deal_arguments, emit_json
+
+if TYPE_CHECKING:
+    from catalogue.solution import Solver
+
+# Solvers (and Numba behind the engine) are imported when a command runs, not
+# when the parser is built for every command.
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -54,6 +59,8 @@ def _outcome_text(o: Outcome) -> str:
 
 
 def run_value(args: argparse.Namespace) -> int:
+    from catalogue.solvers import default_solver
+
     solver = default_solver(args.db)
     for text in deal_arguments(args.deals):
         suit = parse_suit(text)
@@ -61,7 +68,7 @@ def run_value(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_value(suit: Suit, solver: Solver, as_json: bool) -> None:
+def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
     deal = suit.deal
     solution = solver.solve(deal)
     west = [suit.name_of(c) for c in solution.west_leads]
@@ -86,6 +93,9 @@ def _print_value(suit: Suit, solver: Solver, as_json: bool) -> None:
 
 
 def run_outcome(args: argparse.Namespace) -> int:
+    from catalogue.multisuit import analyse
+    from catalogue.solvers import default_solver
+
     solver = default_solver(args.db)
     for text in deal_arguments(args.deals):
         suits = parse_multisuit(text)

@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from catalogue.errors import WhistError
-from catalogue.scan import CHECK_TITLES, scan
 from scripts.progress import LevelProgress
 from scripts.whist_catalogue import emit_json
 
@@ -32,6 +31,8 @@ class ScanRangeError(WhistError, ValueError):
 
 
 def run(args: argparse.Namespace) -> int:
+    from catalogue.scan import scan  # Numba loads only when the engine runs
+
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
     with LevelProgress("scanning", enabled=False if args.no_progress else None) as progress:
@@ -46,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(report) -> None:
+    from catalogue.scan import CHECK_TITLES
+
     stats = report.statistics.to_json()
     fracs = ", ".join(k for k in stats["fractional_parts"] if k != "0")
     lines = [
