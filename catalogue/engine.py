@@ -108,6 +108,18 @@ class Level:
     def value(self, r: int) -> Value:
         return decode_value(int(self.numerator[r]), int(self.infinitesimal[r]))
 
+    def outcomes(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """χ = ρ(val) of the deals with ranks in [start, stop) (Corollary 8.9): West's tricks with West,
+        and with East, on lead (int8)."""
+        inf = self.infinitesimal[start:stop]
+        whole, frac = np.divmod(self.numerator[start:stop].astype(np.int64), SCALE)
+        half = SCALE // 2
+        up = (frac > half) | ((frac == half) & (inf > 0))
+        west = whole + up
+        # On an exact half-integer ρ favours the player not on lead.
+        east = west + ((frac == half) & (inf == 0))
+        return west.astype(np.int8), east.astype(np.int8)
+
     def value_of(self, deal: Deal) -> Value:
         return self.value(rank(deal.west))
 

@@ -71,9 +71,9 @@ def unrank(n: int, r: int) -> int:
 
 
 @njit(cache=True)
-def _fill_masks(n: int, out: np.ndarray) -> None:
+def _fill_masks(first: int, out: np.ndarray) -> None:
     # Gosper's hack: the next larger integer with the same number of set bits.
-    x = (np.int64(1) << n) - 1
+    x = np.int64(first)
     for i in range(out.shape[0]):
         out[i] = x
         if i + 1 < out.shape[0]:
@@ -82,10 +82,18 @@ def _fill_masks(n: int, out: np.ndarray) -> None:
             x = (((r ^ x) >> 2) // c) | r
 
 
-def level_masks(n: int) -> np.ndarray:
-    """West's masks of every deal of level n, in rank order (int64 array of C(2n, n))."""
+def level_masks(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:
+    """West's masks of the deals of level n with ranks in [start, stop), in rank order (int64).
+
+    By default the whole level, C(2n, n) masks.
+    """
     if not 0 <= n <= MAX_LEVEL:
         raise ValueError(f"level {n} out of range 0..{MAX_LEVEL}")
-    out = np.empty(level_size(n), dtype=np.int64)
-    _fill_masks(n, out)
+    size = level_size(n)
+    stop = size if stop is None else stop
+    if not 0 <= start <= stop <= size:
+        raise ValueError(f"ranks [{start}, {stop}) out of range for level {n}")
+    out = np.empty(stop - start, dtype=np.int64)
+    if stop > start:
+        _fill_masks(unrank(n, start), out)
     return out

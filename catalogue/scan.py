@@ -31,8 +31,11 @@ from typing import Callable, Iterator
 
 from fractions import Fraction
 
+import numpy as np
+
 from catalogue.deals import Deal
-from catalogue.engine import CHECK_NAMES, levels
+from catalogue.engine import CHECK_NAMES, Level, levels
+from catalogue.ranking import level_masks
 from catalogue.labeled import LabeledValue
 from catalogue.statistics import LevelStatistics, value_counts_from_arrays
 from catalogue.values import EPSILON0, Infinitesimal, Value, rho
@@ -56,6 +59,7 @@ CHECK_TITLES = {
     "theorem_8_10": "Theorem 8.10 (val(D) = k ⇔ val(D₀) = k − 1/2)",
     "theorem_9_4": "Theorem 9.4, single-suit paper (no hold-up below the ace)",
     "conjecture_12_4_labeled": "Stronger form of 12.4, not the paper's: beating cheaply is a best reply by labeled values",
+    "single_suit_theorem_9_1": "Two theories agree: ρ(val(D)) = the outcome by H of Theorem 9.1, single-suit paper",
 }
 
 REVERIFY_BUDGET = 20_000
@@ -210,6 +214,35 @@ def contexts(*alphas: LabeledValue) -> list[Value]:
     return [Value(q, x) for q in numbers for x in infinitesimals]
 
 
+SLICE = 1 << 24
+"""Deals per slice when comparing with the single-suit formulas, to keep memory flat at n = 16."""
+
+
+def _two_theories(level: Level) -> CheckResult:
+    """ρ(val(D)) from the engine against Wästlund's H (Theorem 9.1, single-suit paper), deal by deal."""
+    from catalogue.single_suit import level_quantities
+
+    mismatches, first = 0, None
+    for start in range(0, len(level), SLICE):
+        stop = min(len(level), start + SLICE)
+        q = level_quantities(level.n, level_masks(level.n, start, stop))
+        west, east = level.outcomes(start, stop)
+        bad = (west != q.whist_west_leads) | (east != q.whist_east_leads)
+        if bad.any():
+            mismatches += int(bad.sum())
+            if first is None:
+                first = Deal(level.n, int(q.masks[int(np.flatnonzero(bad)[0])]))
+    if first is None:
+        return CheckResult("single_suit_theorem_9_1", len(level), 0, None)
+    # The brute-force referee decides which theory is wrong.
+    from catalogue import referee
+    from catalogue.single_suit import whist_outcome
+
+    if referee.single_suit_outcome(first) == whist_outcome(first):
+        raise ArithmeticError(f"the engine's value of {first.label} contradicts the referee")
+    return CheckResult("single_suit_theorem_9_1", len(level), mismatches, first, True)
+
+
 def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
          reverify_budget: int = REVERIFY_BUDGET) -> Iterator[LevelReport]:
     """Value every deal with 1 ≤ n ≤ max_n level by level and report statistics and checks."""
@@ -226,6 +259,7 @@ def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
                 raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
             results.append(CheckResult(name, int(level.checks.checked[c]), int(level.checks.counterexamples[c]),
                                        first, confirmed))
+        results.append(_two_theories(level))
         now = time.perf_counter()
         yield LevelReport(level.n, LevelStatistics(level.n, counts), results, now - started)
         started = now

@@ -22,7 +22,7 @@ from catalogue.errors import DealTooLargeError
 from catalogue.labeled import LabeledValue
 from catalogue.ranking import level_masks
 from catalogue.scan import context_tricks, contexts
-from catalogue.values import Infinitesimal, Value
+from catalogue.values import Infinitesimal, Value, rho
 
 CHECK_N = int(os.environ.get("WHIST_ENGINE_CHECK_N", "9"))
 
@@ -122,6 +122,26 @@ def test_checks_on_the_first_levels():
     assert results[4].counterexamples[labeled_form] == 2
     assert results[4].first_deal(labeled_form) == Deal.from_label("EEWWWWEE")
     assert results[10].checked[CHECK_NAMES.index("theorem_8_10")] == 184756
+
+
+def test_engine_outcomes_equal_theorem_9_1_of_the_single_suit_paper():
+    """Two independent theories of the same game: ρ(val(D)) from the multi-suit paper's values and
+    Wästlund's closed formula H of Theorem 9.1 in the single-suit paper, on every deal with n ≤ 11."""
+    from catalogue.single_suit import level_quantities
+
+    for level in levels(11):
+        west, east = level.outcomes()
+        q = level_quantities(level.n)
+        assert np.array_equal(west, q.whist_west_leads), level.n
+        assert np.array_equal(east, q.whist_east_leads), level.n
+
+
+def test_outcomes_array_is_rho():
+    level = list(levels(5))[-1]
+    west, east = level.outcomes()
+    for r in range(len(level)):
+        o = rho(level.value(r))
+        assert (west[r], east[r]) == (o.west_leads, o.east_leads)
 
 
 def test_engine_solver():
