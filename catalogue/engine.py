@@ -22,6 +22,7 @@ can compare it with the full n² computation:
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from math import comb
 from typing import Callable, Iterator
@@ -219,11 +220,14 @@ class EngineSolver:
     Suited to deals beyond a catalogue's reach.  Levels hold values only (five
     bytes a deal); a deal's best moves are read off its α matrix, whose entries
     are values of level n−1.  Level 14 takes about 15 s and 200 MB.
+
+    Thread-safe: levels are computed under a lock, and read freely once computed.
     """
 
     def __init__(self, max_n: int = 14) -> None:
         self.max_n = max_n
         self._levels: list[Level] = [Level.empty()]
+        self._lock = threading.Lock()
 
     def level(self, n: int) -> Level:
         if n > self.max_n:
@@ -231,8 +235,10 @@ class EngineSolver:
                 f"a deal with {n} cards a hand is beyond the engine's bound here (n ≤ {self.max_n});"
                 " build the catalogue further to look it up"
             )
-        while len(self._levels) <= n:
-            self._levels.append(compute_level(len(self._levels), self._levels[-1]))
+        if len(self._levels) <= n:
+            with self._lock:
+                while len(self._levels) <= n:
+                    self._levels.append(compute_level(len(self._levels), self._levels[-1]))
         return self._levels[n]
 
     def solve(self, deal: Deal) -> SuitSolution:

@@ -145,6 +145,21 @@ class Play:
         move = self.recommended()
         return move, self.play(move)
 
+    def copy(self) -> Play:
+        """An independent copy of this position, with the same history (so it can be undone too)."""
+        other = Play(self.initial, self.first_leader, self.solver)
+        for m in self._moves:
+            other.play(m)
+        return other
+
+    def line_to_end(self) -> list[Trick]:
+        """The tricks still to come, the current one included, when both sides play the theory's moves."""
+        rest = self.copy()
+        done = len(rest.tricks)
+        while not rest.finished:
+            rest.play_recommended()
+        return rest.tricks[done:]
+
     def undo(self) -> Move:
         """Take back the last card played."""
         if not self._moves:

@@ -27,7 +27,10 @@ RECURSIVE_MAX_N = 6
 
 
 class ComputingSolver:
-    """Computes values directly: the recursive definition for tiny deals, the engine beyond."""
+    """Computes values directly: the recursive definition for tiny deals, the engine beyond.
+
+    Safe to share between threads (the engine computes each level once, under a lock).
+    """
 
     def __init__(self, max_n: int = 14) -> None:
         self._recursive = RecursiveSolver()

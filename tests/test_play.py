@@ -75,3 +75,18 @@ def test_finished_deal():
     assert play.optimal_moves() == []
     with pytest.raises(IllegalMoveError, match="over"):
         play.recommended()
+
+
+def test_line_to_end_leaves_the_position_alone():
+    suits = parse_multisuit(DEAL_27)
+    play = Play.start(suits, "E", SOLVER)
+    play.play(Move(0, 10))  # East leads the spade ten; the line continues from West's reply
+    line = play.line_to_end()
+    assert play.led == Move(0, 10) and len(play.tricks) == 0
+    assert len(line) == 15 and line[0].lead == 10 and line[0].leader == "E"
+    # Both sides optimal from the start: the line ends with the referee's outcome, 9 tricks for West.
+    assert sum(t.winner == "W" for t in line) == referee.whist_outcome([s.deal for s in suits]).east_leads
+    copy = play.copy()
+    copy.play(copy.recommended())
+    assert play.led == Move(0, 10) and copy.led is None
+    assert copy.undo() == Move(0, line[0].reply) and copy.led == Move(0, 10)

@@ -1,0 +1,209 @@
+"""The main window: one tab per view, a status bar saying where values come from; ``main(argv)``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from PySide6.QtCore import QtMsgType, Slot, qInstallMessageHandler
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
+
+from catalogue import __version__
+from gui.context import AppContext
+from gui.widgets import STYLE_SHEET
+
+__all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES"]
+
+VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status")
+"""The views, in tab order; also the names of the screenshots."""
+
+ABOUT = f"""<h3>Whist catalogue {__version__}</h3>
+<p>Exact values and optimal play of two-person whist, after Johan Wästlund's papers
+<i>A solution of two-person single-suit whist</i> and <i>On two-person symmetric multi-suit whist</i>,
+and the solved card games chemin-de-fer (Foster) and Le Her (Benjamin–Goldman).</p>
+<p><b>Deal explorer</b>: one suit — its value, the labeled values α<sub>ij</sub>, the matrix A, play.<br>
+<b>Multi-suit</b>: add the suits' values, read the outcome and the right lead, play it out.<br>
+<b>Search</b>: value patterns over the catalogue, statistics, the papers' conjectures.<br>
+<b>Solutions</b>: chemin-de-fer, Le Her, single-suit asymptotics.<br>
+<b>Catalogue</b>: what is built, and building more.</p>
+<p>Deals: <tt>AQ/KJ</tt>, <tt>13 12 / 14 11</tt> or <tt>EWEW</tt> (owner of each card, lowest first);
+suits of a multi-suit deal separated by <tt>,</tt> or <tt>;</tt>.</p>"""
+
+
+class MainWindow(QMainWindow):
+    """The app: the five views as tabs (Ctrl+1 … Ctrl+5)."""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setWindowTitle("Whist catalogue — values of two-person whist")
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.views: dict[str, QWidget] = {}
+        for name, (title, factory) in _view_factories().items():
+            view = factory(context)
+            self.views[name] = view
+            self.tabs.addTab(view, title)
+        search = self.views.get("search")
+        if search is not None:
+            search.open_deal.connect(self.open_in_explorer)
+        self.source_label = QLabel()
+        self.statusBar().addPermanentWidget(self.source_label, 1)
+        self._build_menus()
+        self.context.catalogue_changed.connect(self._update_source)
+        self._update_source()
+        self.resize(1360, 900)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        open_action = QAction("&Open catalogue…", self)
+        open_action.setShortcut(QKeySequence.StandardKey.Open)
+        open_action.triggered.connect(self.open_catalogue)
+        file_menu.addAction(open_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        for k, name in enumerate(self.views):
+            action = QAction(self.tabs.tabText(k), self)
+            action.setShortcut(QKeySequence(f"Ctrl+{k + 1}"))
+            action.triggered.connect(lambda _=False, i=k: self.tabs.setCurrentIndex(i))
+            view_menu.addAction(action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About", self)
+        about.triggered.connect(lambda: QMessageBox.about(self, "About the whist catalogue", ABOUT))
+        help_menu.addAction(about)
+
+    def show_view(self, name: str) -> QWidget:
+        view = self.views[name]
+        self.tabs.setCurrentWidget(view)
+        return view
+
+    @Slot(str)
+    def open_in_explorer(self, deal: str) -> None:
+        explorer = self.show_view("explorer")
+        explorer.set_deal_text(deal)
+
+    @Slot()
+    def open_catalogue(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a catalogue", "", "SQLite catalogue (*.sqlite *.db);;All files (*)")
+        if path:
+            self.context.set_database(path)
+
+    @Slot()
+    def _update_source(self) -> None:
+        self.source_label.setText(self.context.source_description())
+
+    def closeEvent(self, event) -> None:  # Qt override
+        for view in self.views.values():
+            stop = getattr(view, "stop", None)
+            if stop is not None:
+                stop()
+        self.context.shutdown()
+        super().closeEvent(event)
+
+
+def _view_factories() -> dict[str, tuple[str, object]]:
+    from gui.calculator import MultiSuitCalculator
+    from gui.explorer import DealExplorer
+
+    factories: dict[str, tuple[str, object]] = {
+        "explorer": ("Deal explorer", DealExplorer),
+        "calculator": ("Multi-suit", MultiSuitCalculator),
+    }
+    try:
+        from gui.search_view import SearchView
+
+        factories["search"] = ("Search && statistics", SearchView)
+    except ImportError:  # pragma: no cover - views that need modules still being written
+        pass
+    try:
+        from gui.solutions import SolutionsView
+
+        factories["solutions"] = ("Solutions", SolutionsView)
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        from gui.status import StatusView
+
+        factories["status"] = ("Catalogue", StatusView)
+    except ImportError:  # pragma: no cover
+        pass
+    return factories
+
+
+def _message_handler(mode: QtMsgType, context, message: str) -> None:
+    # The offscreen platform (screenshots, CI) warns about every window it cannot resize; nothing to act on.
+    if "propagateSizeHints" in message:
+        return
+    sys.stderr.write(message + "\n")
+
+
+def create_app(argv: Sequence[str] | None = None) -> QApplication:
+    """The QApplication (the existing one if there is one), with the app's style sheet."""
+    app = QApplication.instance()
+    if app is None:
+        qInstallMessageHandler(_message_handler)
+        app = QApplication(list(argv or sys.argv[:1]))
+    app.setApplicationName("whist-catalogue")
+    app.setApplicationDisplayName("Whist catalogue")
+    app.setStyleSheet(STYLE_SHEET)
+    return app  # type: ignore[return-value]
+
+
+def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None) -> int:
+    """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return."""
+    if screenshot is not None:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from gui.screenshots import demo_catalogue
+
+        db = demo_catalogue(db)
+    app = create_app()
+    context = AppContext(db)
+    window = MainWindow(context)
+    if screenshot is not None:
+        from gui.screenshots import render_all
+
+        render_all(window, screenshot)
+        window.close()
+        return 0
+    _report_uncaught_errors(window)
+    window.show()
+    return app.exec()
+
+
+def _report_uncaught_errors(window: MainWindow) -> None:
+    """A bug in a slot becomes a message in the status bar (and a traceback on stderr), not a dead app."""
+    import traceback
+
+    previous = sys.excepthook
+
+    def hook(kind, value, tb) -> None:  # noqa: ANN001 - sys.excepthook's signature
+        traceback.print_exception(kind, value, tb)
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+            return
+        window.statusBar().showMessage(f"Something went wrong: {kind.__name__}: {value}", 15_000)
+
+    sys.excepthook = hook
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m gui.app [--db DB] [--screenshot DIR]``."""
+    parser = argparse.ArgumentParser(prog="whist-catalogue gui", description="The desktop app.")
+    parser.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
+    parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")
+    args = parser.parse_args(argv)
+    return run(args.db, args.screenshot)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,391 @@
+"""The multi-suit calculator: add the suits' values, read the outcome and the lead, play the deal out.
+
+The suits' values come from the solver, the sum, the outcome ρ(Σ val)
+(Theorem 9.1 of the multi-suit paper) and each side's first lead with the
+clause of §10.4 that chose it from :func:`catalogue.multisuit.analyse`; play
+is :class:`catalogue.play.Play` through :class:`gui.play_panel.PlayPanel`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from catalogue.deals import Notation, Suit, parse_multisuit
+from catalogue.errors import WhistError
+from catalogue.multisuit import MultiSuitAnalysis, analyse
+from gui.context import AppContext
+from gui.models import SuitRow, SuitValuesModel
+from gui.play_panel import PlayPanel
+from gui.widgets import (
+    CopyTableView,
+    HandEditor,
+    MessageBar,
+    ValueLabel,
+    copy_text,
+    enlarge,
+    fit_table,
+    heading,
+    scrolled,
+    suit_symbol,
+)
+
+__all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
+
+DEAL_28 = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
+"""Deal (28) of the multi-suit paper, §11.4: "West to play and take eleven tricks"."""
+
+EXAMPLES = (
+    (DEAL_28, "deal (28), multi-suit paper §11.4: a race to knock out stoppers"),
+    ("AQ/KJ, AKJ/QT9, AJ9/KQT", "three numbers: lead from the most complex"),
+    ("K/A, A/K", "an exit for each side: ε₀ + (1 − ε₀) = 1 ± ε₀"),
+    ("AQ/KJ; 2/3", "West's exit in a small suit turns 1 + 1/2 into two tricks"),
+)
+
+MAX_EDITORS = 6
+"""Hand editors shown; deals with more suits are edited as text."""
+
+CLAUSES = {"i": "(i)", "ii": "(ii)", "iii": "(iii)"}
+
+HELP = (
+    "<span style='color:#4b5563'>Theorem 9.1: the outcome of the whole deal is the rounding ρ of the sum of the "
+    "suits' values.  West's lead (§10.4; East's is the mirror image): (i) a suit whose value has a negative "
+    "infinitesimal — attack East's exit; (ii) otherwise a suit with a positive infinitesimal — exit; "
+    "(iii) if every suit is a number, a suit at least as complex as the sum (largest denominator) — then a best "
+    "lead of that suit.</span>"
+)
+
+
+class MultiSuitCalculator(QWidget):
+    """View 2: several suits; each suit's value, the sum, the outcome, the right lead, and play."""
+
+    analysed = Signal()
+    TITLE = "Multi-suit calculator"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.analysis: MultiSuitAnalysis | None = None
+        self.busy = False
+        self._generation = 0
+
+        self.input = QLineEdit()
+        self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
+        self.input.setToolTip("A multi-suit deal: single-suit deals in any notation of SPEC §2, separated by , or ;")
+        self.input.setClearButtonEnabled(True)
+        self.input.returnPressed.connect(self.show_text)
+        deal_label = QLabel("&Deal:")
+        deal_label.setBuddy(self.input)
+        self.show_button = QPushButton("&Add up")
+        self.show_button.clicked.connect(self.show_text)
+        self.examples_button = QToolButton()
+        self.examples_button.setText("E&xamples")
+        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.examples_button)
+        for text, why in EXAMPLES:
+            action = menu.addAction(f"{text}   — {why}")
+            action.triggered.connect(lambda _=False, t=text: self.set_deal_text(t))
+        self.examples_button.setMenu(menu)
+        self.copy_button = QPushButton("&Copy deal and values")
+        self.copy_button.clicked.connect(self.copy_summary)
+        copy_action = QAction(self)
+        copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        copy_action.triggered.connect(self.copy_summary)
+        self.addAction(copy_action)
+        row = QHBoxLayout()
+        row.addWidget(deal_label)
+        row.addWidget(self.input, 1)
+        row.addWidget(self.show_button)
+        row.addWidget(self.examples_button)
+        row.addWidget(self.copy_button)
+        self.message = MessageBar()
+
+        # -- one hand editor per suit ----------------------------------------------------------
+        self.editors_box = QGroupBox("Or click the cards of each suit")
+        self.editors_grid = QGridLayout()
+        self.editors_grid.setHorizontalSpacing(10)
+        self.editors_grid.setVerticalSpacing(6)
+        self.editors: list[HandEditor] = []
+        self.add_suit_button = QPushButton("+ suit")
+        self.add_suit_button.setToolTip("add an empty suit to edit by hand")
+        self.add_suit_button.clicked.connect(self.add_suit)
+        self.remove_suit_button = QPushButton("− suit")
+        self.remove_suit_button.setToolTip("remove the last suit")
+        self.remove_suit_button.clicked.connect(self.remove_suit)
+        editors_layout = QHBoxLayout(self.editors_box)
+        editors_layout.addLayout(self.editors_grid)
+        suit_buttons = QVBoxLayout()
+        suit_buttons.addWidget(self.add_suit_button)
+        suit_buttons.addWidget(self.remove_suit_button)
+        suit_buttons.addStretch(1)
+        editors_layout.addStretch(1)
+        editors_layout.addLayout(suit_buttons)
+
+        # -- values ----------------------------------------------------------------------------
+        self.suits_model = SuitValuesModel(self)
+        self.suits_view = CopyTableView()
+        self.suits_view.setModel(self.suits_model)
+        fit_table(self.suits_view, stretch_last=True)
+        enlarge(self.suits_view, 1)
+        self.suits_view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.sum_label = ValueLabel("—", 28)
+        self.sum_label.setToolTip("the sum in V of the suits' values (multi-suit paper §7.1)")
+        self.outcome_label = QLabel()
+        self.outcome_label.setWordWrap(True)
+        self.lead_labels = {p: QLabel() for p in ("W", "E")}
+        for label in self.lead_labels.values():
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+        values_box = QGroupBox("Values")
+        v = QVBoxLayout(values_box)
+        v.addWidget(self.suits_view)
+        sum_row = QHBoxLayout()
+        sum_row.addWidget(heading("Sum:"))
+        sum_row.addWidget(self.sum_label)
+        sum_row.addStretch(1)
+        v.addLayout(sum_row)
+        v.addWidget(heading("Outcome (Theorem 9.1: χ = ρ(sum))"))
+        v.addWidget(self.outcome_label)
+        v.addWidget(heading("First lead (the rule of §10.4, then a best lead of that suit)"))
+        v.addWidget(self.lead_labels["W"])
+        v.addWidget(self.lead_labels["E"])
+        v.addStretch(1)
+        help_label = QLabel(HELP)
+        help_label.setWordWrap(True)
+        v.addWidget(help_label)
+
+        self.play_panel = PlayPanel(lambda: self.context.solver, multi=True)
+        play_box = QGroupBox("Play it out against the app, or watch it play both sides")
+        QVBoxLayout(play_box).addWidget(self.play_panel)
+
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(scrolled(values_box))
+        body.addWidget(scrolled(play_box))
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 1)
+        body.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.message)
+        # On a narrow screen the editors scroll sideways rather than widen the window.
+        self.editors_area = scrolled(self.editors_box)
+        self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout.addWidget(self.editors_area)
+        layout.addWidget(body, 1)
+        self._set_editor_count(1)
+        self._clear()
+
+    # -- examples --------------------------------------------------------------------------------
+    def load_example(self) -> None:
+        """Deal (28) of the multi-suit paper, with the first two tricks played (for the screenshot)."""
+        self.set_deal_text(DEAL_28)
+        self.analysed.connect(self._example_play)
+
+    @Slot()
+    def _example_play(self) -> None:
+        self.analysed.disconnect(self._example_play)
+        panel = self.play_panel
+        panel.hints.setChecked(True)
+        for _ in range(4):
+            if panel.play is not None and not panel.play.finished:
+                panel.app_move()
+
+    # -- input -----------------------------------------------------------------------------------
+    def set_deal_text(self, text: str) -> None:
+        self.input.setText(text)
+        self.show_text()
+
+    @Slot()
+    def show_text(self) -> None:
+        try:
+            suits = parse_multisuit(self.input.text())
+        except WhistError as exc:
+            self.message.show_error(str(exc))
+            return
+        self._sync_editors(suits)
+        self.show_suits(suits)
+
+    def _sync_editors(self, suits: tuple[Suit, ...]) -> None:
+        if len(suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in suits):
+            self.editors_box.setTitle("Or click the cards of each suit (only for rank notation, up to six suits)")
+            self._set_editor_count(0)
+            return
+        self.editors_box.setTitle("Or click the cards of each suit")
+        self._set_editor_count(len(suits))
+        for editor, suit in zip(self.editors, suits):
+            editor.set_hands(suit.west, suit.east)
+
+    def _set_editor_count(self, count: int) -> None:
+        while len(self.editors) > count:
+            editor = self.editors.pop()
+            editor.title.setParent(None)
+            editor.title.deleteLater()
+            editor.setParent(None)
+            editor.deleteLater()
+        while len(self.editors) < count:
+            editor = HandEditor()
+            editor.title.setStyleSheet("font-size: 18pt;")
+            editor.changed.connect(self._editor_changed)
+            self.editors.append(editor)
+        # lay the editors out two to a row
+        while self.editors_grid.count():
+            self.editors_grid.takeAt(0)
+        for k, editor in enumerate(self.editors):
+            editor.title.setText(suit_symbol(k, max(len(self.editors), 1)))
+            self.editors_grid.addWidget(editor.title, k // 2, 3 * (k % 2))
+            self.editors_grid.addWidget(editor, k // 2, 3 * (k % 2) + 1)
+        self.editors_grid.setColumnMinimumWidth(2, 24)
+        if hasattr(self, "editors_area"):
+            self._fit_editors_area()
+            QTimer.singleShot(0, self._fit_editors_area)  # again once the new editors are laid out
+        self.add_suit_button.setEnabled(len(self.editors) < MAX_EDITORS)
+        self.remove_suit_button.setEnabled(len(self.editors) > 1)
+
+    def _fit_editors_area(self) -> None:
+        self.editors_grid.activate()
+        self.editors_box.layout().activate()
+        height = self.editors_box.sizeHint().height()
+        if self.editors_area.width() < self.editors_box.sizeHint().width():
+            height += self.editors_area.horizontalScrollBar().sizeHint().height()
+        self.editors_area.setFixedHeight(height)
+
+    def resizeEvent(self, event) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._fit_editors_area()
+
+    @Slot()
+    def add_suit(self) -> None:
+        self._set_editor_count(len(self.editors) + 1)
+
+    @Slot()
+    def remove_suit(self) -> None:
+        if len(self.editors) > 1:
+            self._set_editor_count(len(self.editors) - 1)
+            self._editor_changed()
+
+    @Slot()
+    def _editor_changed(self) -> None:
+        texts = [e.text() for e in self.editors]
+        self.input.setText(", ".join(texts))
+        for k, editor in enumerate(self.editors):
+            w, e = len(editor.hand("W")), len(editor.hand("E"))
+            if w == 0 and e == 0:
+                self.message.show_info(f"Suit {k + 1} is empty: click its cards, or remove it.")
+                return
+            if w != e:
+                self.message.show_info(f"Suit {k + 1}: West holds {w} cards, East {e}; both must hold the same number.")
+                return
+        try:
+            suits = parse_multisuit(self.input.text())
+        except WhistError as exc:
+            self.message.show_error(str(exc))
+            return
+        self.show_suits(suits)
+
+    # -- analysis ----------------------------------------------------------------------------------
+    def show_suits(self, suits: tuple[Suit, ...]) -> None:
+        self._generation += 1
+        generation = self._generation
+        self.busy = True
+        self.message.show_info("Valuing the suits …")
+        self.play_panel.set_deal(None)
+        self.context.run(
+            analyse,
+            suits,
+            self.context.solver,
+            returned=lambda result: self._shown(generation, result),
+            errored=lambda exc: self._failed(generation, exc),
+        )
+
+    def _shown(self, generation: int, analysis: MultiSuitAnalysis) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        self.analysis = analysis
+        self.message.clear_message()
+        self._fill(analysis)
+        self.analysed.emit()
+
+    def _failed(self, generation: int, exc: Exception) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        self.message.show_error(str(exc) if isinstance(exc, WhistError) else f"{type(exc).__name__}: {exc}")
+        self.analysed.emit()
+
+    # -- display -------------------------------------------------------------------------------------
+    def _clear(self) -> None:
+        self.suits_model.set_rows([])
+        self.sum_label.setText("—")
+        self.outcome_label.setText("Enter a deal above.")
+        for label in self.lead_labels.values():
+            label.setText("")
+
+    def _suit_name(self, i: int) -> str:
+        return suit_symbol(i, len(self.analysis.suits)) if self.analysis else str(i + 1)
+
+    def _fill(self, a: MultiSuitAnalysis) -> None:
+        count = len(a.suits)
+        west_suit, east_suit = a.west_lead.suit, a.east_lead.suit
+        rows = []
+        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
+            chosen = [name for name, s in (("West", west_suit), ("East", east_suit)) if s == i]
+            rows.append(SuitRow(suit_symbol(i, count), suit, sol.value, " and ".join(chosen)))
+        self.suits_model.set_rows(rows)
+        self.suits_view.resizeColumnsToContents()
+        self.sum_label.setText(a.value.text())
+        tricks = sum(s.n for s in a.suits)
+        o = a.outcome
+        self.outcome_label.setText(
+            f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
+            f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
+        )
+        for p, name in (("W", "West"), ("E", "East")):
+            lead = a.lead(p)
+            card = f"{suit_symbol(lead.suit, count)}{a.lead_name(p)}"
+            self.lead_labels[p].setText(
+                f"<b>{name} leads {card}</b> — {lead.rule.describe(p)} "
+                f"<span style='color:#6b7280'>(clause {CLAUSES[lead.rule.value]} of §10.4)</span>"
+            )
+        self.play_panel.set_deal(a.suits)
+
+    # -- clipboard --------------------------------------------------------------------------------------
+    def summary_text(self) -> str:
+        a = self.analysis
+        if a is None:
+            return ""
+        count = len(a.suits)
+        lines = [", ".join(str(s) for s in a.suits)]
+        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
+            lines.append(f"  {suit_symbol(i, count)} {suit}  {sol.value.text()}")
+        o = a.outcome
+        lines.append(f"sum      {a.value.text()}")
+        lines.append(f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead")
+        for p, name in (("W", "West"), ("E", "East")):
+            lead = a.lead(p)
+            lines.append(f"{name} leads {suit_symbol(lead.suit, count)}{a.lead_name(p)}: {lead.rule.describe(p)}")
+        return "\n".join(lines)
+
+    @Slot()
+    def copy_summary(self) -> None:
+        text = self.summary_text()
+        if text:
+            copy_text(text)

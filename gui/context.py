@@ -1,0 +1,117 @@
+"""What every view shares: where the catalogue is, the solver, the worker pool.
+
+The solver is :func:`catalogue.solvers.default_solver` — the catalogue first,
+the engine as a fallback.  The views ask it from the GUI thread for quick
+look-ups and from a worker for anything that may compute whole engine levels.
+The catalogue is thread-safe; the engine (which appends levels as it computes
+them) is not, so its part of the chain is serialised by a lock — and a
+catalogue hit never waits for it.  The catalogue itself (the store, for search,
+statistics and status) is opened lazily; anything that goes wrong there
+becomes a message, not a crash.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from catalogue.settings import database_location
+from catalogue.solution import Solver
+from catalogue.solvers import ChainSolver, ComputingSolver, default_solver
+from gui.workers import WorkerPool
+
+__all__ = ["AppContext"]
+
+
+class AppContext(QObject):
+    """The catalogue location, the shared solver and the worker pool of one window."""
+
+    catalogue_changed = Signal()
+    """The catalogue was (re)opened or rebuilt: views that show its contents refresh."""
+
+    def __init__(self, db: str | os.PathLike[str] | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.db = os.fspath(db) if db else None
+        self.pool = WorkerPool(self)
+        self._solver: Solver | None = None
+        self._catalogue: Any = None
+        self.catalogue_problem: str | None = None
+        """Why the catalogue could not be opened (for the views that read it), or None."""
+        self.solver_problem: str | None = None
+        """Why the catalogue could not be used for values (shown in the status bar), or None."""
+
+    # -- where -------------------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        """The catalogue's path or URL (the default file when none was given)."""
+        return database_location(self.db)
+
+    def set_database(self, db: str | os.PathLike[str] | None) -> None:
+        self.db = os.fspath(db) if db else None
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the solver and the catalogue: the next request opens them again (after a build, say)."""
+        self._solver = None
+        self.solver_problem = None
+        if self._catalogue is not None:
+            self._catalogue.close()
+        self._catalogue = None
+        self.catalogue_problem = None
+        self.catalogue_changed.emit()
+
+    # -- the catalogue ---------------------------------------------------------------------------
+    def catalogue(self):
+        """The open :class:`catalogue.store.Catalogue`, or None (with :attr:`catalogue_problem` saying why).
+
+        The store's ``Catalogue`` is thread-safe (each call takes its own pooled
+        connection), so workers may use it too.
+        """
+        if self._catalogue is None:
+            try:
+                from catalogue.store import open_catalogue
+
+                self._catalogue = open_catalogue(self.location)
+                self.catalogue_problem = None
+            except Exception as exc:  # noqa: BLE001 - a missing or foreign catalogue is a message
+                self.catalogue_problem = str(exc)
+                return None
+        return self._catalogue
+
+    # -- values ------------------------------------------------------------------------------
+    @property
+    def solver(self) -> Solver:
+        """The solver every view uses (safe to call from the GUI thread and from workers)."""
+        if self._solver is None:
+            self._solver = self._open_solver()  # the catalogue and the engine are both thread-safe
+        return self._solver
+
+    def _open_solver(self) -> Solver:
+        try:
+            return default_solver(self.db)
+        except Exception as exc:  # noqa: BLE001 - a bad catalogue must not stop the app
+            self.solver_problem = f"catalogue not used for values: {exc}"
+            return ComputingSolver()
+
+    def source_description(self) -> str:
+        """One line for the status bar: where values come from."""
+        solver = self.solver
+        if self.solver_problem:
+            return f"{self.solver_problem} — values are computed by the engine"
+        if not isinstance(solver, ChainSolver):
+            return "no catalogue built yet — values are computed by the engine (n ≤ 14)"
+        return f"catalogue {self.location} — values beyond it computed by the engine"
+
+    def run(self, func: Any, *args: Any, **kwargs: Any):
+        """Start ``func`` in a worker (see :meth:`gui.workers.WorkerPool.run`)."""
+        return self.pool.run(func, *args, **kwargs)
+
+    def shutdown(self, msecs: int = 10_000) -> None:
+        """Abort running workers and wait for them, then close the catalogue (on closing the window)."""
+        self.pool.abort_all()
+        self.pool.wait(msecs)
+        if self._catalogue is not None:
+            self._catalogue.close()
+            self._catalogue = None

@@ -1,0 +1,789 @@
+"""Table models: one ``QAbstractTableModel`` per table of the app.
+
+Every model guards ``index.isValid()`` (and the parent, for a flat table) and
+returns ``None`` for roles it does not handle; each passes pytest-qt's
+``qtmodeltester.check``.  Models only hold and present what the core
+computed — the views fill them from :mod:`catalogue` results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+from typing import Any, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from catalogue.deals import Notation, Suit
+from catalogue.labeled import LabeledValue
+from catalogue.solution import SuitSolution
+from catalogue.values import Value, rho
+
+__all__ = [
+    "subscript",
+    "ReadOnlyTableModel",
+    "AlphaMatrixModel",
+    "AMatrixModel",
+    "DiagonalSumsModel",
+    "TrickRow",
+    "TricksModel",
+    "SuitRow",
+    "SuitValuesModel",
+    "GridModel",
+    "LevelStatusModel",
+    "SearchResultsModel",
+    "StatisticsModel",
+    "deal_as_ranks",
+]
+
+Index = QModelIndex | QPersistentModelIndex
+
+_SUB = str.maketrans("0123456789-", "₀₁₂₃₄₅₆₇₈₉₋")
+
+BLUE = QColor("#c7d7fb")
+"""East's best reply; West wins (matrix A)."""
+RED = QColor("#f9d0d0")
+AMBER = QColor("#fbd9a5")
+"""West's best reply; a highlighted T_k."""
+GREEN = QColor("#a7e0b8")
+"""A best reply for both players."""
+STRONG_BLUE = QColor("#1d4ed8")
+STRONG_RED = QColor("#b91c1c")
+STRONG_GREEN = QColor("#15803d")
+GREY = QColor("#6b7280")
+
+CENTER = int(Qt.AlignmentFlag.AlignCenter)
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+
+
+def subscript(k: int) -> str:
+    return str(k).translate(_SUB)
+
+
+def minus(k: int | str) -> str:
+    """A number with a typographic minus sign."""
+    return str(k).replace("-", "−")
+
+
+def _bold() -> QFont:
+    font = QFont()
+    font.setBold(True)
+    return font
+
+
+class ReadOnlyTableModel(QAbstractTableModel):
+    """A flat table: no children under any valid index, items selectable and enabled."""
+
+    def _rows(self) -> int:
+        raise NotImplementedError
+
+    def _columns(self) -> int:
+        raise NotImplementedError
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._rows()
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._columns()
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+# -- deal explorer ----------------------------------------------------------------------------
+class AlphaMatrixModel(ReadOnlyTableModel):
+    """α_ij of §7.2 of the multi-suit paper: row i is West's W_i, column j East's E_j.
+
+    Cell (i, j) is (P, val) for West playing W_i and East E_j — P wins the trick
+    and leads next, val counts the trick.  Highlights follow SPEC §3: a ★ on
+    the headers of the best leads; blue where E_j is a best reply to W_i,
+    amber where W_i is a best reply to E_j, green where both hold.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.suit: Suit | None = None
+        self.solution: SuitSolution | None = None
+        self.alpha: tuple[tuple[LabeledValue, ...], ...] = ()
+
+    def set_matrix(self, suit: Suit | None, solution: SuitSolution | None, alpha: Sequence[Sequence[LabeledValue]]) -> None:
+        self.beginResetModel()
+        self.suit, self.solution, self.alpha = suit, solution, tuple(tuple(r) for r in alpha)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.alpha)
+
+    def _columns(self) -> int:
+        return len(self.alpha[0]) if self.alpha else 0
+
+    def _cards(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        assert self.solution is not None
+        return self.solution.deal.west_cards, self.solution.deal.east_cards
+
+    def is_east_best_reply(self, i: int, j: int) -> bool:
+        west, east = self._cards()
+        return east[j] in self.solution.replies("W", west[i])
+
+    def is_west_best_reply(self, i: int, j: int) -> bool:
+        west, east = self._cards()
+        return west[i] in self.solution.replies("E", east[j])
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.solution is None or self.suit is None:
+            return None
+        i, j = index.row(), index.column()
+        if not (0 <= i < self._rows() and 0 <= j < self._columns()):
+            return None
+        a = self.alpha[i][j]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"({a.player}, {a.value.text()})"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return CENTER
+        east_best, west_best = self.is_east_best_reply(i, j), self.is_west_best_reply(i, j)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if east_best and west_best:
+                return QBrush(GREEN)
+            if east_best:
+                return QBrush(BLUE)
+            if west_best:
+                return QBrush(AMBER)
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(STRONG_BLUE if a.player == "W" else STRONG_RED)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            west, east = self._cards()
+            w, e = self.suit.name_of(west[i]), self.suit.name_of(east[j])
+            winner = "West" if a.player == "W" else "East"
+            lines = [
+                f"West plays {w}, East plays {e}: {winner} wins the trick and leads next;",
+                f"West's value counting this trick: {a.value.text()}",
+            ]
+            if east_best:
+                lines.append(f"{e} is a best reply by East when West leads {w}")
+            if west_best:
+                lines.append(f"{w} is a best reply by West when East leads {e}")
+            return "\n".join(lines)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if self.solution is None or self.suit is None or section < 0:
+            return None
+        west, east = self._cards()
+        horizontal = orientation == Qt.Orientation.Horizontal
+        cards = east if horizontal else west
+        if section >= len(cards):
+            return None
+        card = cards[section]
+        best = card in (self.solution.east_leads if horizontal else self.solution.west_leads)
+        letter = "E" if horizontal else "W"
+        if role == Qt.ItemDataRole.DisplayRole:
+            star = " ★" if best else ""
+            return f"{letter}{subscript(section + 1)} {self.suit.name_of(card)}{star}"
+        if role == Qt.ItemDataRole.FontRole:
+            return _bold() if best else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(STRONG_RED if horizontal else STRONG_BLUE)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            who = "East" if horizontal else "West"
+            text = f"{letter}{subscript(section + 1)}: {who}'s {section + 1}. lowest card, {self.suit.name_of(card)}"
+            return text + (f"\n★ a best lead for {who}" if best else "")
+        return None
+
+
+class AMatrixModel(ReadOnlyTableModel):
+    """The single-suit paper's matrix A (§3, (6)): A_ij = 1 if W_i > E_j, −1 otherwise.
+
+    Cells on the diagonals j − i = H̲ and j − i = H̄ are bold: T_k changes sign there.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.suit: Suit | None = None
+        self.matrix: tuple[tuple[int, ...], ...] = ()
+        self.diagonals: tuple[int, ...] = ()
+
+    def set_matrix(self, suit: Suit | None, matrix: Sequence[Sequence[int]], diagonals: Sequence[int] = ()) -> None:
+        self.beginResetModel()
+        self.suit, self.matrix, self.diagonals = suit, tuple(tuple(r) for r in matrix), tuple(diagonals)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.matrix)
+
+    def _columns(self) -> int:
+        return len(self.matrix[0]) if self.matrix else 0
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < self._rows() and 0 <= index.column() < self._columns()):
+            return None
+        a = self.matrix[index.row()][index.column()]
+        on_diagonal = index.column() - index.row() in self.diagonals
+        if role == Qt.ItemDataRole.DisplayRole:
+            return minus(a)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return CENTER
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(BLUE if a > 0 else RED)
+        if role == Qt.ItemDataRole.FontRole:
+            return _bold() if on_diagonal else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            i, j = index.row() + 1, index.column() + 1
+            who = "West's" if a > 0 else "East's"
+            text = f"A{subscript(i)},{subscript(j)} = {minus(a)}: {who} card is higher (W{subscript(i)} vs E{subscript(j)})"
+            return text + (f"\non the diagonal k = j − i = {minus(j - i)}" if on_diagonal else "")
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or self.suit is None or section < 0:
+            return None
+        deal = self.suit.deal
+        horizontal = orientation == Qt.Orientation.Horizontal
+        cards = deal.east_cards if horizontal else deal.west_cards
+        if section >= len(cards):
+            return None
+        letter = "E" if horizontal else "W"
+        return f"{letter}{subscript(section + 1)} {self.suit.name_of(cards[section])}"
+
+
+class DiagonalSumsModel(ReadOnlyTableModel):
+    """One row: T_k = Σ_{j−i=k} A_ij for −n < k < n (§3); the columns k = H̲, H̄ are highlighted."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.sums: tuple[tuple[int, int], ...] = ()
+        self.marked: tuple[int, ...] = ()
+
+    def set_sums(self, sums: dict[int, int], marked: Sequence[int] = ()) -> None:
+        self.beginResetModel()
+        self.sums = tuple(sorted(sums.items()))
+        self.marked = tuple(marked)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return 1 if self.sums else 0
+
+    def _columns(self) -> int:
+        return len(self.sums)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() != 0 or not 0 <= index.column() < len(self.sums):
+            return None
+        k, t = self.sums[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return minus(t)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return CENTER
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(AMBER) if k in self.marked else None
+        if role == Qt.ItemDataRole.FontRole:
+            return _bold() if k in self.marked else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"T{subscript(k)} = {minus(t)}: the sum of A_ij over the diagonal j − i = {minus(k)}"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Vertical:
+            return "T_k" if section == 0 and self.sums else None
+        if section >= len(self.sums):
+            return None
+        return f"k = {minus(self.sums[section][0])}"
+
+
+# -- playing a deal ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class TrickRow:
+    """One trick as the play table shows it."""
+
+    leader: str
+    lead: str
+    reply: str
+    winner: str
+    note: str = ""
+    projected: bool = False
+    """A trick of the optimal line from the current position, not yet played."""
+
+
+class TricksModel(ReadOnlyTableModel):
+    """The tricks played so far, then (greyed) an optimal line from the current position to the end.
+
+    A played trick notes the moves that left the theory's line and what they cost.
+    """
+
+    HEADERS = ("Leader", "Led", "Reply", "Winner", "Note")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[TrickRow] = []
+
+    def set_rows(self, rows: Sequence[TrickRow]) -> None:
+        """Replace the tricks (after a card, an undo, or a new deal)."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def append(self, row: TrickRow) -> None:
+        n = len(self.rows)
+        self.beginInsertRows(QModelIndex(), n, n)  # first and last row inserted, inclusive
+        self.rows.append(row)
+        self.endInsertRows()
+
+    @property
+    def played(self) -> list[TrickRow]:
+        return [r for r in self.rows if not r.projected]
+
+    @property
+    def projected(self) -> list[TrickRow]:
+        return [r for r in self.rows if r.projected]
+
+    def _rows(self) -> int:
+        return len(self.rows)
+
+    def _columns(self) -> int:
+        return len(self.HEADERS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
+            return None
+        row = self.rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (row.leader, row.lead, row.reply, row.winner, row.note)[col]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row.projected:
+                return QBrush(GREY)
+            if col in (0, 3):
+                who = row.leader if col == 0 else row.winner
+                return QBrush(STRONG_BLUE if who == "West" else STRONG_RED)
+            return None
+        if role == Qt.ItemDataRole.FontRole and row.projected:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole and row.projected:
+            return "not played yet: an optimal line of play from the current position"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return LEFT if col == 4 else CENTER
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section] if section < len(self.HEADERS) else None
+        return str(section + 1) if section < len(self.rows) else None
+
+
+# -- multi-suit calculator -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SuitRow:
+    """One suit of a multi-suit deal with its value."""
+
+    name: str
+    suit: Suit
+    value: Value
+    chosen_by: str = ""
+    """``"West"``, ``"East"``, ``"both"`` or empty: whose first lead the rule of §10.4 puts in this suit."""
+
+
+class SuitValuesModel(ReadOnlyTableModel):
+    """The suits of a multi-suit deal: the cards, the canonical label, the value and the suit's outcome alone."""
+
+    HEADERS = ("Suit", "West / East", "Label", "Value", "Alone", "First lead")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[SuitRow] = []
+
+    def set_rows(self, rows: Sequence[SuitRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.rows)
+
+    def _columns(self) -> int:
+        return len(self.HEADERS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
+            return None
+        row = self.rows[index.row()]
+        col = index.column()
+        suit = row.suit
+        if role == Qt.ItemDataRole.DisplayRole:
+            outcome = rho(row.value)
+            cells = (
+                row.name,
+                str(suit),
+                suit.deal.label,
+                row.value.text(),
+                f"{outcome.west_leads} / {outcome.east_leads}",
+                row.chosen_by,
+            )
+            return cells[col]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return LEFT if col in (1, 2) else CENTER
+        if role == Qt.ItemDataRole.FontRole and col == 3:
+            font = QFont()
+            font.setPointSize(font.pointSize() + 1)
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 4:
+                return "West's tricks in this suit played alone, with West / East on lead: ρ(value)"
+            if col == 5 and row.chosen_by:
+                return "the suit the rule of §10.4 chooses for this side's first lead"
+            if col == 2:
+                return "canonical label: the owner of each card, lowest first (SPEC §2)"
+            if col == 1:
+                return "West's cards / East's cards"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section] if section < len(self.HEADERS) else None
+        return str(section + 1) if section < len(self.rows) else None
+
+
+# -- catalogue status ------------------------------------------------------------------------------
+class LevelStatusModel(ReadOnlyTableModel):
+    """The catalogue's ``level`` rows (:class:`catalogue.store.LevelInfo`): complete or not, counts, checksum, build."""
+
+    HEADERS = ("n", "Status", "Deals stored", "C(2n, n)", "Built", "Seconds", "Version", "Checksum")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.levels: list[Any] = []
+
+    def set_levels(self, levels: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self.levels = list(levels)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.levels)
+
+    def _columns(self) -> int:
+        return len(self.HEADERS)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.levels) and 0 <= index.column() < len(self.HEADERS)):
+            return None
+        info = self.levels[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return str(info.n)
+            if col == 1:
+                return "complete" if info.complete else "not complete"
+            if col == 2:
+                return f"{info.row_count:,}"
+            if col == 3:
+                return f"{comb(2 * info.n, info.n):,}"
+            if col == 4:
+                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
+            if col == 5:
+                return f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—"
+            if col == 6:
+                return info.software_version or "—"
+            return (info.checksum or "—")[:16]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT if col in (0, 2, 3, 5) else LEFT
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1:
+            return QBrush(STRONG_GREEN if info.complete else STRONG_RED)
+        if role == Qt.ItemDataRole.ToolTipRole and col == 7:
+            return info.checksum
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0 or orientation != Qt.Orientation.Horizontal:
+            return None
+        return self.HEADERS[section] if section < len(self.HEADERS) else None
+
+
+# -- search results, paged over the database ---------------------------------------------------------
+def deal_as_ranks(deal) -> Suit | None:
+    """The deal with the top 2n ranks (A K Q …) when they fit in one suit of 13 cards, else None."""
+    if 2 * deal.n > 13:
+        return None
+    offset = 14 - 2 * deal.n
+    return Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards), Notation.RANKS)
+
+
+class SearchResultsModel(ReadOnlyTableModel):
+    """The deals matching a search, fetched from the catalogue BATCH_SIZE rows at a time.
+
+    ``canFetchMore``/``fetchMore`` page through :meth:`catalogue.store.Catalogue.search`
+    with ``offset``/``limit`` (a ``select(...).offset().limit()`` in the store), so
+    only the rows a view has scrolled to are in memory.  ``set_query`` resets the model.
+    """
+
+    BATCH_SIZE = 200
+    HEADERS = ("Deal", "Cards", "n", "Value", "Outcome", "H̲", "H̄", "H", "Ace", "Best leads W", "Best leads E",
+               "Counterexample to")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.catalogue: Any = None
+        self.expression = ""
+        self.records: list[Any] = []
+        self._cells: list[list[str]] = []
+        """The display text of each fetched row, made once when it is fetched."""
+        self._fetching = False
+        self._exhausted = True
+        self.error: str | None = None
+        """The last failure of a fetch (shown by the view), or None."""
+
+    def set_query(self, catalogue: Any, expression: str) -> None:
+        """Show the deals matching ``expression`` (nothing is fetched until a view asks)."""
+        self.beginResetModel()
+        self.catalogue, self.expression = catalogue, expression
+        self.records = []
+        self._cells: list[list[str]] = []
+        self._exhausted = catalogue is None or not expression
+        self.error = None
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_query(None, "")
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:
+        # Not re-entrant: a view answering rowsInserted may ask for more before every
+        # listener has seen the first insertion; it asks again when it needs to.
+        if parent.isValid() or self._exhausted or self._fetching:
+            return
+        self._fetching = True
+        try:
+            self._fetch_batch()
+        finally:
+            self._fetching = False
+
+    def _fetch_batch(self) -> None:
+        try:
+            batch = self.catalogue.search(self.expression, limit=self.BATCH_SIZE, offset=len(self.records))
+        except Exception as exc:  # noqa: BLE001 - a failing database becomes a message
+            self._exhausted = True
+            self.error = str(exc)
+            return
+        if len(batch) < self.BATCH_SIZE:
+            self._exhausted = True
+        if not batch:
+            return
+        first = len(self.records)
+        cells = [self.cells(r) for r in batch]
+        self.beginInsertRows(QModelIndex(), first, first + len(batch) - 1)  # inclusive last row
+        self.records.extend(batch)
+        self._cells.extend(cells)
+        self.endInsertRows()
+
+    def _rows(self) -> int:
+        return len(self.records)
+
+    def _columns(self) -> int:
+        return len(self.HEADERS)
+
+    def record(self, row: int) -> Any:
+        return self.records[row]
+
+    @staticmethod
+    def cells(r: Any) -> list[str]:
+        """The table's cells for one :class:`catalogue.store.DealRecord` (also the CSV export's columns)."""
+        suit = deal_as_ranks(r.deal)
+        sol = r.solution
+
+        def names(cards: Sequence[int]) -> str:
+            return " ".join(suit.name_of(c) if suit is not None else str(c) for c in cards)
+
+        return [
+            r.label,
+            str(suit) if suit is not None else "",
+            str(r.n),
+            r.value.text(),
+            f"{r.outcome.west_leads} / {r.outcome.east_leads}",
+            minus(r.h_lower),
+            minus(r.h_upper),
+            minus(r.h),
+            "West" if r.ace == "W" else "East",
+            names(sol.west_leads),
+            names(sol.east_leads),
+            ", ".join(r.counterexamples),
+        ]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self.records) and 0 <= index.column() < len(self.HEADERS)):
+            return None
+        r = self.records[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cells[index.row()][col]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return LEFT if col in (0, 1, 11) else CENTER
+        if role == Qt.ItemDataRole.FontRole and col == 0:
+            font = QFont("DejaVu Sans Mono")
+            font.setStyleHint(QFont.StyleHint.Monospace)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 0:
+                return f"owner of each card, lowest first; key {r.key}. Double-click to open it in the explorer."
+            if col == 1:
+                return "the same deal with the top ranks A K Q …"
+            if col == 4:
+                return "tricks West takes with West / East on lead"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section] if section < len(self.HEADERS) else None
+        return str(section + 1) if section < len(self.records) else None
+
+
+class StatisticsModel(ReadOnlyTableModel):
+    """Value class × n: how many deals of each level fall in each class (:class:`catalogue.statistics.LevelStatistics`).
+
+    The last row counts every deal of the level.  :meth:`cell` names the
+    (class, n) of an index, for the view to open the matching search.
+    """
+
+    ALL = "all deals"
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.levels: list[int] = []
+        self.classes: list[str] = []
+        self.counts: dict[tuple[str, int], int] = {}
+
+    def set_statistics(self, statistics: Sequence[Any], classes: Sequence[str]) -> None:
+        """``statistics``: one :class:`LevelStatistics` per complete level; ``classes``: the row names."""
+        self.beginResetModel()
+        self.levels = [s.n for s in statistics]
+        counts: dict[tuple[str, int], int] = {}
+        present = set()
+        for s in statistics:
+            for name, count in s.to_json()["classes"].items():
+                counts[(name, s.n)] = count
+                present.add(name)
+            counts[(self.ALL, s.n)] = s.deals
+        self.classes = [c for c in classes if c in present] + ([self.ALL] if statistics else [])
+        self.counts = counts
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.classes)
+
+    def _columns(self) -> int:
+        return len(self.levels)
+
+    def cell(self, index: Index) -> tuple[str, int] | None:
+        if not index.isValid() or not (0 <= index.row() < len(self.classes) and 0 <= index.column() < len(self.levels)):
+            return None
+        return self.classes[index.row()], self.levels[index.column()]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        cell = self.cell(index)
+        if cell is None:
+            return None
+        count = self.counts.get(cell, 0)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{count:,}"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT
+        if role == Qt.ItemDataRole.FontRole and cell[0] == self.ALL:
+            return _bold()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            what = "deals" if cell[0] == self.ALL else f"deals whose value is {cell[0]}"
+            return f"{count:,} {what} with n = {cell[1]}: click to list them"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return f"n = {self.levels[section]}" if section < len(self.levels) else None
+        return self.classes[section] if section < len(self.classes) else None
+
+
+# -- a generic grid of text, for the solved games -----------------------------------------
+class GridModel(ReadOnlyTableModel):
+    """A read-only grid of strings with row and column headers, optional cell colours and tooltips.
+
+    Used for tables that are plain data from the core's JSON (decision tables,
+    payoff matrices, strategies); one instance per table.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.cells: list[list[str]] = []
+        self.row_headers: list[str] = []
+        self.column_headers: list[str] = []
+        self.backgrounds: dict[tuple[int, int], QColor] = {}
+        self.tooltips: dict[tuple[int, int], str] = {}
+        self.bold: set[tuple[int, int]] = set()
+
+    def set_grid(
+        self,
+        cells: Sequence[Sequence[str]],
+        row_headers: Sequence[str] = (),
+        column_headers: Sequence[str] = (),
+        backgrounds: dict[tuple[int, int], QColor] | None = None,
+        tooltips: dict[tuple[int, int], str] | None = None,
+        bold: set[tuple[int, int]] | None = None,
+    ) -> None:
+        self.beginResetModel()
+        self.cells = [list(r) for r in cells]
+        self.row_headers = list(row_headers)
+        self.column_headers = list(column_headers)
+        self.backgrounds = dict(backgrounds or {})
+        self.tooltips = dict(tooltips or {})
+        self.bold = set(bold or ())
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.cells)
+
+    def _columns(self) -> int:
+        return max((len(r) for r in self.cells), default=0)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self.cells) and 0 <= c < self._columns()):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            row = self.cells[r]
+            return row[c] if c < len(row) else ""
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return CENTER
+        if role == Qt.ItemDataRole.BackgroundRole:
+            color = self.backgrounds.get((r, c))
+            return QBrush(color) if color is not None else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltips.get((r, c))
+        if role == Qt.ItemDataRole.FontRole:
+            return _bold() if (r, c) in self.bold else None
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        headers = self.column_headers if orientation == Qt.Orientation.Horizontal else self.row_headers
+        if section < len(headers):
+            return headers[section]
+        if orientation == Qt.Orientation.Vertical and section < len(self.cells):
+            return str(section + 1)
+        return None

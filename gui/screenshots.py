@@ -1,0 +1,89 @@
+"""``whist-catalogue gui --screenshot DIR``: every view with example content, rendered to ``DIR/<view>.png``.
+
+Each view offers ``load_example()`` (the content the README shows: KQT/AJ9 in
+the explorer, deal (28) of the multi-suit paper in the calculator, …) and a
+``busy`` flag; rendering waits for the view's workers to finish first.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+__all__ = ["render_all", "wait_until", "demo_catalogue", "SCREENSHOT_SIZE", "DEMO_MAX_N"]
+
+SCREENSHOT_SIZE = (1360, 900)
+TIMEOUT_S = 120.0
+DEMO_MAX_N = 9
+"""Size of the catalogue built for the screenshots when there is none (a second or two)."""
+
+
+def demo_catalogue(db: str | None) -> str | None:
+    """The catalogue to photograph: ``db`` or the default one if it exists, else a small one built in a temporary directory."""
+    import sys
+    import tempfile
+
+    from catalogue.build import build
+    from catalogue.settings import database_location
+
+    location = database_location(db)
+    if db is not None or "://" in location or Path(location).exists():
+        return db
+    path = Path(tempfile.mkdtemp(prefix="whist-screenshots-")) / "catalogue.sqlite"
+    sys.stderr.write(f"no catalogue at {location}: building one with n ≤ {DEMO_MAX_N} for the screenshots in {path}\n")
+    build(str(path), DEMO_MAX_N, games=False)
+    return str(path)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = TIMEOUT_S) -> bool:
+    """Process events until ``predicate()`` holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    app = QApplication.instance()
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def _settled(window, view) -> bool:
+    return not getattr(view, "busy", False) and window.context.pool.active == 0
+
+
+def render_all(window: QMainWindow, directory: str | os.PathLike[str]) -> list[Path]:
+    """Load each view's example, wait for its workers, save ``<view>.png`` (plus any extra pages it names)."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    written: list[Path] = []
+    for name, view in window.views.items():
+        window.show_view(name)
+        loader = getattr(view, "load_example", None)
+        if loader is not None:
+            loader()
+        wait_until(lambda: _settled(window, view))
+        pages = getattr(view, "screenshot_pages", None)
+        if pages is None:
+            written.append(_save(window, out / f"{name}.png"))
+            continue
+        for suffix, show in pages():
+            show()
+            wait_until(lambda: _settled(window, view))
+            filename = f"{name}.png" if not suffix else f"{name}-{suffix}.png"
+            written.append(_save(window, out / filename))
+    return written
+
+
+def _save(window: QMainWindow, path: Path) -> Path:
+    app = QApplication.instance()
+    for _ in range(3):
+        app.processEvents()
+    if not window.grab().save(os.fspath(path)):
+        raise OSError(f"could not write {path}")
+    return path

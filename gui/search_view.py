@@ -1,0 +1,528 @@
+"""Search and statistics: the catalogue's search language, paged results, CSV export, value class × n.
+
+* The query builder writes expressions of :mod:`catalogue.search` (its fields
+  come from :func:`catalogue.search.describe_fields`); the free-text field takes
+  any expression; :func:`catalogue.search.compile_search` checks it and its
+  error message appears inline.
+* Results are :class:`gui.models.SearchResultsModel`, paging through
+  :meth:`catalogue.store.Catalogue.search`; the count is
+  :meth:`~catalogue.store.Catalogue.count`, run in a worker, and so is the CSV
+  export (streamed with :meth:`~catalogue.store.Catalogue.iter_search`).
+* The statistics grid is :meth:`~catalogue.store.Catalogue.statistics` per
+  complete level (:class:`catalogue.statistics.LevelStatistics`); a click on a
+  cell searches for the deals it counts.
+* The papers' conjectures and theorems checked by the engine are one click each:
+  ``counterexample(12.2)`` and so on.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from catalogue.errors import WhistError
+from catalogue.search import compile_search, describe_fields
+from catalogue.statistics import VALUE_CLASSES
+from gui.context import AppContext
+from gui.models import SearchResultsModel, StatisticsModel
+from gui.widgets import CopyTableView, MessageBar, enlarge, fit_table
+
+__all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
+
+CONJECTURES = (
+    ("Conjecture 12.2", "counterexample(12.2)",
+     "A non-numerical value q + x of a single-suit deal has x = ε_q, q a nonnegative integer (or the mirror image)."),
+    ("Conjecture 12.3", "counterexample(12.3)",
+     "A numerical value that is not an integer has fractional part 1/2^k, 1 − 1/2^k, 3/8 or 5/8."),
+    ("Conjecture 12.4", "counterexample(12.4)",
+     "Beating a lead with a card below the highest remaining card is always optimal."),
+    ("Theorem 8.10", "counterexample(8.10)", "val(D) = k if and only if val(D₀) = k − 1/2."),
+    ("Theorem 9.4", "counterexample(9.4)", "Single-suit paper: no hold-up below the ace is ever needed."),
+    ("Hold-ups (12.4, labeled)", "holdup",
+     "Not the paper's claim: deals where ducking beats winning cheaply in the order of labeled values "
+     "(Conjecture 12.4 still holds on them; see docs/conjectures.md)."),
+)
+"""(button, expression, statement) for each check the catalogue records."""
+
+CLASS_EXPRESSIONS = {
+    "integer": "inf = 0 and denominator = 1",
+    "half-integer": "inf = 0 and denominator = 2",
+    "dyadic": "inf = 0 and denominator >= 4",
+    "positive infinitesimal": "inf > 0",
+    "negative infinitesimal": "inf < 0",
+}
+"""The search expression for each value class of :func:`catalogue.statistics.value_class` (single-suit
+values are never fuzzy).  A test checks that every statistics cell and its search count the same deals."""
+
+EXAMPLES = (
+    ("value = 3+3/8", "the paper's 3 + 3/8"),
+    ("frac in (3/8, 5/8)", "the exceptional fractional parts of Conjecture 12.3"),
+    ("inf >= e2", "exits for West protected by at least two stoppers"),
+    ("value = 2-e2", "East's exit with two stoppers under 2"),
+    ("outcome = (1, 2) and ace = E", "West takes one trick on lead, two otherwise; East holds the ace"),
+    ("h != h_upper and ace = W", "H = H̲ < H̄ although West holds the ace (Theorem 9.1)"),
+    ("n = 6 and denominator >= 8", "the most complex numbers with six cards a hand"),
+)
+
+OPERATORS = {
+    "number": ("=", "!=", "<", "<=", ">", ">="),
+    "value": ("=", "!=", "<", "<=", ">", ">="),
+    "infinitesimal": ("=", "!=", "<", "<=", ">", ">="),
+    "player": ("=", "!="),
+    "pair": ("=", "!="),
+    "flag": ("holds", "does not hold"),
+    "check": ("has a counterexample to",),
+}
+PLACEHOLDERS = {
+    "number": "a number: 5, 3/8, 2+1/4",
+    "value": "a value: 3+3/8, 2-e2, e0",
+    "infinitesimal": "0, e0, -e0, e2, -e3",
+    "player": "W or E",
+    "pair": "(1, 2)",
+    "check": "12.2, 12.3, 12.4, 8.10, 9.4 or any",
+}
+
+
+def export_csv(catalogue: Any, expression: str, path: str, report_progress=None, abort_requested=None) -> int:
+    """Write every deal matching ``expression`` to a CSV file, streamed (run in a worker); returns the row count."""
+    rows = 0
+    with open(path, "w", newline="", encoding="utf-8") as f, catalogue.iter_search(expression) as records:
+        writer = csv.writer(f)
+        writer.writerow(["key", *SearchResultsModel.HEADERS])
+        for record in records:
+            writer.writerow([record.key, *SearchResultsModel.cells(record)])
+            rows += 1
+            if rows % 5000 == 0:
+                if abort_requested is not None and abort_requested():
+                    break
+                if report_progress is not None:
+                    report_progress(rows)
+    return rows
+
+
+def level_statistics(catalogue: Any) -> list[Any]:
+    """:class:`LevelStatistics` of every complete level (run in a worker)."""
+    return [catalogue.statistics(n) for n in sorted(catalogue.complete_levels())]
+
+
+class ConditionRow(QWidget):
+    """One condition of the query builder: field, operator, constant."""
+
+    changed = Signal()
+    remove_requested = Signal(object)
+
+    def __init__(self, fields: list[tuple[str, str, str]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.field_box = QComboBox()
+        for name, kind, help_text in fields:
+            self.field_box.addItem(name, kind)
+            self.field_box.setItemData(self.field_box.count() - 1, help_text, Qt.ItemDataRole.ToolTipRole)
+        self.op_box = QComboBox()
+        self.value_edit = QLineEdit()
+        self.remove_button = QToolButton()
+        self.remove_button.setText("✕")
+        self.remove_button.setToolTip("remove this condition")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.field_box)
+        layout.addWidget(self.op_box)
+        layout.addWidget(self.value_edit, 1)
+        layout.addWidget(self.remove_button)
+        self.field_box.currentIndexChanged.connect(self._field_changed)
+        self.op_box.currentIndexChanged.connect(self.changed)
+        self.value_edit.textChanged.connect(self.changed)
+        self.remove_button.clicked.connect(lambda: self.remove_requested.emit(self))
+        self._field_changed()
+
+    @property
+    def kind(self) -> str:
+        return self.field_box.currentData()
+
+    def set_condition(self, field: str, op: str, value: str = "") -> None:
+        self.field_box.setCurrentIndex(self.field_box.findText(field))
+        self.op_box.setCurrentIndex(self.op_box.findText(op))
+        self.value_edit.setText(value)
+
+    @Slot()
+    def _field_changed(self) -> None:
+        kind = self.kind
+        self.op_box.blockSignals(True)
+        self.op_box.clear()
+        self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
+        self.op_box.blockSignals(False)
+        self.value_edit.setVisible(kind != "flag")
+        self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
+        self.field_box.setToolTip(self.field_box.currentData(Qt.ItemDataRole.ToolTipRole) or "")
+        self.changed.emit()
+
+    def expression(self) -> str:
+        """The condition in the search language ('' while incomplete)."""
+        field, kind, op, value = self.field_box.currentText(), self.kind, self.op_box.currentText(), self.value_edit.text().strip()
+        if kind == "flag":
+            return field if op == "holds" else f"not {field}"
+        if not value:
+            return ""
+        if kind == "check":
+            return f"counterexample({value})"
+        return f"{field} {op} {value}"
+
+
+class QueryBuilder(QGroupBox):
+    """Conditions combined with and/or, written out as a search expression."""
+
+    changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Query builder", parent)
+        self.fields = describe_fields() + [("counterexample", "check", "the deal is a counterexample to a check")]
+        self.rows: list[ConditionRow] = []
+        self.combine = QComboBox()
+        self.combine.addItem("all of", "and")
+        self.combine.addItem("any of", "or")
+        self.combine.currentIndexChanged.connect(self._emit)
+        self.add_button = QPushButton("+ condition")
+        self.add_button.clicked.connect(lambda: self.add_row())
+        self.rows_layout = QVBoxLayout()
+        self.rows_layout.setSpacing(4)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Deals matching"))
+        top.addWidget(self.combine)
+        top.addWidget(QLabel("these conditions:"))
+        top.addStretch(1)
+        top.addWidget(self.add_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(self.rows_layout)
+
+    def add_row(self, field: str = "n", op: str = "=", value: str = "") -> ConditionRow:
+        row = ConditionRow(self.fields)
+        row.set_condition(field, op, value)
+        row.changed.connect(self._emit)
+        row.remove_requested.connect(self.remove_row)
+        self.rows.append(row)
+        self.rows_layout.addWidget(row)
+        self._emit()
+        return row
+
+    @Slot(object)
+    def remove_row(self, row: ConditionRow) -> None:
+        if row in self.rows:
+            self.rows.remove(row)
+            row.setParent(None)
+            row.deleteLater()
+            self._emit()
+
+    def expression(self) -> str:
+        parts = [p for p in (r.expression() for r in self.rows) if p]
+        joiner = f" {self.combine.currentData()} "
+        return joiner.join(parts)
+
+    @Slot()
+    def _emit(self) -> None:
+        self.changed.emit(self.expression())
+
+
+class SearchView(QWidget):
+    """View 3: search the catalogue, page through the results, count, export, statistics, conjectures."""
+
+    open_deal = Signal(str)
+    """A result was double-clicked: its canonical label, for the explorer."""
+    searched = Signal()
+    """A search finished counting (or failed with a message)."""
+    statistics_loaded = Signal()
+    exported = Signal(int)
+    TITLE = "Search and statistics"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.catalogue: Any = None
+        self.count: int | None = None
+        self._counting = False
+        self._stats_loading = False
+        self._exporting = False
+        self._generation = 0
+        self._stats_for: Any = None
+
+        self.builder = QueryBuilder()
+        self.builder.changed.connect(self._builder_changed)
+        self.expression = QLineEdit()
+        self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
+        self.expression.setToolTip(
+            "A search expression: fields "
+            + ", ".join(name for name, _, _ in describe_fields())
+            + "; and, or, not, comparisons, in (…). See docs/search.md."
+        )
+        self.expression.setClearButtonEnabled(True)
+        self.expression.returnPressed.connect(self.run_search)
+        label = QLabel("Se&arch:")
+        label.setBuddy(self.expression)
+        self.search_button = QPushButton("&Search")
+        self.search_button.clicked.connect(self.run_search)
+        self.examples_button = QToolButton()
+        self.examples_button.setText("E&xamples")
+        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.examples_button)
+        for text, why in EXAMPLES:
+            action = menu.addAction(f"{text}   — {why}")
+            action.triggered.connect(lambda _=False, t=text: self.search_for(t))
+        self.examples_button.setMenu(menu)
+        self.export_button = QPushButton("Export &CSV…")
+        self.export_button.clicked.connect(self.choose_export)
+        self.message = MessageBar()
+
+        conjectures = QHBoxLayout()
+        conjectures.addWidget(QLabel("The papers' conjectures:"))
+        self.conjecture_buttons: dict[str, QPushButton] = {}
+        for title, expression, statement in CONJECTURES:
+            button = QPushButton(title)
+            button.setToolTip(f"{statement}\nSearch: {expression}")
+            button.clicked.connect(lambda _=False, e=expression: self.search_for(e))
+            self.conjecture_buttons[title] = button
+            conjectures.addWidget(button)
+        conjectures.addStretch(1)
+
+        self.results = SearchResultsModel(self)
+        self.results_view = CopyTableView()
+        self.results_view.setModel(self.results)
+        # Thousands of rows: size columns once per search from the first page, never per inserted row.
+        self.results_view.horizontalHeader().setStretchLastSection(True)
+        self.results_view.horizontalHeader().setResizeContentsPrecision(SearchResultsModel.BATCH_SIZE)
+        self.results_view.verticalHeader().setDefaultSectionSize(22)
+        self.results_view.doubleClicked.connect(self._open_result)
+        self.count_label = QLabel("")
+        enlarge(self.count_label, 1)
+        results_box = QGroupBox("Matching deals (double-click one to explore it)")
+        r = QVBoxLayout(results_box)
+        r.addWidget(self.count_label)
+        r.addWidget(self.results_view, 1)
+
+        self.stats = StatisticsModel(self)
+        self.stats_view = CopyTableView()
+        self.stats_view.setModel(self.stats)
+        fit_table(self.stats_view)
+        self.stats_view.clicked.connect(self.open_cell)
+        self.stats_view.activated.connect(self.open_cell)
+        stats_note = QLabel("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
+        stats_note.setWordWrap(True)
+        stats_box = QGroupBox("Statistics: value class × n")
+        s = QVBoxLayout(stats_box)
+        s.addWidget(stats_note)
+        s.addWidget(self.stats_view, 1)
+
+        row = QHBoxLayout()
+        row.addWidget(label)
+        row.addWidget(self.expression, 1)
+        row.addWidget(self.search_button)
+        row.addWidget(self.examples_button)
+        row.addWidget(self.export_button)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(results_box)
+        split.addWidget(stats_box)
+        split.setSizes([720, 620])
+        split.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.builder)
+        layout.addLayout(row)
+        layout.addLayout(conjectures)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+        self.context.catalogue_changed.connect(self.reload)
+        self._controls = [self.expression, self.search_button, self.examples_button, self.export_button, self.builder,
+                          *self.conjecture_buttons.values()]
+
+    @property
+    def busy(self) -> bool:
+        return self._counting or self._stats_loading or self._exporting
+
+    # -- the catalogue -------------------------------------------------------------------------------
+    def showEvent(self, event) -> None:  # Qt override
+        super().showEvent(event)
+        if self.catalogue is None or self._stats_for is not self.catalogue:
+            self.reload()
+
+    @Slot()
+    def reload(self) -> None:
+        """(Re)open the catalogue; load the statistics; re-run the current search."""
+        self.catalogue = self.context.catalogue()
+        enabled = self.catalogue is not None
+        for w in self._controls:
+            w.setEnabled(enabled)
+        if not enabled:
+            self.results.clear()
+            self.stats.set_statistics([], VALUE_CLASSES)
+            self.count_label.setText("")
+            problem = self.context.catalogue_problem or "no catalogue"
+            self.message.show_info(
+                f"Search needs a catalogue: {problem}. Build one in the Catalogue view (Ctrl+5)."
+            )
+            return
+        self.message.clear_message()
+        self._load_statistics()
+        if self.expression.text().strip():
+            self.run_search()
+
+    def _load_statistics(self) -> None:
+        if self._stats_loading:
+            return
+        self._stats_loading = True
+        catalogue = self.catalogue
+        self._stats_for = catalogue
+
+        def done(stats: list[Any]) -> None:
+            self.stats.set_statistics(stats, VALUE_CLASSES)
+            self.stats_view.resizeColumnsToContents()
+
+        self.context.run(
+            level_statistics,
+            catalogue,
+            returned=done,
+            errored=lambda exc: self.message.show_error(f"statistics: {exc}"),
+            finished=self._statistics_finished,
+        )
+
+    def _statistics_finished(self) -> None:
+        self._stats_loading = False
+        self.statistics_loaded.emit()
+
+    # -- searching -------------------------------------------------------------------------------------
+    @Slot(str)
+    def _builder_changed(self, expression: str) -> None:
+        if expression:
+            self.expression.setText(expression)
+
+    def search_for(self, expression: str) -> None:
+        """Put ``expression`` in the search field and run it (what a click on a conjecture or a cell does)."""
+        self.expression.setText(expression)
+        self.run_search()
+
+    @Slot()
+    def run_search(self) -> None:
+        if self.catalogue is None:
+            self.reload()
+            if self.catalogue is None:
+                return
+        text = self.expression.text().strip()
+        try:
+            compile_search(text)
+        except WhistError as exc:
+            self.message.show_error(str(exc))
+            return
+        self.message.clear_message()
+        self.results.set_query(self.catalogue, text)
+        if self.results.canFetchMore():
+            self.results.fetchMore()
+        if self.results.error:
+            self.message.show_error(self.results.error)
+        # the ranks column only for deals small enough to be written A K Q …
+        self.results_view.setColumnHidden(1, not any(self.results.index(r, 1).data() for r in range(self.results.rowCount())))
+        self.results_view.resizeColumnsToContents()
+        self._generation += 1
+        generation = self._generation
+        self._counting = True
+        self.count = None
+        self.count_label.setText("Counting …")
+        self.context.run(
+            self.catalogue.count,
+            text,
+            returned=lambda k: self._counted(generation, text, k),
+            errored=lambda exc: self._count_failed(generation, exc),
+        )
+
+    def _counted(self, generation: int, text: str, count: int) -> None:
+        if generation != self._generation:
+            return
+        self._counting = False
+        self.count = count
+        levels = sorted(self.catalogue.complete_levels()) if self.catalogue else []
+        scope = f"the catalogue's deals with n ≤ {max(levels)}" if levels else "the catalogue"
+        if count == 0 and text.startswith("counterexample("):
+            self.count_label.setText(f"No counterexample among {scope}: it holds for every one of them.")
+        else:
+            self.count_label.setText(f"{count:,} deal{'s' if count != 1 else ''} match, among {scope}.")
+        self.searched.emit()
+
+    def _count_failed(self, generation: int, exc: Exception) -> None:
+        if generation != self._generation:
+            return
+        self._counting = False
+        self.count_label.setText("")
+        self.message.show_error(str(exc))
+        self.searched.emit()
+
+    @Slot(QModelIndex)
+    def open_cell(self, index: QModelIndex) -> None:
+        """Search for the deals a statistics cell counts."""
+        cell = self.stats.cell(index)
+        if cell is None:
+            return
+        name, n = cell
+        condition = CLASS_EXPRESSIONS.get(name)
+        self.search_for(f"n = {n}" if condition is None else f"n = {n} and {condition}")
+
+    @Slot(QModelIndex)
+    def _open_result(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.open_deal.emit(self.results.record(index.row()).label)
+
+    # -- export ----------------------------------------------------------------------------------------------
+    @Slot()
+    def choose_export(self) -> None:
+        if not self.results.expression:
+            self.message.show_info("Run a search first; the export writes every deal it matches.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export the matching deals", "deals.csv", "CSV (*.csv)")
+        if path:
+            self.export(path)
+
+    def export(self, path: str | os.PathLike[str]) -> None:
+        """Write every deal of the current search to ``path`` in a worker."""
+        expression = self.results.expression
+        self._exporting = True
+        self.message.show_info(f"Exporting to {os.fspath(path)} …")
+
+        def done(rows: int) -> None:
+            self.message.show_info(f"Exported {rows:,} deals to {os.fspath(path)}.")
+            self.exported.emit(rows)
+
+        def end() -> None:
+            self._exporting = False
+
+        self.context.run(
+            export_csv,
+            self.catalogue,
+            expression,
+            os.fspath(path),
+            progress=lambda rows: self.message.show_info(f"Exporting: {rows:,} deals written …"),
+            returned=done,
+            errored=lambda exc: self.message.show_error(f"export failed: {exc}"),
+            finished=end,
+        )
+
+    # -- screenshots -------------------------------------------------------------------------------------
+    def load_example(self) -> None:
+        """The exceptional fractional parts 3/8 and 5/8 of Conjecture 12.3, built with the query builder."""
+        self.reload()
+        if self.catalogue is not None:
+            self.builder.combine.setCurrentIndex(self.builder.combine.findData("or"))
+            self.builder.add_row("frac", "=", "3/8")
+            self.builder.add_row("frac", "=", "5/8")
+            self.run_search()

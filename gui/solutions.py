@@ -1,0 +1,632 @@
+"""The solved games: chemin-de-fer, Le Her, and the single-suit asymptotics of §11.
+
+* Chemin-de-fer and Le Her are the JSON objects of SPEC §6, read from the
+  catalogue's solved-games table when it holds them and from
+  :func:`catalogue.solved_games.solve` otherwise — shown as a plot of the
+  Banker's gain G(h), decision tables, payoff matrices and strategies.
+* The asymptotics are :func:`catalogue.asymptotics.compute_data` (exact levels
+  and samples of large deals) drawn by :func:`catalogue.asymptotics.draw_figure`
+  onto the canvas's figure.
+
+Each computation runs in a worker; the page shows a message while it runs.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from typing import Any
+
+os.environ.setdefault("QT_API", "pyside6")
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
+from PySide6.QtWidgets import (  # noqa: E402
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from catalogue import asymptotics, solved_games  # noqa: E402
+from catalogue.errors import WhistError  # noqa: E402
+from gui.context import AppContext  # noqa: E402
+from gui.models import AMBER, GREEN, GridModel  # noqa: E402
+from gui.widgets import CopyTableView, MessageBar, fit_height, fit_table  # noqa: E402
+
+__all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "QUICK_PLAN"]
+
+QUICK_PLAN = ((100, 20_000), (1_000, 20_000), (10_000, 5_000))
+"""Samples that take a few seconds: enough to see the limit law emerge."""
+DEFAULT_EXACT_N = 12
+"""Exact levels counted by default (about a second)."""
+
+DRAW = QColor("#d1fae5")
+STAND = QColor("#f3f4f6")
+
+
+def stored_or_solved(catalogue: Any, name: str, **parameters: int) -> dict[str, Any]:
+    """The solution stored in the catalogue's solved-games table if it is there, else solved now (in a worker)."""
+    if catalogue is not None:
+        try:
+            stored = catalogue.solved_game(name, **parameters)
+        except WhistError:
+            stored = None
+        if stored is not None:
+            return stored
+    return solved_games.solve(name, **parameters)
+
+
+def _approx(exact: str, digits: int = 4) -> str:
+    q = Fraction(exact)
+    return exact if q.denominator == 1 else f"{exact} ≈ {float(q):.{digits}f}"
+
+
+def _percent(exact: str, digits: int = 4) -> str:
+    return f"{float(Fraction(exact)) * 100:.{digits}f} %"
+
+
+def _error_text(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, WhistError) else f"{type(exc).__name__}: {exc}"
+
+
+class _Canvas(FigureCanvasQTAgg):
+    """A matplotlib figure in a widget (``layout=None`` for figures whose drawer lays them out itself)."""
+
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: str | None = "constrained") -> None:
+        super().__init__(Figure(figsize=(width, height), dpi=100, layout=layout))
+        self.setMinimumSize(420, 300)
+
+
+# -- chemin-de-fer --------------------------------------------------------------------------------
+class CheminDeFerPage(QWidget):
+    """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
+
+    loaded = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.solution: dict[str, Any] | None = None
+        self.busy = False
+        self.message = MessageBar()
+        self.canvas = _Canvas()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.table_box = QComboBox()
+        self.table_box.setToolTip("the Banker's decisions in each range of h (Foster's Tables 4–7)")
+        self.table_box.currentIndexChanged.connect(self._show_table)
+        self.decisions = GridModel(self)
+        self.decisions_view = CopyTableView()
+        self.decisions_view.setModel(self.decisions)
+        fit_table(self.decisions_view)
+        self.table_note = QLabel()
+        self.table_note.setWordWrap(True)
+        self.table3 = GridModel(self)
+        self.table3_view = CopyTableView()
+        self.table3_view.setModel(self.table3)
+        fit_table(self.table3_view)
+        self.table3_view.verticalHeader().hide()
+
+        right = QVBoxLayout()
+        right.addWidget(self.summary)
+        pick = QHBoxLayout()
+        pick.addWidget(QLabel("Banker's decisions:"))
+        pick.addWidget(self.table_box, 1)
+        right.addLayout(pick)
+        right.addWidget(self.decisions_view)
+        right.addWidget(self.table_note)
+        right.addWidget(QLabel("Table 3: G(h) in per cent, exact and as Foster printed it"))
+        right.addWidget(self.table3_view, 1)
+        holder = QWidget()
+        holder.setLayout(right)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.canvas)
+        split.addWidget(holder)
+        split.setSizes([640, 680])
+        split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+
+    def load(self) -> None:
+        if self.solution is not None or self.busy:
+            return
+        self.busy = True
+        self.message.show_info("Solving chemin-de-fer …")
+        self.context.run(
+            stored_or_solved, self.context.catalogue(), "chemin-de-fer", returned=self._loaded, errored=self._failed
+        )
+
+    def _failed(self, exc: Exception) -> None:
+        self.busy = False
+        self.message.show_error(_error_text(exc))
+        self.loaded.emit()
+
+    def _loaded(self, solution: dict[str, Any]) -> None:
+        self.busy = False
+        self.solution = solution
+        self.message.clear_message()
+        s = solution
+        cell = s["banker_mixed_cell"]
+        mixture = ", ".join(f"{self._table_title(name)} with probability {p}" for name, p in s["player1"].items())
+        self.summary.setText(
+            f"<b>{s['title']}</b><br>"
+            f"Value (the Banker's expected gain per unit stake): <b>{_approx(s['value'], 6)}</b> "
+            f"({_percent(s['value'])})<br>"
+            f"The player calls for a third card on 5 with frequency <b>h* = {_approx(s['h'])}</b>.<br>"
+            f"The Banker mixes {mixture}: with a score of {cell['j']} "
+            + ("when the player stood" if cell["l"] == 10 else f"against a third card {cell['l']}")
+            + f" he draws with probability {cell['draw']}."
+        )
+        self.table_box.blockSignals(True)
+        self.table_box.clear()
+        for t in s["tables"]:
+            self.table_box.addItem(
+                f"{self._table_title(t['name'])}: {float(Fraction(t['h_from'])):.4f} ≤ h ≤ {float(Fraction(t['h_to'])):.4f}",
+                t["name"],
+            )
+        self.table_box.blockSignals(False)
+        first = next(iter(s["player1"]))
+        self.table_box.setCurrentIndex(max(0, self.table_box.findData(first)))
+        self._show_table()
+        rows = [[r["h"], r["G_percent"], r["foster_percent"]] for r in s["table3"]]
+        self.table3.set_grid(rows, [""] * len(rows), ["h", "G(h) % exact", "Foster"])
+        self._plot()
+        self.loaded.emit()
+
+    @staticmethod
+    def _table_title(name: str) -> str:
+        return name.replace("table-", "Table ")
+
+    @Slot()
+    def _show_table(self) -> None:
+        if self.solution is None or self.table_box.currentIndex() < 0:
+            return
+        table = self.solution["tables"][self.table_box.currentIndex()]
+        decisions = table["decisions"]
+        changed = {tuple(c) for c in table["changed"]}
+        mixed = self.solution["banker_mixed_cell"]
+        rows, headers, colours, bold, tips = [], [], {}, set(), {}
+        for r, (j, row) in enumerate(decisions.items()):
+            headers.append(f"Banker {j}")
+            cells = []
+            for l, d in enumerate(row):
+                cells.append("draw" if d else "stand")
+                colours[(r, l)] = DRAW if d else STAND
+                what = "the player stood" if l == 10 else f"the player's third card is {l}"
+                tips[(r, l)] = f"Banker's score {j}, {what}: {'draw' if d else 'stand'}"
+                if (int(j), l) in changed:
+                    bold.add((r, l))
+                    colours[(r, l)] = AMBER
+                    tips[(r, l)] += "\n(changed from the previous table)"
+                if (int(j), l) == (mixed["j"], mixed["l"]):
+                    colours[(r, l)] = GREEN
+                    tips[(r, l)] += f"\nthe Banker's optimal mixture draws here with probability {mixed['draw']}"
+            rows.append(cells)
+        columns = [str(l) for l in range(10)] + ["stood"]
+        self.decisions.set_grid(rows, headers, columns, colours, tips, bold)
+        fit_height(self.decisions_view)
+        self.table_note.setText(
+            "Columns: the player's third card (or 'stood': he did not draw). "
+            "Amber: changed from the previous range; green: the cell the optimal Banker randomises."
+        )
+
+    def _plot(self) -> None:
+        s = self.solution
+        fig = self.canvas.figure
+        fig.clear()
+        ax = fig.add_subplot(1, 1, 1)
+        h = [float(Fraction(p["h"])) for p in s["curve"]]
+        g = [float(Fraction(p["G"])) * 100 for p in s["curve"]]
+        ax.plot(h, g, color="#1d4ed8", linewidth=2, label="G(h), the Banker's best-response gain")
+        for b in s["breakpoints"]:
+            ax.axvline(float(Fraction(b)), color="#9ca3af", linestyle=":", linewidth=1)
+        bh = [float(Fraction(p["h"])) for p in s["curve"] if p["breakpoint"]]
+        bg = [float(Fraction(p["G"])) * 100 for p in s["curve"] if p["breakpoint"]]
+        ax.plot(bh, bg, "o", color="#374151", markersize=4, label="breakpoints (a new decision table)")
+        th = [float(Fraction(r["h"])) for r in s["table3"]]
+        tg = [float(r["foster_percent"]) for r in s["table3"]]
+        ax.plot(th, tg, "x", color="#b45309", markersize=6, label="Foster's Table 3")
+        hstar, value = float(Fraction(s["h"])), float(Fraction(s["value"])) * 100
+        ax.plot([hstar], [value], "o", color="#b91c1c", markersize=8, label="minimax point")
+        ax.annotate(
+            f"h* = {s['h']}\nG = {value:.4f} %",
+            (hstar, value),
+            textcoords="axes fraction",
+            xytext=(0.55, 0.62),
+            arrowprops={"arrowstyle": "->", "color": "#b91c1c"},
+            color="#b91c1c",
+        )
+        ax.set_xlabel("h: how often the player draws to 5")
+        ax.set_ylabel("G(h), per cent of the stake")
+        ax.set_title("Chemin-de-fer: the Banker's gain against the player's frequency h")
+        ax.legend(fontsize="small", loc="upper right")
+        ax.grid(True, alpha=0.3)
+        self.canvas.draw_idle()
+
+
+# -- Le Her ---------------------------------------------------------------------------------------------
+class LeHerPage(QWidget):
+    """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
+
+    loaded = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.solution: dict[str, Any] | None = None
+        self.busy = False
+        self._generation = 0
+        game = solved_games.get_game("le-her")
+        limits = game.parameters[0]
+        self.cards = QSpinBox()
+        self.cards.setRange(limits.minimum, limits.maximum)
+        self.cards.setValue(13)
+        self.cards.setToolTip(f"N, the number of card values ({limits.minimum}–{limits.maximum}); 13 is the classic game")
+        self.cards.setKeyboardTracking(False)
+        self.cards.valueChanged.connect(self.solve)
+        cards_label = QLabel("&N (cards):")
+        cards_label.setBuddy(self.cards)
+        self.solve_button = QPushButton("&Solve")
+        self.solve_button.clicked.connect(self.solve)
+        self.exact = QCheckBox("Exact fractions")
+        self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
+        self.exact.toggled.connect(self._fill_matrix)
+        self.message = MessageBar()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.subgame = GridModel(self)
+        self.subgame_view = CopyTableView()
+        self.subgame_view.setModel(self.subgame)
+        fit_table(self.subgame_view)
+        self.matrix = GridModel(self)
+        self.matrix_view = CopyTableView()
+        self.matrix_view.setModel(self.matrix)
+        fit_table(self.matrix_view)
+
+        controls = QHBoxLayout()
+        controls.addWidget(cards_label)
+        controls.addWidget(self.cards)
+        controls.addWidget(self.solve_button)
+        controls.addSpacing(16)
+        controls.addWidget(self.exact)
+        controls.addStretch(1)
+        left = QVBoxLayout()
+        left.addWidget(self.summary)
+        subgame_title = QLabel("<b>The 2×2 subgame</b> (Theorem 2): player 1's rows s, player 2's columns t")
+        subgame_title.setWordWrap(True)
+        left.addWidget(subgame_title)
+        left.addWidget(self.subgame_view)
+        left.addStretch(1)
+        holder = QWidget()
+        holder.setLayout(left)
+        matrix_box = QGroupBox("Payoff matrix a(s, t): player 1's probability of winning")
+        box_layout = QVBoxLayout(matrix_box)
+        explain = QLabel("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
+                         "keeps exactly the cards ≥ t.")
+        explain.setWordWrap(True)
+        box_layout.addWidget(explain)
+        box_layout.addWidget(self.matrix_view)
+        legend = QLabel(
+            f"<span style='background:{GREEN.name()}'>&nbsp;green&nbsp;</span>: both players' optimal strategies "
+            "use this s and t; pale: one of them does.  Hover a cell for the exact fraction."
+        )
+        legend.setWordWrap(True)
+        box_layout.addWidget(legend)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(holder)
+        split.addWidget(matrix_box)
+        split.setSizes([480, 840])
+        split.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+
+    def load(self) -> None:
+        if self.solution is None and not self.busy:
+            self.solve()
+
+    @Slot()
+    def solve(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        self.busy = True
+        n = self.cards.value()
+        self.message.show_info(f"Solving Le Her with N = {n} …")
+        self.context.run(
+            stored_or_solved,
+            self.context.catalogue(),
+            "le-her",
+            cards=n,
+            returned=lambda s: self._loaded(generation, s),
+            errored=lambda e: self._failed(generation, e),
+        )
+
+    def _failed(self, generation: int, exc: Exception) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        self.message.show_error(_error_text(exc))
+        self.loaded.emit()
+
+    def _loaded(self, generation: int, solution: dict[str, Any]) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        self.solution = s = solution
+        self.message.clear_message()
+
+        def mixture(strategy: dict[str, str], letter: str) -> str:
+            return ", ".join(f"{letter} = {k} with probability {p}" for k, p in strategy.items())
+
+        lines = [
+            f"<b>{s['title']}, N = {s['cards']}</b>",
+            f"Value (player 1's probability of winning): <b>{_approx(s['value'], 6)}</b>",
+            f"Player 1 keeps exactly the cards ≥ s: {mixture(s['player1'], 's')}",
+            f"Player 2, after a keep, keeps exactly the cards ≥ t: {mixture(s['player2'], 't')}",
+        ]
+        if s["s_star"] is not None:
+            lines.append(
+                f"s* = {s['s_star']['decimal']}… (the real root of the cubic φ), t** = {s['t_star']['decimal']}…"
+            )
+        sub = s["subgame"]
+        lines.append(f"The 2×2 subgame ({sub['reason']}) has value {_approx(sub['value'], 6)}"
+                     + (", the value of the whole game." if sub["agrees"] else "."))
+        self.summary.setText("<br>".join(lines))
+        p1, p2 = sub["player1"], sub["player2"]
+        self.subgame.set_grid(
+            [[_approx(e, 5) for e in row] + [p1.get(str(r), "0")] for r, row in zip(sub["rows"], sub["matrix"])]
+            + [[p2.get(str(c), "0") for c in sub["columns"]] + [""]],
+            [f"s = {r}" for r in sub["rows"]] + ["probability"],
+            [f"t = {c}" for c in sub["columns"]] + ["probability"],
+        )
+        fit_height(self.subgame_view)
+        self.subgame_view.resizeColumnsToContents()
+        self._fill_matrix()
+        self.loaded.emit()
+
+    @Slot()
+    def _fill_matrix(self) -> None:
+        s = self.solution
+        if s is None:
+            return
+        m = s["matrix"]
+        exact = self.exact.isChecked()
+        support_rows = {str(k) for k in s["player1"]}
+        support_cols = {str(k) for k in s["player2"]}
+        cells, colours, tips, bold = [], {}, {}, set()
+        for i, (r, row) in enumerate(zip(m["rows"], m["entries"])):
+            cells.append([e if exact else f"{float(Fraction(e)):.4f}" for e in row])
+            for j, (c, e) in enumerate(zip(m["columns"], row)):
+                tips[(i, j)] = f"a({r}, {c}) = {e}"
+                in_rows, in_cols = str(r) in support_rows, str(c) in support_cols
+                if in_rows and in_cols:
+                    colours[(i, j)] = GREEN
+                    bold.add((i, j))
+                elif in_rows or in_cols:
+                    colours[(i, j)] = QColor("#ecfdf5")
+        self.matrix.set_grid(
+            cells,
+            [f"s = {r}" for r in m["rows"]],
+            [f"t = {c}" for c in m["columns"]],
+            colours,
+            tips,
+            bold,
+        )
+        self.matrix_view.resizeColumnsToContents()
+
+
+# -- asymptotics -----------------------------------------------------------------------------------------
+def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requested=None):
+    """:func:`catalogue.asymptotics.compute_data` with progress messages and cancellation (in a worker)."""
+    from gui.workers import Aborted
+
+    def progress(message: str) -> None:
+        if abort_requested is not None and abort_requested():
+            raise Aborted()
+        if report_progress is not None:
+            report_progress(message)
+
+    return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
+
+
+class AsymptoticsPage(QWidget):
+    """§11 of the single-suit paper: H_n/√n against the limit law, the dealer's advantage, the ace."""
+
+    loaded = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.data: asymptotics.AsymptoticsData | None = None
+        self.busy = False
+        self.worker = None
+        self.exact_n = QSpinBox()
+        self.exact_n.setRange(2, 14)
+        self.exact_n.setValue(DEFAULT_EXACT_N)
+        self.exact_n.setToolTip("every deal with up to this many cards a hand is counted exactly")
+        exact_label = QLabel("Exact levels up to &n =")
+        exact_label.setBuddy(self.exact_n)
+        self.plan = QComboBox()
+        self.plan.addItem("quick: n = 100, 1 000, 10 000 (a few seconds)", QUICK_PLAN)
+        self.plan.addItem("the report's: n = 100 … 100 000 (a minute or more)", asymptotics.SAMPLE_PLAN)
+        self.plan.setToolTip("random deals valued by the linear-time algorithm (Theorem 10.1)")
+        self.compute_button = QPushButton("&Compute")
+        self.compute_button.clicked.connect(self.compute)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(False)
+        self.figure_box = QComboBox()
+        for name, title in asymptotics.FIGURES.items():
+            self.figure_box.addItem(title, name)
+        self.figure_box.currentIndexChanged.connect(self.draw)
+        figure_label = QLabel("Fi&gure:")
+        figure_label.setBuddy(self.figure_box)
+        self.message = MessageBar()
+        self.canvas = _Canvas(11, 5.5, layout=None)  # draw_figure applies tight_layout
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        controls = QHBoxLayout()
+        controls.addWidget(exact_label)
+        controls.addWidget(self.exact_n)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("Samples:"))
+        controls.addWidget(self.plan)
+        controls.addWidget(self.compute_button)
+        controls.addWidget(self.cancel_button)
+        self.progress.setMinimumWidth(180)
+        controls.addWidget(self.progress)
+        controls.addStretch(1)
+        figure_row = QHBoxLayout()
+        figure_row.addWidget(figure_label)
+        figure_row.addWidget(self.figure_box)
+        figure_row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.message)
+        layout.addLayout(figure_row)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.notes)
+
+    def load(self) -> None:
+        if self.data is None and not self.busy:
+            self.compute()
+
+    @Slot()
+    def compute(self) -> None:
+        if self.busy:
+            return
+        self.busy = True
+        self.compute_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setVisible(True)
+        self.progress.setFormat("starting …")
+        self.message.show_info("Counting every deal of the exact levels, then sampling large deals …")
+        self.worker = self.context.run(
+            compute_asymptotics,
+            self.exact_n.value(),
+            self.plan.currentData(),
+            progress=self._progress,
+            returned=self._loaded,
+            errored=self._failed,
+            aborted=self._aborted,
+            finished=self._finished,
+        )
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.abort()
+            self.message.show_info("Cancelling …")
+
+    def _progress(self, text: str) -> None:
+        self.progress.setFormat(text)
+        self.message.show_info(f"Computing: {text} …")
+
+    def _finished(self) -> None:
+        self.busy = False
+        self.worker = None
+        self.compute_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setVisible(False)
+        self.loaded.emit()
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.show_error(_error_text(exc))
+
+    def _aborted(self) -> None:
+        self.message.show_info("Cancelled." + (" The figures show the previous computation." if self.data else ""))
+
+    def _loaded(self, data: asymptotics.AsymptoticsData) -> None:
+        self.data = data
+        self.message.clear_message()
+        self.draw()
+        parts = [f"exact n = {e.n}: {e.ks_distance():.4f}" for e in data.exact[-2:]]
+        parts += [f"n = {s.n:,} ({s.count:,} deals): {s.ks:.4f}" for s in data.samples]
+        self.notes.setText(
+            "Kolmogorov–Smirnov distance of H_n/√n to the limit law of Theorem 11.5:  " + ";  ".join(parts)
+        )
+
+    @Slot()
+    def draw(self) -> None:
+        if self.data is None:
+            return
+        try:
+            asymptotics.draw_figure(self.figure_box.currentData(), self.canvas.figure, self.data)
+        except Exception as exc:  # noqa: BLE001 - a plotting failure is a message, not a crash
+            self.message.show_error(f"could not draw the figure: {exc}")
+        self.canvas.draw_idle()
+
+
+# -- the view ---------------------------------------------------------------------------------------------
+class SolutionsView(QWidget):
+    """View 4: chemin-de-fer, Le Her and the single-suit asymptotics, one tab each; loaded when first shown."""
+
+    TITLE = "Solutions"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.chemin_de_fer = CheminDeFerPage(context)
+        self.le_her = LeHerPage(context)
+        self.asymptotics = AsymptoticsPage(context)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.chemin_de_fer, "Chemin-de-fer")
+        self.tabs.addTab(self.le_her, "Le Her")
+        self.tabs.addTab(self.asymptotics, "Single-suit asymptotics")
+        self.tabs.currentChanged.connect(self._load_current)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.tabs)
+
+    @property
+    def pages(self) -> tuple[QWidget, ...]:
+        return (self.chemin_de_fer, self.le_her, self.asymptotics)
+
+    @property
+    def busy(self) -> bool:
+        return any(p.busy for p in self.pages)
+
+    def showEvent(self, event) -> None:  # Qt override
+        super().showEvent(event)
+        self._load_current()
+
+    @Slot()
+    def _load_current(self) -> None:
+        self.tabs.currentWidget().load()
+
+    def stop(self) -> None:
+        self.asymptotics.cancel()
+
+    # -- screenshots ---------------------------------------------------------------------------------
+    def load_example(self) -> None:
+        self.tabs.setCurrentWidget(self.chemin_de_fer)
+        self.chemin_de_fer.load()
+
+    def screenshot_pages(self):
+        return [
+            ("", lambda: self.tabs.setCurrentWidget(self.chemin_de_fer)),
+            ("le-her", lambda: self.tabs.setCurrentWidget(self.le_her)),
+            ("asymptotics", lambda: self.tabs.setCurrentWidget(self.asymptotics)),
+        ]

@@ -1,0 +1,320 @@
+"""Catalogue status: what the database holds, and building or extending it in a worker.
+
+The levels and their metadata come from :meth:`catalogue.store.Catalogue.levels`,
+the size from :func:`catalogue.build.file_size`; the build is
+:func:`catalogue.build.build_steps`, the same generator of progress events the
+command line's progress bar consumes.  It runs in a worker: the window stays
+responsive, a progress bar follows the events, and Cancel closes the generator,
+which rolls back the level in progress (every finished level stays valid).
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from catalogue.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
+from catalogue.database import parse_location
+from catalogue.errors import WhistError
+from catalogue.settings import DEFAULT_MAX_N
+from gui.context import AppContext
+from gui.models import LevelStatusModel
+from gui.widgets import CopyTableView, MessageBar, ValueLabel, fit_table
+
+__all__ = ["StatusView", "describe_progress", "human_size"]
+
+
+def human_size(size: int | None) -> str:
+    if size is None:
+        return "— (a database server)"
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"
+
+
+def describe_progress(event: BuildProgress) -> str:
+    """One line for a build event."""
+    if event.stage == "plan":
+        return f"Planning: {event.message}"
+    if event.stage == "compute":
+        return f"Valuing level {event.n}: {event.total:,} deals …"
+    if event.stage == "store":
+        return f"Storing level {event.n}: {event.done:,} of {event.total:,} deals"
+    if event.stage == "level":
+        return f"Level {event.n}: {event.message}"
+    if event.stage == "games":
+        return f"Solved games: {event.done} of {event.total} ({event.message})"
+    return "Done"
+
+
+class StatusView(QWidget):
+    """View 5: levels complete, counts, size; build or extend the catalogue with progress and cancel."""
+
+    refreshed = Signal()
+    build_finished = Signal()
+    TITLE = "Catalogue"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.worker = None
+        self.last_summary: BuildSummary | None = None
+        self._max_n_seen = 0
+
+        self.location_label = QLabel()
+        self.location_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.location_label.setWordWrap(True)
+        self.choose_button = QPushButton("Ch&oose file…")
+        self.choose_button.setToolTip("open another catalogue, or name a new file to build")
+        self.choose_button.clicked.connect(self.choose_file)
+        self.refresh_button = QPushButton("&Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.message = MessageBar()
+        self.headline = ValueLabel("", 18)
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.levels_model = LevelStatusModel(self)
+        self.levels_view = CopyTableView()
+        self.levels_view.setModel(self.levels_model)
+        fit_table(self.levels_view, stretch_last=True)
+
+        # -- build ---------------------------------------------------------------------------
+        self.max_n = QSpinBox()
+        self.max_n.setRange(1, MAX_BUILD_N)
+        self.max_n.setValue(DEFAULT_MAX_N)
+        self.max_n.setToolTip(f"every deal with 1 … n cards a hand (n ≤ {MAX_BUILD_N}); levels already complete are kept")
+        max_label = QLabel("Build or extend up to &n =")
+        max_label.setBuddy(self.max_n)
+        self.max_n.valueChanged.connect(self._describe_plan)
+        self.games = QCheckBox("with the solved games")
+        self.games.setChecked(True)
+        self.games.setToolTip("also store chemin-de-fer and Le Her (N = 3 … 52)")
+        self.build_button = QPushButton("&Build")
+        self.build_button.clicked.connect(self.start_build)
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_build)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("")
+        self.progress_label = QLabel()
+        self.plan_label = QLabel()
+        self.plan_label.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Catalogue:"))
+        top.addWidget(self.location_label, 1)
+        top.addWidget(self.choose_button)
+        top.addWidget(self.refresh_button)
+
+        build_box = QGroupBox("Build or extend (in the background: keep using the other views)")
+        b = QVBoxLayout(build_box)
+        row = QHBoxLayout()
+        row.addWidget(max_label)
+        row.addWidget(self.max_n)
+        row.addWidget(self.games)
+        row.addSpacing(12)
+        row.addWidget(self.build_button)
+        row.addWidget(self.cancel_button)
+        row.addStretch(1)
+        b.addLayout(row)
+        b.addWidget(self.plan_label)
+        b.addWidget(self.progress)
+        b.addWidget(self.progress_label)
+
+        contents = QGroupBox("What the catalogue holds")
+        c = QVBoxLayout(contents)
+        c.addWidget(self.headline)
+        c.addWidget(self.details)
+        c.addWidget(self.levels_view, 1)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.message)
+        layout.addWidget(contents, 1)
+        layout.addWidget(build_box)
+        self.context.catalogue_changed.connect(self.refresh)
+        self.refresh()
+
+    @property
+    def busy(self) -> bool:
+        return self.worker is not None
+
+    # -- contents ----------------------------------------------------------------------------------
+    @Slot()
+    def refresh(self) -> None:
+        location = self.context.location
+        self.location_label.setText(location)
+        catalogue = self.context.catalogue()
+        if catalogue is None:
+            self.levels_model.set_levels([])
+            self._max_n_seen = 0
+            self.headline.setText("No catalogue")
+            problem = self.context.catalogue_problem or ""
+            if "no catalogue at" in problem:
+                self.message.show_info(
+                    "There is no catalogue here yet: values are computed as they are needed. "
+                    "Build one below to look deals up at once and to search."
+                )
+            else:
+                self.message.show_error(problem)
+            self.details.setText("")
+            self._describe_plan()
+            self.refreshed.emit()
+            return
+        try:
+            levels = catalogue.levels()
+            games = catalogue.solved_games()
+        except WhistError as exc:
+            self.message.show_error(str(exc))
+            self.refreshed.emit()
+            return
+        if not self.busy:
+            self.message.clear_message()
+        self.levels_model.set_levels(levels)
+        complete = [i.n for i in levels if i.complete]
+        self._max_n_seen = catalogue.max_n
+        deals = sum(i.row_count for i in levels if i.complete)
+        size = file_size(catalogue.location)
+        if complete:
+            self.headline.setText(f"Every deal with n ≤ {catalogue.max_n} cards a hand" if catalogue.max_n else "Partial")
+        else:
+            self.headline.setText("Empty catalogue")
+        incomplete = [i.n for i in levels if not i.complete]
+        lines = [
+            f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
+            + (f" ({', '.join(map(str, complete))})" if complete else "")
+            + f" · {deals:,} deals · {human_size(size)}"
+            + (f" · {size / deals:.0f} bytes a deal" if size and deals else ""),
+            f"Solved games stored: {len(games)}",
+        ]
+        if incomplete:
+            lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
+        self.details.setText("\n".join(lines))
+        self._describe_plan()
+        self.refreshed.emit()
+
+    @Slot()
+    def _describe_plan(self) -> None:
+        target = self.max_n.value()
+        have = self._max_n_seen
+        if target <= have:
+            self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
+            return
+        new = sum(comb(2 * n, n) for n in range(have + 1, target + 1))
+        self.plan_label.setText(f"Will value and store {new:,} deals (levels {have + 1} … {target}).")
+
+    @Slot()
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Catalogue file (an existing one, or a new one to build)", self.context.location,
+            "SQLite catalogue (*.sqlite *.db);;All files (*)", options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.context.set_database(path)
+
+    # -- build ---------------------------------------------------------------------------------------
+    @Slot()
+    def start_build(self) -> None:
+        if self.busy:
+            return
+        try:
+            location = parse_location(self.context.location)
+        except WhistError as exc:
+            self.message.show_error(str(exc))
+            return
+        self.last_summary = None
+        self.build_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.max_n.setEnabled(False)
+        self.choose_button.setEnabled(False)
+        self.progress.setRange(0, 0)
+        self.progress.setFormat("starting …")
+        self.progress_label.setText("")
+        self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
+        self.worker = self.context.run(
+            build_steps,
+            str(location),
+            self.max_n.value(),
+            games=self.games.isChecked(),
+            create_parent=self.context.db is None,
+            progress=self._progress,
+            returned=self._built,
+            errored=self._failed,
+            aborted=self._aborted,
+            finished=self._finished,
+        )
+
+    @Slot()
+    def cancel_build(self) -> None:
+        if self.worker is not None:
+            self.worker.abort()
+            self.cancel_button.setEnabled(False)
+            self.progress_label.setText("Cancelling: the level in progress is rolled back …")
+
+    def _progress(self, event: BuildProgress) -> None:
+        text = describe_progress(event)
+        self.progress_label.setText(text)
+        if event.stage in ("store", "games") and event.total:
+            self.progress.setRange(0, event.total)
+            self.progress.setValue(event.done)
+            self.progress.setFormat(f"level {event.n}: %p %" if event.stage == "store" else "solved games: %p %")
+        elif event.stage == "compute":
+            self.progress.setRange(0, 0)
+            self.progress.setFormat(f"valuing level {event.n}")
+        elif event.stage == "level":
+            self.context.reset()  # the new level is readable now
+
+    def _built(self, summary: BuildSummary) -> None:
+        self.last_summary = summary
+        stored = ", ".join(map(str, summary.stored)) or "none (already complete)"
+        self.message.show_info(
+            f"Built in {summary.seconds:.1f} s: levels stored {stored}; {summary.rows_written:,} rows written."
+        )
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.show_error(str(exc) if isinstance(exc, WhistError) else f"the build failed: {type(exc).__name__}: {exc}")
+
+    def _aborted(self) -> None:
+        self.message.show_info("Build cancelled: the level in progress was rolled back; finished levels are kept.")
+
+    def _finished(self) -> None:
+        self.worker = None
+        self.build_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.max_n.setEnabled(True)
+        self.choose_button.setEnabled(True)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if self.last_summary else 0)
+        self.progress.setFormat("")
+        keep = self.message.text(), self.message.is_error
+        self.context.reset()  # reopen: the solver and the other views see the new levels
+        if keep[0]:
+            (self.message.show_error if keep[1] else self.message.show_info)(keep[0])
+        self.build_finished.emit()
+
+    def stop(self) -> None:
+        self.cancel_build()
+
+    # -- screenshots ---------------------------------------------------------------------------------
+    def load_example(self) -> None:
+        self.refresh()

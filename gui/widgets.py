@@ -1,0 +1,355 @@
+"""Widgets the views share: inline messages, value labels, copyable tables, the hand editor, card buttons."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from PySide6.QtCore import QAbstractItemModel, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QFrame,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QTableView,
+    QToolButton,
+    QWidget,
+)
+
+from catalogue.deals import RANK_NAMES
+
+__all__ = [
+    "WEST_COLOR",
+    "EAST_COLOR",
+    "BEST_COLOR",
+    "STYLE_SHEET",
+    "MessageBar",
+    "ValueLabel",
+    "CopyTableView",
+    "HandEditor",
+    "CardButton",
+    "heading",
+    "copy_text",
+    "enlarge",
+    "fit_table",
+    "fit_height",
+    "shrink_to_contents",
+    "scrolled",
+    "table_text",
+    "tricks_text",
+    "player_name",
+    "SUIT_SYMBOLS",
+    "suit_symbol",
+]
+
+WEST_COLOR = QColor("#1d4ed8")
+EAST_COLOR = QColor("#b91c1c")
+BEST_COLOR = QColor("#15803d")
+
+SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+
+STYLE_SHEET = """
+QToolButton[card="true"] {
+    border: 1px solid #9ca3af; border-radius: 5px; background: #ffffff;
+    font-weight: bold; min-width: 26px; min-height: 30px; padding: 1px 3px;
+}
+QToolButton[card="true"]:hover { border-color: #374151; }
+QToolButton[card="true"]:focus { border: 2px solid #f59e0b; }
+QToolButton[card="true"]:disabled { color: #6b7280; background: #f9fafb; border: 1px solid #e5e7eb; }
+QToolButton[card="true"][side="W"]:disabled { color: #6b86d6; }
+QToolButton[card="true"][side="E"]:disabled { color: #d07a7a; }
+QToolButton[card="true"][side="W"]:checked { background: #1d4ed8; color: white; border-color: #1e3a8a; }
+QToolButton[card="true"][side="E"]:checked { background: #b91c1c; color: white; border-color: #7f1d1d; }
+QToolButton[card="true"][best="true"] { border: 2px solid #15803d; background: #dcfce7; }
+QToolButton[card="true"][side="W"][played="true"] { background: #dbeafe; }
+QToolButton[card="true"][side="E"][played="true"] { background: #fee2e2; }
+QLabel[role="message-error"] {
+    background: #fef2f2; color: #991b1b; border: 1px solid #fecaca; border-radius: 4px; padding: 4px 8px;
+}
+QLabel[role="message-info"] {
+    background: #eff6ff; color: #1e3a8a; border: 1px solid #bfdbfe; border-radius: 4px; padding: 4px 8px;
+}
+QLabel[role="heading"] { font-weight: bold; color: #374151; }
+QLabel[role="value"] { color: #111827; }
+QGroupBox { font-weight: bold; }
+"""
+
+
+def player_name(player: str) -> str:
+    return "West" if player == "W" else "East"
+
+
+def suit_symbol(index: int, count: int) -> str:
+    """♠ ♥ ♦ ♣ for a deal of at most four suits (the papers' habit), else "suit k"."""
+    if count <= len(SUIT_SYMBOLS):
+        return SUIT_SYMBOLS[index]
+    return f"suit {index + 1}"
+
+
+def tricks_text(k: object) -> str:
+    """``1 trick``, ``3 tricks``."""
+    return f"{k} trick" + ("" if k == 1 else "s")
+
+
+def copy_text(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
+
+
+def heading(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setProperty("role", "heading")
+    return label
+
+
+class MessageBar(QLabel):
+    """An inline message under an input: red for an error, blue for a note; hidden when empty."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.hide()
+
+    def show_error(self, text: str) -> None:
+        self._show(text, "message-error")
+
+    def show_info(self, text: str) -> None:
+        self._show(text, "message-info")
+
+    def _show(self, text: str, role: str) -> None:
+        self.setProperty("role", role)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.setText(text)
+        self.show()
+
+    def clear_message(self) -> None:
+        self.setText("")
+        self.hide()
+
+    @property
+    def is_error(self) -> bool:
+        return self.isVisible() and self.property("role") == "message-error"
+
+
+class ValueLabel(QLabel):
+    """A value in the paper's typography, large, selectable and copyable."""
+
+    def __init__(self, text: str = "", point_size: int = 26, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        font = QFont(self.font())
+        font.setPointSize(point_size)
+        self.setFont(font)
+        self.setProperty("role", "value")
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        copy = QAction("Copy value", self)
+        copy.triggered.connect(lambda: copy_text(self.text()))
+        self.addAction(copy)
+
+
+class CopyTableView(QTableView):
+    """A table view whose selection copies to the clipboard as tab-separated text (Ctrl+C, context menu)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setAlternatingRowColors(False)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.setTabKeyNavigation(False)  # Tab leaves the table: keyboard users move between widgets
+        copy = QAction("Copy", self)
+        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy.triggered.connect(self.copy_selection)
+        self.addAction(copy)
+        copy_all = QAction("Copy whole table", self)
+        copy_all.triggered.connect(self.copy_all)
+        self.addAction(copy_all)
+        self.verticalHeader().setDefaultSectionSize(26)
+
+    @Slot()
+    def copy_selection(self) -> None:
+        indexes = self.selectionModel().selectedIndexes() if self.selectionModel() else []
+        if not indexes:
+            return
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        chosen = {(i.row(), i.column()) for i in indexes}
+        model = self.model()
+        lines = []
+        for r in rows:
+            cells = []
+            for c in cols:
+                cells.append(str(model.index(r, c).data() or "") if (r, c) in chosen else "")
+            lines.append("\t".join(cells))
+        copy_text("\n".join(lines))
+
+    @Slot()
+    def copy_all(self) -> None:
+        copy_text(table_text(self.model()))
+
+
+def table_text(model: QAbstractItemModel) -> str:
+    """A model's headers and cells as tab-separated lines."""
+    cols = model.columnCount()
+    header = [""] + [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(cols)]
+    lines = ["\t".join(header)]
+    for r in range(model.rowCount()):
+        cells = [str(model.headerData(r, Qt.Orientation.Vertical) or "")]
+        cells += [str(model.index(r, c).data() or "") for c in range(cols)]
+        lines.append("\t".join(cells))
+    return "\n".join(lines)
+
+
+def fit_table(view: QTableView, stretch_last: bool = False) -> None:
+    """Size columns to their contents (headers included)."""
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(stretch_last)
+    view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+
+
+class CardButton(QToolButton):
+    """A card: its name in the user's notation; ``side`` colours it for West or East."""
+
+    def __init__(self, text: str, side: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setText(text)
+        self.setProperty("card", True)
+        self.setProperty("side", side)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def set_flag(self, name: str, on: bool) -> None:
+        if bool(self.property(name)) != on:
+            self.setProperty(name, on)
+            self.style().unpolish(self)
+            self.style().polish(self)
+
+
+class HandEditor(QWidget):
+    """Click cards into the two hands: one row of the thirteen ranks for West, one for East.
+
+    A rank clicked into one hand leaves the other.  ``changed`` is emitted for
+    the user's edits only, not for :meth:`set_hands`.
+    """
+
+    changed = Signal()
+    RANKS: tuple[int, ...] = tuple(range(14, 1, -1))
+
+    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._buttons: dict[str, dict[int, CardButton]] = {"W": {}, "E": {}}
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(3)
+        grid.setVerticalSpacing(3)
+        self.title = QLabel(title)
+        self.title.setProperty("role", "heading")
+        if title:
+            grid.addWidget(self.title, 0, 0, 2, 1)
+        for row, side in enumerate(("W", "E")):
+            label = QLabel(player_name(side))
+            label.setStyleSheet(f"color: {(WEST_COLOR if side == 'W' else EAST_COLOR).name()}; font-weight: bold;")
+            grid.addWidget(label, row, 1)
+            for col, rank in enumerate(self.RANKS):
+                button = CardButton(RANK_NAMES[rank], side)
+                button.setCheckable(True)
+                button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
+                button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
+                button.clicked.connect(self._clicked)
+                self._buttons[side][rank] = button
+                grid.addWidget(button, row, col + 2)
+        self.count_label = QLabel()
+        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2, 2, 1)
+        grid.setColumnStretch(len(self.RANKS) + 3, 1)
+        self._update_count()
+
+    # -- state ------------------------------------------------------------------------------
+    def hand(self, side: str) -> tuple[int, ...]:
+        """The ranks in a hand, highest first."""
+        return tuple(r for r in self.RANKS if self._buttons[side][r].isChecked())
+
+    def text(self) -> str:
+        """The hands in rank notation, ``KQT/AJ9`` (``-`` for an empty hand)."""
+        west = "".join(RANK_NAMES[r] for r in self.hand("W")) or "-"
+        east = "".join(RANK_NAMES[r] for r in self.hand("E")) or "-"
+        return f"{west}/{east}"
+
+    def set_hands(self, west: Iterable[int], east: Iterable[int]) -> bool:
+        """Show the hands; False (and an empty editor) if a card is not one of A K … 2."""
+        west, east = set(west), set(east)
+        fits = (west | east) <= set(self.RANKS)
+        for side, ranks in (("W", west), ("E", east)):
+            for rank, button in self._buttons[side].items():
+                button.blockSignals(True)
+                button.setChecked(fits and rank in ranks)
+                button.blockSignals(False)
+        self._update_count()
+        return fits
+
+    def clear(self) -> None:
+        self.set_hands((), ())
+
+    # -- edits ------------------------------------------------------------------------------
+    def _toggled(self, side: str, rank: int, on: bool) -> None:
+        if on:
+            other = self._buttons["E" if side == "W" else "W"][rank]
+            if other.isChecked():
+                other.blockSignals(True)
+                other.setChecked(False)
+                other.blockSignals(False)
+        self._update_count()
+
+    @Slot()
+    def _clicked(self) -> None:
+        self.changed.emit()
+
+    def _update_count(self) -> None:
+        w, e = len(self.hand("W")), len(self.hand("E"))
+        style = "" if w == e else "color: #b91c1c;"
+        self.count_label.setStyleSheet(style)
+        self.count_label.setText(f"{w} : {e}")
+        self.count_label.setToolTip("cards in West's and East's hands (both must hold the same number)")
+
+    def button(self, side: str, rank: int) -> CardButton:
+        return self._buttons[side][rank]
+
+
+def shrink_to_contents(view: QTableView) -> None:
+    """A table as tall and wide as its contents (scrolling only when they outgrow the space)."""
+    view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+    view.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
+
+
+def fit_height(view: QTableView) -> None:
+    """Fix a short table's height to its rows (plus a horizontal scroll bar when it is needed)."""
+    view.resizeRowsToContents()
+    height = view.horizontalHeader().height() + 2 * view.frameWidth()
+    height += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
+    if view.model().columnCount() > 14:  # wide: leave room for the horizontal scroll bar
+        height += view.horizontalScrollBar().sizeHint().height()
+    view.setFixedHeight(max(height, view.horizontalHeader().height() + 4))
+
+
+def scrolled(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless scroll area: on a small screen it scrolls instead of being squeezed and clipped."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    return area
+
+
+def enlarge(widget: QWidget, points: int) -> None:
+    """Make a widget's font ``points`` larger (tables that deserve to be read at a glance)."""
+    font = QFont(widget.font())
+    font.setPointSize(font.pointSize() + points)
+    widget.setFont(font)

@@ -1,0 +1,168 @@
+"""Long work off the event loop: a ``QRunnable`` on a ``QThreadPool``, signals on a separate ``QObject``.
+
+Modelled on superqt's ``_qthreading``: :meth:`Worker.run` wraps :meth:`Worker.work`
+and turns any exception into :attr:`WorkerSignals.errored`; a function that is a
+generator reports progress through its yields and is cancelled through an
+abort flag checked between yields.  Workers never touch widgets: everything
+they produce travels through the signals, which Qt queues to the GUI thread.
+
+A worker that needs the catalogue opens its own (the function it runs does),
+so no database connection crosses threads.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool"]
+
+
+class Aborted(Exception):
+    """Raised inside a worker whose abort flag was set (reported as ``aborted``, not ``errored``)."""
+
+
+class WorkerSignals(QObject):
+    """What a worker reports, in this order: ``started``, ``progress``…, then ``returned``/``errored``/``aborted``, ``finished``."""
+
+    started = Signal()
+    progress = Signal(object)
+    """A value yielded by a generator function."""
+    returned = Signal(object)
+    """The function's result (a generator's return value)."""
+    errored = Signal(object)
+    """The exception the function raised."""
+    aborted = Signal()
+    """The work stopped early because :meth:`Worker.abort` was called."""
+    finished = Signal()
+    """Always emitted last."""
+
+
+class Worker(QRunnable):
+    """Run ``func(*args, **kwargs)`` on a thread pool.
+
+    If ``func`` is a generator function, each yielded value is emitted as
+    ``progress`` and the abort flag is checked between yields; the generator's
+    ``return`` value is emitted as ``returned``.  ``func`` may also accept an
+    ``abort_requested`` keyword (a callable returning the flag) to poll it
+    where it has no yields, and a ``report_progress`` keyword (a callable that
+    emits ``progress``) to report from inside a callback.
+    """
+
+    def __init__(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        self.setAutoDelete(False)  # Python keeps the reference; see WorkerPool
+        self.signals = WorkerSignals()
+        self._func = func
+        self._args = args
+        self._kwargs = kwargs
+        self._abort = False
+        parameters = _parameters(func)
+        if "abort_requested" in parameters:
+            self._kwargs["abort_requested"] = self.abort_requested
+        if "report_progress" in parameters:
+            self._kwargs["report_progress"] = self.signals.progress.emit
+
+    # -- control ----------------------------------------------------------------------------
+    def abort(self) -> None:
+        """Ask the work to stop at its next yield (or next poll of ``abort_requested``)."""
+        self._abort = True
+
+    def abort_requested(self) -> bool:
+        return self._abort
+
+    # -- running ----------------------------------------------------------------------------
+    def work(self) -> Any:
+        result = self._func(*self._args, **self._kwargs)
+        if not inspect.isgenerator(result):
+            return result
+        generator = result
+        while True:
+            if self._abort:
+                generator.close()
+                raise Aborted()
+            try:
+                step = next(generator)
+            except StopIteration as stop:
+                return stop.value
+            self.signals.progress.emit(step)
+
+    def run(self) -> None:  # QRunnable override
+        self.signals.started.emit()
+        try:
+            result = self.work()
+        except Aborted:
+            self.signals.aborted.emit()
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a message in the window
+            if self._abort:
+                self.signals.aborted.emit()
+            else:
+                self.signals.errored.emit(exc)
+        else:
+            if self._abort:
+                self.signals.aborted.emit()
+            else:
+                self.signals.returned.emit(result)
+        finally:
+            self.signals.finished.emit()
+
+
+def _parameters(func: Callable[..., Any]) -> set[str]:
+    try:
+        return set(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+class WorkerPool(QObject):
+    """A thread pool that keeps its running workers alive and can abort and wait for them all."""
+
+    def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(max_threads)
+        self._running: set[Worker] = set()
+
+    def start(self, worker: Worker) -> Worker:
+        self._running.add(worker)
+        worker.signals.finished.connect(lambda w=worker: self._running.discard(w))
+        self._pool.start(worker)
+        return worker
+
+    def run(
+        self,
+        func: Callable[..., Any],
+        *args: Any,
+        returned: Callable[[Any], None] | None = None,
+        errored: Callable[[Exception], None] | None = None,
+        progress: Callable[[Any], None] | None = None,
+        finished: Callable[[], None] | None = None,
+        aborted: Callable[[], None] | None = None,
+        **kwargs: Any,
+    ) -> Worker:
+        """Start ``func`` in a worker with the given handlers connected."""
+        worker = Worker(func, *args, **kwargs)
+        for signal, slot in (
+            (worker.signals.returned, returned),
+            (worker.signals.errored, errored),
+            (worker.signals.progress, progress),
+            (worker.signals.finished, finished),
+            (worker.signals.aborted, aborted),
+        ):
+            if slot is not None:
+                signal.connect(slot)
+        return self.start(worker)
+
+    @property
+    def active(self) -> int:
+        return len(self._running)
+
+    def abort_all(self) -> None:
+        for worker in list(self._running):
+            worker.abort()
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Wait for every worker to finish (``msecs`` < 0: no limit)."""
+        return self._pool.waitForDone(msecs)

@@ -1,0 +1,52 @@
+"""``whist-catalogue gui``: open the desktop app, or render its views to PNG files (SPEC §4).
+
+``gui --screenshot DIR`` renders every main view to ``DIR/<view>.png`` and
+exits; it sets ``QT_QPA_PLATFORM=offscreen`` when no platform was chosen, so
+it works without a display.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "gui",
+        parents=[common],
+        help="open the desktop app",
+        description="Open the desktop app: deal explorer, multi-suit calculator, search and statistics, "
+        "solved games, catalogue status.",
+    )
+    parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from catalogue.errors import WhistError
+
+    if args.screenshot is None and _no_display():
+        raise WhistError(
+            "no display to open the app on (set DISPLAY, or QT_QPA_PLATFORM=offscreen; "
+            "--screenshot DIR renders the views without one)"
+        )
+    if args.db:
+        # A catalogue named explicitly must exist and be ours (SPEC §4: exit status 2 otherwise);
+        # without --db the app also works with no catalogue at all, and can build one.
+        from catalogue.store import open_catalogue
+
+        open_catalogue(args.db).close()
+    from gui.app import run as run_app  # Qt is imported only when the app is wanted
+
+    return run_app(args.db, args.screenshot)
+
+
+def _no_display() -> bool:
+    """On Linux without X11 or Wayland (and no Qt platform chosen) Qt would abort: say so instead."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

@@ -1,0 +1,30 @@
+"""Shared test set-up.
+
+Qt runs offscreen (no display on CI): the platform is chosen here, before
+pytest-qt creates the QApplication.  Below, the fixtures the GUI tests share
+(``tests/test_gui_*.py``; their helpers are in ``tests/gui_support.py``).
+"""
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture
+def no_default_catalogue(tmp_path, monkeypatch):
+    """Point the default catalogue at a file that does not exist: values come from the engine."""
+    monkeypatch.setenv("WHIST_CATALOGUE_DB", str(tmp_path / "absent.sqlite"))
+
+
+@pytest.fixture(scope="session")
+def small_catalogue(tmp_path_factory):
+    """A catalogue of every deal with n ≤ 7 (3/8 first appears at n = 7; hold-ups from n = 4), no solved games."""
+    from catalogue.build import build
+
+    path = tmp_path_factory.mktemp("catalogue") / "small.sqlite"
+    build(str(path), 7, games=False)
+    return path

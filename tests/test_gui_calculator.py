@@ -1,0 +1,87 @@
+"""The multi-suit calculator, driven as a user would: deal (28), its sum, its lead, play and watch."""
+
+import pytest
+from gui_support import make_window, wait_idle
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from gui.calculator import DEAL_28
+
+pytestmark = pytest.mark.usefixtures("no_default_catalogue")
+
+
+@pytest.fixture
+def window(qtbot):
+    return make_window(qtbot)
+
+
+@pytest.fixture
+def calculator(window):
+    return window.show_view("calculator")
+
+
+def enter(qtbot, window, calculator, text):
+    calculator.input.setText(text)
+    qtbot.keyClick(calculator.input, Qt.Key.Key_Return)
+    wait_idle(qtbot, window, calculator)
+
+
+def test_deal_28_adds_up_to_ten_and_a_half_fuzzy(qtbot, window, calculator, qtmodeltester):
+    enter(qtbot, window, calculator, DEAL_28)
+    model = calculator.suits_model
+    assert model.rowCount() == 4
+    assert [model.index(r, 3).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
+    qtmodeltester.check(model)
+    assert calculator.sum_label.text() == "10 + 1/2 ± ε₀"
+    assert "West takes 11 of the 19 tricks" in calculator.outcome_label.text()
+    assert "West takes 10, East 9" in calculator.outcome_label.text()
+    west = calculator.lead_labels["W"].text()
+    assert "♠" in west and "attack East's exit" in west  # the paper: "the only way ... is to lead a spade"
+    assert "attack West's exit" in calculator.lead_labels["E"].text()
+    assert [len(e.hand("W")) for e in calculator.editors] == [5, 3, 6, 5]
+
+
+def test_bad_deals_are_inline_messages(qtbot, window, calculator):
+    for text, words in (("AQ/KJ, AK/Q", "suit 2"), ("AQ/KJ,,K/A", "empty suit 2"), ("AQ/KJ, AXQ/KJT", "rank")):
+        enter(qtbot, window, calculator, text)
+        assert calculator.message.is_error and words in calculator.message.text()
+
+
+def test_play_against_the_app_then_watch_it_play_both_sides(qtbot, window, calculator):
+    enter(qtbot, window, calculator, DEAL_28)
+    panel = calculator.play_panel
+    assert "attack East's exit" in panel.status.text()
+    assert panel.line_west_tricks == 11
+    # West leads a spade; the app answers for East
+    qtbot.mouseClick(panel.card_button("W", 8, suit=0), Qt.MouseButton.LeftButton)
+    assert len(panel.play.tricks) == 1 and panel.tricks.played[0].lead == "♠8"
+    panel.restart()
+    assert panel.play.tricks == []
+    # watch: the app plays both sides, card by card, without blocking the window
+    panel.timer.setInterval(5)
+    qtbot.mouseClick(panel.watch_button, Qt.MouseButton.LeftButton)
+    assert panel.watch_button.isChecked()
+    assert all(not b.isEnabled() for b in panel._buttons.values())
+    qtbot.waitUntil(lambda: panel.play.finished, timeout=20_000)
+    assert panel.play.west_tricks == 11 and not panel.watch_button.isChecked()
+
+
+def test_hand_editor_per_suit(qtbot, window, calculator):
+    calculator.add_suit()
+    assert len(calculator.editors) == 2
+    first, second = calculator.editors
+    for editor, side, rank in ((first, "W", 14), (first, "E", 13), (second, "W", 12)):
+        qtbot.mouseClick(editor.button(side, rank), Qt.MouseButton.LeftButton)
+    assert calculator.input.text() == "A/K, Q/-"
+    assert "Suit 2" in calculator.message.text()
+    qtbot.mouseClick(second.button("E", 2), Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window, calculator)
+    assert calculator.input.text() == "A/K, Q/2"
+    assert calculator.sum_label.text() == "2 − ε₀"
+
+
+def test_copy_values(qtbot, window, calculator):
+    enter(qtbot, window, calculator, "AQ/KJ, K/A")
+    calculator.copy_summary()
+    text = QApplication.clipboard().text()
+    assert "AQ/KJ" in text and "sum" in text and "West leads" in text

@@ -1,0 +1,152 @@
+"""The deal explorer, driven as a user would: type or click a deal, read the value, play cards."""
+
+import pytest
+from gui_support import make_window, wait_idle
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QTextDocumentFragment
+from PySide6.QtWidgets import QApplication
+
+from catalogue.play import Move
+
+pytestmark = pytest.mark.usefixtures("no_default_catalogue")
+
+
+@pytest.fixture
+def window(qtbot):
+    return make_window(qtbot)
+
+
+@pytest.fixture
+def explorer(qtbot, window):
+    return window.show_view("explorer")
+
+
+def enter(qtbot, window, explorer, text):
+    explorer.input.clear()
+    qtbot.keyClicks(explorer.input, text)
+    qtbot.keyClick(explorer.input, Qt.Key.Key_Return)
+    wait_idle(qtbot, window, explorer)
+
+
+def test_typed_deal_shows_the_papers_typography(qtbot, window, explorer, qtmodeltester):
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    assert explorer.value_label.text() == "1 + 1/2"
+    assert "EWEWWE" in explorer.deal_info.text()
+    assert "West takes 1 trick" in explorer.outcome_label.text()
+    assert explorer.leads_label.text() == "West: Q K\nEast: 9 J"
+    # α_ij: 3 × 3, labeled values in the paper's notation, best leads starred
+    model = explorer.alpha_model
+    assert (model.rowCount(), model.columnCount()) == (3, 3)
+    assert model.index(0, 0).data() == "(W, 2 − ε₁)"
+    assert model.headerData(1, Qt.Orientation.Vertical).endswith("★")
+    assert not model.headerData(0, Qt.Orientation.Vertical).endswith("★")
+    for m in (model, explorer.a_model, explorer.t_model):
+        qtmodeltester.check(m)
+    assert explorer.a_model.index(0, 1).data() == "−1"
+    assert (explorer.analysis.h_lower, explorer.analysis.h_upper, explorer.analysis.h) == (0, 1, 0)
+    h_text = QTextDocumentFragment.fromHtml(explorer.h_label.text()).toPlainText()
+    assert "T_k changes sign between k = 0 and 1" in h_text and "H = 0 (Theorem 9.1)" in h_text
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("K/A", "ε₀"), ("EWEW", "1 + 1/2"), ("13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", None), ("KQT98/AJ765", "3 − ε₂")],
+)
+def test_every_notation_of_spec_2(qtbot, window, explorer, text, value):
+    enter(qtbot, window, explorer, text)
+    assert not explorer.message.is_error
+    if value is not None:
+        assert explorer.value_label.text() == value
+
+
+@pytest.mark.parametrize(
+    "text, words", [("AQ/K", "asymmetric"), ("AXQ/KJ", "rank"), ("AA/KQ", "twice"), ("", "empty")]
+)
+def test_bad_deal_is_an_inline_message(qtbot, window, explorer, text, words):
+    enter(qtbot, window, explorer, "AQ/KJ")
+    enter(qtbot, window, explorer, text)
+    assert explorer.message.is_error
+    assert words in explorer.message.text()
+    assert explorer.analysis.suit.deal.label == "EWEW"  # the last good deal stays on screen
+
+
+def test_clicking_cards_into_the_hands(qtbot, window, explorer):
+    editor = explorer.editor
+    for side, rank in (("W", 14), ("W", 12), ("E", 13)):
+        qtbot.mouseClick(editor.button(side, rank), Qt.MouseButton.LeftButton)
+    assert explorer.input.text() == "AQ/K"
+    assert "same number" in explorer.message.text() and not explorer.message.is_error
+    qtbot.mouseClick(editor.button("E", 11), Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window, explorer)
+    assert explorer.input.text() == "AQ/KJ"
+    assert explorer.value_label.text() == "1 + 1/2"
+    # a card clicked into West leaves East
+    qtbot.mouseClick(editor.button("W", 11), Qt.MouseButton.LeftButton)
+    assert editor.hand("E") == (13,) and explorer.input.text() == "AQJ/K"
+
+
+def test_typed_deal_fills_the_hand_editor(qtbot, window, explorer):
+    enter(qtbot, window, explorer, "K Q 9 / A J 10")
+    assert explorer.editor.hand("W") == (13, 12, 9)
+    assert explorer.editor.hand("E") == (14, 11, 10)
+
+
+def test_play_a_card_the_app_answers_undo_and_line_to_the_end(qtbot, window, explorer, qtmodeltester):
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    panel = explorer.play_panel
+    assert panel.user_side == "W" and panel.play.to_play == "W"
+    line = panel.optimal_line()
+    assert len(line) == 3 and all(r.projected for r in line)
+    assert panel.line_west_tricks == 1  # West on lead takes 1 trick (the outcome)
+    qtbot.mouseClick(panel.card_button("W", 13), Qt.MouseButton.LeftButton)  # West leads the K
+    assert len(panel.play.tricks) == 1  # ... and the app answered for East
+    assert panel.tricks.played[0].lead == "K"
+    assert panel.tricks.rowCount() == 3  # one played, two on the optimal line
+    qtmodeltester.check(panel.tricks)
+    qtbot.mouseClick(panel.undo_button, Qt.MouseButton.LeftButton)
+    assert panel.play.tricks == [] and panel.play.to_play == "W"
+    qtbot.mouseClick(panel.end_button, Qt.MouseButton.LeftButton)
+    assert panel.play.finished and panel.play.west_tricks == 1
+    assert "over" in panel.status.text()
+
+
+def test_a_card_off_the_theorys_line_is_noted(qtbot, window, explorer):
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    panel = explorer.play_panel
+    panel.play_card(Move(0, 10))  # West leads the T: not a best lead
+    note = panel.tricks.played[0].note
+    assert "off the theory's line" in note
+
+
+def test_both_sides_and_east_on_lead(qtbot, window, explorer):
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    panel = explorer.play_panel
+    panel.mode_box.setCurrentIndex(panel.mode_box.findData("both"))
+    panel.leader_box.setCurrentIndex(panel.leader_box.findData("E"))
+    assert panel.play.to_play == "E" and panel.play.tricks == []
+    qtbot.mouseClick(panel.card_button("E", 9), Qt.MouseButton.LeftButton)
+    assert panel.play.led is not None and panel.play.to_play == "W"  # nobody answered for West
+    qtbot.mouseClick(panel.app_button, Qt.MouseButton.LeftButton)
+    assert len(panel.play.tricks) == 1
+    panel.play_to_end()
+    assert panel.play.west_tricks == 2  # East on lead: West takes 2
+
+
+def test_copy_deal_and_value(qtbot, window, explorer):
+    enter(qtbot, window, explorer, "AQ/KJ")
+    QGuiApplication.clipboard().clear()
+    qtbot.mouseClick(explorer.copy_button, Qt.MouseButton.LeftButton)
+    text = QApplication.clipboard().text()
+    assert "AQ/KJ" in text and "1 + 1/2" in text and "EWEW" in text
+    explorer.alpha_view.selectAll()
+    explorer.alpha_view.copy_selection()
+    assert QApplication.clipboard().text().count("\n") == 1  # two rows, tab-separated
+
+
+def test_beyond_the_engine_the_outcome_comes_from_the_linear_time_algorithm(qtbot, window, explorer):
+    big = " ".join(str(k) for k in range(40, 20, -1)) + " / " + " ".join(str(k) for k in range(20, 0, -1))
+    enter(qtbot, window, explorer, big)
+    assert not explorer.message.is_error
+    assert explorer.value_label.text() == "19 + 1/2 < value < 20 + 1/2"  # 20 − ε₀, not named by Theorem 12.1
+    assert "West takes 20 tricks" in explorer.outcome_label.text()
+    assert explorer.play_panel.play is None

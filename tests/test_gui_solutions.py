@@ -1,0 +1,75 @@
+"""The solved games: chemin-de-fer's G(h) and tables, Le Her for a chosen N, the §11 asymptotics."""
+
+import pytest
+from gui_support import make_window, wait_idle
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.usefixtures("no_default_catalogue")
+
+
+@pytest.fixture
+def window(qtbot):
+    return make_window(qtbot)
+
+
+@pytest.fixture
+def solutions(qtbot, window):
+    view = window.show_view("solutions")
+    wait_idle(qtbot, window, view)
+    return view
+
+
+def test_chemin_de_fer_plot_and_decision_tables(qtbot, window, solutions, qtmodeltester):
+    page = solutions.chemin_de_fer
+    assert page.solution is not None and not page.message.is_error
+    assert "h* = 575/704" in page.summary.text()
+    assert page.decisions.rowCount() == 4 and page.decisions.columnCount() == 11
+    assert page.decisions.headerData(10, Qt.Orientation.Horizontal) == "stood"
+    assert {page.decisions.index(r, c).data() for r in range(4) for c in range(11)} == {"draw", "stand"}
+    for model in (page.decisions, page.table3):
+        qtmodeltester.check(model)
+    ax = page.canvas.figure.axes[0]
+    assert "minimax point" in [t.get_text() for t in ax.get_legend().get_texts()]
+    page.table_box.setCurrentIndex(0)
+    assert page.table_box.currentText().startswith("Table 4")
+
+
+def test_le_her_choose_n(qtbot, window, solutions, qtmodeltester):
+    solutions.tabs.setCurrentWidget(solutions.le_her)
+    page = solutions.le_her
+    wait_idle(qtbot, window, solutions)
+    assert "N = 13" in page.summary.text() and "548/1001" in page.summary.text()
+    page.cards.setValue(5)
+    wait_idle(qtbot, window, solutions)
+    assert "N = 5" in page.summary.text()
+    assert page.matrix.rowCount() == 4 and page.matrix.columnCount() == 4
+    cells = [(r, c) for r in range(4) for c in range(4)]
+    assert all(float(page.matrix.index(r, c).data()) < 1 for r, c in cells)  # decimals by default
+    page.exact.setChecked(True)
+    assert any("/" in page.matrix.index(r, c).data() for r, c in cells)
+    for model in (page.matrix, page.subgame):
+        qtmodeltester.check(model)
+
+
+def test_asymptotics_compute_then_cancel(qtbot, window, solutions):
+    solutions.tabs.setCurrentWidget(solutions.asymptotics)
+    page = solutions.asymptotics
+    page.cancel()
+    wait_idle(qtbot, window, solutions)
+    page.exact_n.setValue(6)
+    page.plan.setItemData(0, ((100, 400), (400, 400)))
+    page.plan.setCurrentIndex(0)
+    with qtbot.waitSignal(page.loaded, timeout=30_000):
+        page.compute()
+    assert page.data is not None and page.data.exact[-1].n == 6
+    assert "Kolmogorov" in page.notes.text()
+    for name in range(page.figure_box.count()):
+        page.figure_box.setCurrentIndex(name)
+        assert not page.message.is_error and page.canvas.figure.axes
+    # a long computation is cancelled from the window
+    page.plan.setCurrentIndex(1)
+    page.exact_n.setValue(14)
+    page.compute()
+    qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not page.busy, timeout=30_000)
+    assert "Cancelled" in page.message.text() and page.data.exact[-1].n == 6

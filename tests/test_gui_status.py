@@ -1,0 +1,59 @@
+"""Catalogue status: the levels a catalogue holds; a build started, followed, cancelled and finished."""
+
+import pytest
+from gui_support import make_window, wait_idle
+from PySide6.QtCore import Qt
+
+from catalogue.store import open_catalogue
+
+pytestmark = pytest.mark.usefixtures("no_default_catalogue")
+
+
+@pytest.fixture
+def db(tmp_path):
+    return tmp_path / "catalogue.sqlite"
+
+
+def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodeltester):
+    window = make_window(qtbot, db)
+    status = window.show_view("status")
+    assert status.headline.text() == "No catalogue"
+    assert "no catalogue here yet" in status.message.text()
+    status.max_n.setValue(4)
+    status.games.setChecked(False)
+    with qtbot.waitSignal(status.build_finished, timeout=60_000):
+        qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
+    assert status.last_summary is not None, status.message.text()
+    assert status.last_summary.stored == [1, 2, 3, 4]
+    assert status.levels_model.rowCount() == 4
+    assert status.levels_model.index(3, 1).data() == "complete"
+    assert status.levels_model.index(3, 2).data() == "70"
+    qtmodeltester.check(status.levels_model)
+    assert "n ≤ 4" in status.headline.text()
+    # the rest of the app now reads the catalogue
+    assert "catalogue" in window.source_label.text() and "no catalogue" not in window.source_label.text()
+
+
+def test_build_progress_and_cancel_keep_the_window_responsive(qtbot, db):
+    window = make_window(qtbot, db)
+    status = window.show_view("status")
+    status.max_n.setValue(11)
+    status.games.setChecked(False)
+    events = []
+    qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
+    assert status.busy and status.cancel_button.isEnabled()
+    status.worker.signals.progress.connect(events.append)
+    # the event loop keeps running: switch views and value a deal while the build works
+    explorer = window.show_view("explorer")
+    explorer.set_deal_text("AQ/KJ")
+    qtbot.waitUntil(lambda: explorer.value_label.text() == "1 + 1/2", timeout=30_000)
+    qtbot.waitUntil(lambda: any(e.stage == "store" and e.n >= 9 for e in events), timeout=60_000)
+    window.show_view("status")
+    qtbot.mouseClick(status.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not status.busy, timeout=60_000)
+    assert "cancelled" in status.message.text()
+    with open_catalogue(db) as catalogue:
+        complete = catalogue.complete_levels()
+    assert complete and max(complete) < 11
+    assert complete == set(range(1, max(complete) + 1))  # finished levels stay valid
+    wait_idle(qtbot, window, status)
