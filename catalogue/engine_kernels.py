@@ -156,7 +156,8 @@ def _alpha(n, a, ta, b, cb, s0, s1, s2, s3, prev_num, prev_inf, scale):
     """The labeled key of α for West's card at a against East's card at b."""
     r = _reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3)
     west_wins = 1 if a > b else 0
-    return key_of(prev_num[r] + west_wins * scale, np.int64(prev_inf[r]), west_wins)
+    # Widen before shifting: the packed key needs 64 bits (Numba widens by itself, plain Python does not).
+    return key_of(np.int64(prev_num[r]) + west_wins * scale, np.int64(prev_inf[r]), west_wins)
 
 
 @njit(cache=True, inline="always")

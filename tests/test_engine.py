@@ -153,6 +153,25 @@ def test_engine_solver():
         solver.value(Deal.from_label("WE" * 9))
 
 
+def test_kernels_without_the_jit():
+    """The kernels as plain Python (NUMBA_DISABLE_JIT=1) give the same values, best moves and checks."""
+    import subprocess
+    import sys
+
+    program = (
+        "from catalogue.engine import levels; import json; "
+        "print(json.dumps([[L.numerator.tolist(), L.infinitesimal.tolist(), L.moves.tolist(), "
+        "L.checks.counterexamples.tolist(), L.flags.tolist()] for L in levels(5, moves=True, checks=True)]))"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, NUMBA_DISABLE_JIT="1")).stdout
+    plain = __import__("json").loads(out)
+    for level, (num, inf, moves, cex, flags) in zip(levels(5, moves=True, checks=True), plain):
+        assert level.numerator.tolist() == num and level.infinitesimal.tolist() == inf
+        assert level.moves.tolist() == moves and level.flags.tolist() == flags
+        assert level.checks.counterexamples.tolist() == cex
+
+
 def test_compute_level_guards():
     with pytest.raises(ValueError):
         compute_level(3, Level.empty())

@@ -1,0 +1,343 @@
+"""``build``, ``search``, ``stats``, ``export`` and ``verify``: the catalogue's sub-commands (SPEC §4).
+
+Thin: each parses its options, calls :mod:`catalogue.build`, :mod:`catalogue.store`,
+:mod:`catalogue.export` or :mod:`catalogue.verify`, and prints.  Errors the user
+caused (a bad expression, a missing, foreign, corrupt or newer catalogue) are
+:class:`~catalogue.errors.WhistError`: ``whist-catalogue`` prints one line and
+exits with status 2, and nothing has been written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from catalogue.errors import WhistError
+from catalogue.settings import DEFAULT_MAX_N, database_location
+from scripts.whist_catalogue import EXIT_FAILED, EXIT_OK, emit_json
+
+
+class CatalogueUsageError(WhistError, ValueError):
+    """A bad option value for one of the catalogue's sub-commands."""
+
+
+MAX_BUILD_N = 16
+"""As :data:`catalogue.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "build",
+        parents=[common],
+        help="fill the catalogue with every single-suit deal up to N cards a hand (resumable)",
+        description="Value every single-suit deal with 1…N cards a hand, with its best moves and the single-suit "
+        "paper's quantities, and store them in the catalogue, one level per transaction: an interrupted build "
+        "keeps every finished level, and running it again resumes.  Also stores the solved matrix games.  An "
+        "older catalogue is upgraded first.",
+    )
+    p.add_argument("--max-n", type=int, default=None, metavar="N",
+                   help=f"largest hand size, 1…{MAX_BUILD_N} (default {DEFAULT_MAX_N})")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-games", action="store_true", help="do not store the solved matrix games")
+    p.set_defaults(func=run_build)
+
+    p = sub.add_parser(
+        "search",
+        parents=[common],
+        help="deals matching an expression (see docs/search.md)",
+        description="Deals of the catalogue matching an expression, in key order.  Examples: "
+        "'value = 3+3/8', 'n = 10 and frac = 3/8', 'inf = e2', 'outcome = (1, 2) and ace = W', "
+        "'counterexample(12.2)', 'holdup and not (n > 6)'.  Fields: n, key, value, number, frac, numerator, "
+        "denominator, inf, stoppers, west_leads, east_leads, outcome, h, h_upper, h_lower, greedy, "
+        "greedy_west_leads, greedy_east_leads, five_card, five_card_west_leads, five_card_east_leads, ace, "
+        "holdup, flags; counterexample(12.2 | 12.3 | 12.4 | 8.10 | 9.4 | any).",
+    )
+    p.add_argument("expression", metavar="EXPR", help="the search expression (quote it for the shell)")
+    p.add_argument("--count", action="store_true", help="print only how many deals match")
+    p.add_argument("--limit", type=int, default=None, metavar="K", help="at most K deals")
+    p.add_argument("--offset", type=int, default=0, metavar="K", help="skip the first K matching deals")
+    p.set_defaults(func=run_search)
+
+    p = sub.add_parser(
+        "stats",
+        parents=[common],
+        help="per n: counts of values, fractional parts, infinitesimals, outcomes",
+        description="Statistics of every complete level of the catalogue (the same as scan computes in memory).",
+    )
+    p.add_argument("--n", type=int, action="append", metavar="N", help="only level N (repeatable)")
+    p.set_defaults(func=run_stats)
+
+    p = sub.add_parser(
+        "export",
+        parents=[common],
+        help="export deals (a search or a level) to CSV or JSON Lines",
+        description="Write the deals matching EXPR (default: every deal), or of one level, to CSV or JSON Lines, "
+        "streamed.  The first line names the columns.",
+    )
+    p.add_argument("expression", nargs="?", metavar="EXPR", help="a search expression (default: every deal)")
+    p.add_argument("--level", type=int, metavar="N", help="only the deals with N cards a hand")
+    p.add_argument("--format", choices=("csv", "jsonl"), default=None,
+                   help="csv (default) or jsonl (JSON Lines; also --json)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--limit", type=int, default=None, metavar="K", help="at most K deals")
+    p.set_defaults(func=run_export)
+
+    p = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="check the catalogue: completeness, checksums, a recomputed sample",
+        description="Check every level: complete with C(2n, n) rows, checksum as recorded, and a random sample "
+        "recomputed independently (recursive definition up to --recursive-max-n).  Exit status 0 only when "
+        "every check holds, 1 when one fails.",
+    )
+    p.add_argument("--sample", type=int, default=None, metavar="K", help="deals recomputed per level (default 4)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random sample")
+    p.add_argument("--recursive-max-n", type=int, default=None, metavar="N",
+                   help="recompute by the recursive definition up to N (default 9), by the engine above")
+    p.set_defaults(func=run_verify)
+
+
+# -- build --------------------------------------------------------------------------------------------
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from catalogue.build import build_steps
+    from scripts.progress import LevelProgress
+
+    max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
+    location = database_location(args.db)
+    steps = build_steps(location, max_n, games=not args.no_games, create_parent=args.db is None)
+    enabled = False if args.no_progress else None
+    with LevelProgress("building", enabled=enabled) as bar, _GamesProgress(enabled) as games:
+        while True:
+            try:
+                event = next(steps)
+            except StopIteration as stop:
+                summary = stop.value
+                break
+            if event.stage in ("compute", "store") and event.n is not None:
+                bar(event.n, event.done, event.total)
+            elif event.stage == "level":
+                bar.close()
+            elif event.stage == "games":
+                games(event.done, event.total, event.message)
+    if args.json:
+        emit_json(summary.to_json())
+        return EXIT_OK
+    stored = _ranges(summary.stored) or "none"
+    kept = f"; levels {_ranges(summary.already_complete)} were already complete" if summary.already_complete else ""
+    size = ""
+    if summary.file_bytes is not None:
+        size = f", {summary.file_bytes / 1e6:.1f} MB, {summary.bytes_per_deal:.0f} bytes a deal"
+    sys.stdout.write(
+        f"catalogue {summary.location}: levels 1…{summary.max_n} complete ({summary.deals:,} deals{size});"
+        f" stored levels {stored}{kept}; {summary.seconds:.1f} s\n"
+    )
+    return EXIT_OK
+
+
+def _ranges(ns: list[int]) -> str:
+    parts, start, prev = [], None, None
+    for n in sorted(ns):
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            parts.append(f"{start}" if start == prev else f"{start}–{prev}")
+            start = prev = n
+    if start is not None:
+        parts.append(f"{start}" if start == prev else f"{start}–{prev}")
+    return ", ".join(parts)
+
+
+# -- search -------------------------------------------------------------------------------------------
+
+
+def _open(args: argparse.Namespace):  # noqa: ANN202
+    from catalogue.store import open_catalogue
+
+    return open_catalogue(database_location(args.db))
+
+
+def _check_limit(name: str, value: int | None) -> None:
+    if value is not None and value < 0:
+        raise CatalogueUsageError(f"--{name} must not be negative, got {value}")
+
+
+def run_search(args: argparse.Namespace) -> int:
+    from catalogue.search import compile_search
+
+    _check_limit("limit", args.limit)
+    _check_limit("offset", args.offset)
+    compile_search(args.expression)  # a bad expression is reported before the catalogue is opened
+    with _open(args) as catalogue:
+        if args.count:
+            count = catalogue.count(args.expression)
+            if args.json:
+                emit_json({"count": count})
+            else:
+                sys.stdout.write(f"{count}\n")
+            return EXIT_OK
+        with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset) as records:
+            for record in records:
+                if args.json:
+                    emit_json(record.to_json())
+                else:
+                    sys.stdout.write(_record_line(record) + "\n")
+    return EXIT_OK
+
+
+def _record_line(record) -> str:  # noqa: ANN001
+    o = record.outcome
+    leads = record.best_leads()
+    flags = f"  counterexample to {', '.join(record.counterexamples)}" if record.counterexamples else ""
+    return (
+        f"{record.label:<{2 * record.n}}  n={record.n:<2}  value {record.value.text():<14}"
+        f"  outcome ({o.west_leads}, {o.east_leads})  H={record.h:<3}"
+        f"  best leads W: {' '.join(leads['west'])}  E: {' '.join(leads['east'])}{flags}"
+    )
+
+
+# -- stats --------------------------------------------------------------------------------------------
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    with _open(args) as catalogue:
+        complete = sorted(catalogue.complete_levels())
+        wanted = complete if not args.n else sorted(set(args.n))
+        for n in wanted:
+            stats = catalogue.statistics(n).to_json()
+            if args.json:
+                emit_json(stats)
+            else:
+                _print_stats(stats)
+            sys.stdout.flush()
+        if not wanted and not args.json:
+            sys.stdout.write("no complete level in the catalogue\n")
+    return EXIT_OK
+
+
+def _print_stats(stats: dict) -> None:
+    fracs = ", ".join(f"{k} ×{v:,}" for k, v in stats["fractional_parts"].items())
+    infs = ", ".join(f"{k} ×{v:,}" for k, v in stats["infinitesimals"].items())
+    outcomes = ", ".join(f"({k.replace('|', ', ')}) ×{v:,}" for k, v in stats["outcomes"].items())
+    sys.stdout.write(
+        f"n = {stats['n']}: {stats['deals']:,} deals, {stats['distinct_values']} distinct values\n"
+        f"  fractional parts: {fracs}\n  infinitesimals: {infs}\n  outcomes: {outcomes}\n"
+    )
+
+
+# -- export -------------------------------------------------------------------------------------------
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from catalogue.export import export
+    from catalogue.search import compile_search
+
+    _check_limit("limit", args.limit)
+    fmt = args.format or ("jsonl" if args.json else "csv")
+    if args.level is not None and args.level < 1:
+        raise CatalogueUsageError(f"--level must be at least 1, got {args.level}")
+    if args.expression is not None:
+        compile_search(args.expression)  # reject a bad expression before opening anything
+    with _open(args) as catalogue:
+        if args.level is not None and args.level not in catalogue.complete_levels():
+            raise CatalogueUsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
+        options = {"level": args.level, "fmt": fmt, "limit": args.limit}
+        if args.output is None:
+            count = export(catalogue, args.expression, sys.stdout, **options)
+        else:
+            count = _export_to_file(catalogue, args.expression, Path(args.output), options)
+    if args.output is not None:
+        sys.stderr.write(f"exported {count:,} deals to {args.output}\n")
+    return EXIT_OK
+
+
+def _export_to_file(catalogue, expression: str | None, path: Path, options: dict) -> int:  # noqa: ANN001
+    from catalogue.export import export
+
+    if not path.parent.is_dir():
+        raise CatalogueUsageError(f"cannot write {path}: no directory {path.parent}")
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as out:
+            count = export(catalogue, expression, out, **options)
+        os.replace(partial, path)
+    except OSError as exc:
+        raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        if partial.exists():
+            partial.unlink()
+    return count
+
+
+# -- verify -------------------------------------------------------------------------------------------
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from catalogue.verify import DEFAULT_SAMPLE, RECURSIVE_MAX_N, verify
+
+    sample = DEFAULT_SAMPLE if args.sample is None else args.sample
+    _check_limit("sample", sample)
+    recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
+    with _open(args) as catalogue, _VerifyProgress() as progress:
+        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, progress=progress)
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        for problem in report.all_problems:
+            sys.stdout.write(f"  {problem}\n")
+        sys.stdout.write(report.summary() + "\n")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+class _VerifyProgress:
+    """A tqdm bar on stderr (when it is a terminal): one step per level."""
+
+    def __init__(self) -> None:
+        self._bar = None
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        if not sys.stderr.isatty():
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc="verifying", unit=" levels", file=sys.stderr, leave=False)
+        self._bar.set_postfix_str(step)
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> "_VerifyProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+class _GamesProgress:
+    """A tqdm bar on stderr (when it is a terminal) for the solved games a build stores."""
+
+    def __init__(self, enabled: bool | None) -> None:
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._bar = None
+
+    def __call__(self, done: int, total: int, name: str) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc="solving games", unit=" games", file=sys.stderr, leave=False)
+        self._bar.set_postfix_str(name)
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> "_GamesProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()

@@ -1,0 +1,149 @@
+"""The catalogue's sub-commands end to end: build, search, stats, export, verify (SPEC §4)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from catalogue.export import COLUMNS
+from catalogue.store import open_catalogue
+from catalogue_testing import file_state, run_cli
+
+REPO = Path(__file__).resolve().parents[1]
+MAX_N = 6
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "catalogue.sqlite"
+    code, out, err = run_cli("build", "--max-n", str(MAX_N), "--db", str(path), "--json", "--no-games")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["levels_stored"] == list(range(1, MAX_N + 1))
+    assert summary["deals"] == sum(comb(2 * n, n) for n in range(1, MAX_N + 1))
+    assert summary["bytes_per_deal"] > 0
+    return path
+
+
+def test_build_text_summary_and_default_location(tmp_path, monkeypatch):
+    target = tmp_path / "data" / "default.sqlite"
+    monkeypatch.setenv("WHIST_CATALOGUE_DB", str(target))
+    code, out, err = run_cli("build", "--max-n", "2", "--no-progress", "--no-games")
+    assert code == 0, err  # without --db the catalogue's directory is created (the user data directory)
+    assert out.startswith(f"catalogue {target}: levels 1…2 complete (8 deals") and "stored levels 1–2" in out
+    code, out, _ = run_cli("search", "--count", "n = 2")
+    assert code == 0 and out == "6\n"
+
+
+def test_export_level_csv_streams_every_row(built):
+    code, out, err = run_cli("export", "--level", "5", "--db", str(built))
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == [name for name, _ in COLUMNS]
+    assert len(rows) == 1 + comb(10, 5)
+    keys = [int(r[0]) for r in rows[1:]]
+    assert keys == sorted(keys) and all(r[2] == "5" for r in rows[1:])
+    first = dict(zip(rows[0], rows[1]))
+    assert first["label"] == "WWWWWEEEEE" and first["number"] == "0" and first["infinitesimal"] == "e0"
+
+
+def test_export_search_jsonl_to_file(built, tmp_path):
+    target = tmp_path / "out.jsonl"
+    code, _, err = run_cli("export", "value = 3/2", "--db", str(built), "--json", "--output", str(target))
+    assert code == 0 and "exported" in err
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    header, records = lines[0], lines[1:]
+    assert header["columns"] == [name for name, _ in COLUMNS] and header["query"] == "value = 3/2"
+    with open_catalogue(built) as cat:
+        assert len(records) == cat.count("value = 3/2") > 0
+    assert all(list(r) == header["columns"] and r["number"] == "3/2" for r in records)
+    ewew = next(r for r in records if r["label"] == "EWEW")
+    assert ewew["best_leads_west"] == ["4"] and ewew["best_replies_east"] == {"2": ["3"], "4": ["1"]}
+
+
+def test_export_combines_expression_and_level_safely(built, tmp_path):
+    code, out, _ = run_cli("export", "ace = W", "--level", "3", "--db", str(built), "--format", "csv")
+    rows = list(csv.reader(io.StringIO(out)))[1:]
+    assert code == 0 and len(rows) == 10 and all(r[2] == "3" and r[-2] == "W" for r in rows)
+    target = tmp_path / "never.csv"
+    code, _, err = run_cli("export", "1 = 1) or (1 = 1", "--level", "3", "--db", str(built), "-o", str(target))
+    assert code == 2 and "search:" in err
+    assert not target.exists() and not target.with_name("never.csv.partial").exists()
+    code, _, err = run_cli("export", "--level", "9", "--db", str(built))
+    assert code == 2 and "level 9 is not complete" in err
+
+
+def test_export_is_streamed_through_a_pipe(built):
+    """A consumer that stops early (head) ends the export quietly."""
+    proc = subprocess.run(f"{sys.executable} -m scripts.whist_catalogue export --db {built} | head -n 3",
+                          shell=True, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.count("\n") == 3 and "Traceback" not in proc.stderr
+
+
+def test_verify_ok_and_json(built):
+    code, out, _ = run_cli("verify", "--db", str(built), "--seed", "3")
+    assert code == 0 and out.startswith("verify OK") and f"{MAX_N} of {MAX_N} levels complete" in out
+    code, out, _ = run_cli("verify", "--db", str(built), "--json", "--sample", "2")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and [lv["n"] for lv in report["levels"]] == list(range(1, MAX_N + 1))
+    assert all(lv["checksum_ok"] and lv["rows"] == lv["expected_rows"] for lv in report["levels"])
+
+
+def test_verify_on_an_empty_catalogue_fails(tmp_path):
+    path = tmp_path / "empty.sqlite"
+    from catalogue.database import upgrade, writer_engine
+
+    upgrade(writer_engine(path))
+    code, out, _ = run_cli("verify", "--db", str(path))
+    assert code == 1 and "holds no levels" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["search"], "required"),
+        (["search", "n = 1", "--limit", "x"], "invalid int"),
+        (["stats", "--bogus"], "unrecognized arguments"),
+        (["export", "--format", "xml"], "invalid choice"),
+        (["verify", "--sample", "-1"], "must not be negative"),
+        (["export", "--level", "0"], "--level must be at least 1"),
+    ],
+)
+def test_usage_errors_exit_2(built, argv, message):
+    before = file_state(built)
+    code, out, err = run_cli(*argv, "--db", str(built))
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert file_state(built) == before
+
+
+def test_value_and_outcome_use_the_catalogue(built):
+    code, out, _ = run_cli("value", "AQ/KJ", "EWEW", "--db", str(built), "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and lines[0]["value"]["number"] == "3/2" and lines[0]["best_leads"]["west"] == ["A"]
+    code, out, _ = run_cli("outcome", "AQ/KJ, AKJ/QT9, AJ9/KQT", "--db", str(built), "--json")
+    assert code == 0 and json.loads(out)["outcome"] == {"west_leads": 5, "east_leads": 6}
+
+
+def test_fast_export_rows_equal_the_records(built):
+    """export's row formatter (Core rows, caches) gives exactly record_columns of the DealRecord."""
+    import sqlalchemy as sa
+
+    from catalogue.export import _RowFormatter, record_columns
+    from catalogue.models import DealRow
+    from catalogue.store import record_from_row
+
+    flat, nested = _RowFormatter(flat=True), _RowFormatter(flat=False)
+    with open_catalogue(built) as cat:
+        rows = list(cat.stream(sa.select(*DealRow.__table__.columns).order_by(DealRow.key)))
+    assert len(rows) == sum(comb(2 * n, n) for n in range(1, MAX_N + 1))
+    for row in rows:
+        record = record_from_row(row)
+        assert flat(row) == record_columns(record, flat=True)
+        assert nested(row) == record_columns(record, flat=False)
