@@ -41,6 +41,7 @@ from catalogue.encoding import SCALE_BITS
 from catalogue.engine import CHECK_NAMES
 from catalogue.errors import SearchSyntaxError
 from catalogue.models import DealRow
+from catalogue.statistics import VALUE_CLASS_QUERIES
 from catalogue.values import Infinitesimal, Value, is_dyadic
 
 __all__ = [
@@ -430,8 +431,10 @@ class _Compiler:
 
     def _call(self, node: Node) -> _Bool:
         name = node.text.lower()
+        if name == "class":
+            return self._value_class(node)
         if name not in ("counterexample", "counterexamples"):
-            raise _fail(node, f"unknown function {node.text!r} (there is counterexample(…))")
+            raise _fail(node, f"unknown function {node.text!r} (there are counterexample(…) and class(…))")
         if len(node.args) != 1:
             raise _fail(node, "counterexample takes one check: counterexample(12.2)")
         arg = node.args[0]
@@ -446,6 +449,13 @@ class _Compiler:
             options = ", ".join(list(CHECK_ALIASES) + list(CHECK_NAMES) + ["any"])
             raise _fail(arg, f"unknown check {arg.text!r} (known: {options})")
         return _Bool(_flag(CHECK_NAMES.index(check)))
+
+    def _value_class(self, node: Node) -> _Bool:
+        """class(dyadic): the classes of ``catalogue.statistics.value_class``, written with _ for spaces and -."""
+        classes = {c.replace(" ", "_").replace("-", "_"): q for c, q in VALUE_CLASS_QUERIES.items()}
+        if len(node.args) != 1 or node.args[0].kind != "name" or node.args[0].text.lower() not in classes:
+            raise _fail(node, f"class takes one of {', '.join(classes)}, e.g. class(dyadic)")
+        return _Bool(self.compile_bool(parse(classes[node.args[0].text.lower()])))
 
     # -- arithmetic ----------------------------------------------------------------------------
     def _neg(self, node: Node) -> _Num | _Const:

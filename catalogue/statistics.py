@@ -20,9 +20,19 @@ from numba import njit
 from catalogue.encoding import SCALE_BITS, decode_value
 from catalogue.values import Infinitesimal, Value, rho
 
-__all__ = ["LevelStatistics", "value_class", "value_counts_from_arrays", "VALUE_CLASSES"]
+__all__ = ["LevelStatistics", "value_class", "value_counts_from_arrays", "VALUE_CLASSES", "VALUE_CLASS_QUERIES"]
 
 VALUE_CLASSES = ("integer", "half-integer", "dyadic", "positive infinitesimal", "negative infinitesimal", "fuzzy")
+
+VALUE_CLASS_QUERIES = {
+    "integer": "inf = 0 and denominator = 1",
+    "half-integer": "inf = 0 and denominator = 2",
+    "dyadic": "inf = 0 and denominator >= 4",
+    "positive infinitesimal": "inf > 0",
+    "negative infinitesimal": "inf < 0",
+}
+"""Each class of :func:`value_class` as a search expression (``catalogue.search``); single-suit values are never
+fuzzy.  The search language's ``class(…)`` and the app's statistics grid both use these."""
 
 
 def value_class(v: Value) -> str:

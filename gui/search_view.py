@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from catalogue.errors import WhistError
 from catalogue.search import compile_search, describe_fields
-from catalogue.statistics import VALUE_CLASSES
+from catalogue.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from gui.context import AppContext
 from gui.models import SearchResultsModel, StatisticsModel
 from gui.widgets import CopyTableView, MessageBar, enlarge, fit_table
@@ -61,13 +61,7 @@ CONJECTURES = (
 )
 """(button, expression, statement) for each check the catalogue records."""
 
-CLASS_EXPRESSIONS = {
-    "integer": "inf = 0 and denominator = 1",
-    "half-integer": "inf = 0 and denominator = 2",
-    "dyadic": "inf = 0 and denominator >= 4",
-    "positive infinitesimal": "inf > 0",
-    "negative infinitesimal": "inf < 0",
-}
+CLASS_EXPRESSIONS = {name: f"class({name.replace(' ', '_').replace('-', '_')})" for name in VALUE_CLASS_QUERIES}
 """The search expression for each value class of :func:`catalogue.statistics.value_class` (single-suit
 values are never fuzzy).  A test checks that every statistics cell and its search count the same deals."""
 

@@ -288,3 +288,20 @@ def test_search_command_json_lines(built):
     assert code == 0 and len(out.splitlines()) == 2
     code, _, err = run_cli("search", "n = 3", "--db", str(built), "--limit", "-1")
     assert code == 2 and "--limit" in err
+
+
+def test_class_matches_value_class(built, records):
+    """class(…) finds exactly the deals that ``statistics.value_class`` puts in that class."""
+    from catalogue.statistics import VALUE_CLASS_QUERIES, value_class
+
+    with open_catalogue(built) as cat:
+        for name in VALUE_CLASS_QUERIES:
+            expected = [r.key for r in records if value_class(r.value) == name]
+            assert expected, name
+            assert [r.key for r in cat.search(f"class({name.replace(' ', '_').replace('-', '_')})")] == expected
+
+
+@pytest.mark.parametrize("text", ["class(fuzzy)", "class()", "class(1)", "class(dyadic, integer)"])
+def test_class_rejects_unknown_classes(text):
+    with pytest.raises(SearchSyntaxError, match="class takes one of"):
+        compile_search(text)
