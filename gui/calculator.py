@@ -17,11 +17,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSizePolicy,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -39,11 +37,14 @@ from gui.widgets import (
     ValueLabel,
     copy_text,
     enlarge,
+    error_text,
+    examples_button,
     fit_table,
     heading,
     scrolled,
     suit_symbol,
 )
+from gui.workers import LatestOnly
 
 __all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
 
@@ -81,8 +82,7 @@ class MultiSuitCalculator(QWidget):
         super().__init__(parent)
         self.context = context
         self.analysis: MultiSuitAnalysis | None = None
-        self.busy = False
-        self._generation = 0
+        self.task = LatestOnly(context.pool, self._shown, self._failed)
 
         self.input = QLineEdit()
         self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
@@ -93,14 +93,7 @@ class MultiSuitCalculator(QWidget):
         deal_label.setBuddy(self.input)
         self.show_button = QPushButton("&Add up")
         self.show_button.clicked.connect(self.show_text)
-        self.examples_button = QToolButton()
-        self.examples_button.setText("E&xamples")
-        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.examples_button)
-        for text, why in EXAMPLES:
-            action = menu.addAction(f"{text}   — {why}")
-            action.triggered.connect(lambda _=False, t=text: self.set_deal_text(t))
-        self.examples_button.setMenu(menu)
+        self.examples_button = examples_button(EXAMPLES, self.set_deal_text)
         self.copy_button = QPushButton("&Copy deal and values")
         self.copy_button.clicked.connect(self.copy_summary)
         copy_action = QAction(self)
@@ -302,33 +295,22 @@ class MultiSuitCalculator(QWidget):
 
     # -- analysis ----------------------------------------------------------------------------------
     def show_suits(self, suits: tuple[Suit, ...]) -> None:
-        self._generation += 1
-        generation = self._generation
-        self.busy = True
         self.message.show_info("Valuing the suits …")
         self.play_panel.set_deal(None)
-        self.context.run(
-            analyse,
-            suits,
-            self.context.solver,
-            returned=lambda result: self._shown(generation, result),
-            errored=lambda exc: self._failed(generation, exc),
-        )
+        self.task.run(analyse, suits, self.context.solver)
 
-    def _shown(self, generation: int, analysis: MultiSuitAnalysis) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
+
+    def _shown(self, analysis: MultiSuitAnalysis) -> None:
         self.analysis = analysis
         self.message.clear_message()
         self._fill(analysis)
         self.analysed.emit()
 
-    def _failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
-        self.message.show_error(str(exc) if isinstance(exc, WhistError) else f"{type(exc).__name__}: {exc}")
+    def _failed(self, exc: Exception) -> None:
+        self.message.show_error(error_text(exc))
         self.analysed.emit()
 
     # -- display -------------------------------------------------------------------------------------

@@ -20,10 +20,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -45,6 +43,8 @@ from gui.widgets import (
     ValueLabel,
     copy_text,
     enlarge,
+    error_text,
+    examples_button,
     fit_height,
     fit_table,
     heading,
@@ -52,6 +52,7 @@ from gui.widgets import (
     shrink_to_contents,
     tricks_text,
 )
+from gui.workers import LatestOnly
 
 __all__ = ["DealAnalysis", "analyse_deal", "DealExplorer", "EXAMPLES", "A_MATRIX_MAX_N"]
 
@@ -149,8 +150,7 @@ class DealExplorer(QWidget):
         super().__init__(parent)
         self.context = context
         self.analysis: DealAnalysis | None = None
-        self.busy = False
-        self._generation = 0
+        self.task = LatestOnly(context.pool, self._shown, self._failed)
 
         # -- input -------------------------------------------------------------------------------
         self.input = QLineEdit()
@@ -163,14 +163,7 @@ class DealExplorer(QWidget):
         self.input.returnPressed.connect(self.show_text)
         self.show_button = QPushButton("&Show")
         self.show_button.clicked.connect(self.show_text)
-        self.examples_button = QToolButton()
-        self.examples_button.setText("E&xamples")
-        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.examples_button)
-        for text, why in EXAMPLES:
-            action = menu.addAction(f"{text}   — {why}")
-            action.triggered.connect(lambda _=False, t=text: self.set_deal_text(t))
-        self.examples_button.setMenu(menu)
+        self.examples_button = examples_button(EXAMPLES, self.set_deal_text)
         self.copy_button = QPushButton("&Copy deal and value")
         self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
         self.copy_button.clicked.connect(self.copy_summary)
@@ -359,33 +352,22 @@ class DealExplorer(QWidget):
     # -- analysis ------------------------------------------------------------------------------
     def show_suit(self, suit: Suit) -> None:
         """Analyse ``suit`` in a worker and show the result."""
-        self._generation += 1
-        generation = self._generation
-        self.busy = True
         self.message.show_info(f"Valuing {suit} …")
         self.play_panel.set_deal(None)
-        self.context.run(
-            analyse_deal,
-            suit,
-            self.context.solver,
-            returned=lambda result: self._shown(generation, result),
-            errored=lambda exc: self._failed(generation, exc),
-        )
+        self.task.run(analyse_deal, suit, self.context.solver)
 
-    def _shown(self, generation: int, analysis: DealAnalysis) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
+
+    def _shown(self, analysis: DealAnalysis) -> None:
         self.analysis = analysis
         self.message.clear_message()
         self._fill(analysis)
         self.analysed.emit()
 
-    def _failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
-        self.message.show_error(str(exc) if isinstance(exc, WhistError) else f"{type(exc).__name__}: {exc}")
+    def _failed(self, exc: Exception) -> None:
+        self.message.show_error(error_text(exc))
         self.analysed.emit()
 
     # -- display ---------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSplitter,
     QToolButton,
@@ -42,7 +41,7 @@ from catalogue.search import compile_search, describe_fields
 from catalogue.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from gui.context import AppContext
 from gui.models import SearchResultsModel, StatisticsModel
-from gui.widgets import CopyTableView, MessageBar, enlarge, fit_table
+from gui.widgets import CopyTableView, MessageBar, enlarge, examples_button, fit_table
 
 __all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
 
@@ -270,14 +269,7 @@ class SearchView(QWidget):
         label.setBuddy(self.expression)
         self.search_button = QPushButton("&Search")
         self.search_button.clicked.connect(self.run_search)
-        self.examples_button = QToolButton()
-        self.examples_button.setText("E&xamples")
-        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QMenu(self.examples_button)
-        for text, why in EXAMPLES:
-            action = menu.addAction(f"{text}   — {why}")
-            action.triggered.connect(lambda _=False, t=text: self.search_for(t))
-        self.examples_button.setMenu(menu)
+        self.examples_button = examples_button(EXAMPLES, self.search_for)
         self.export_button = QPushButton("Export &CSV…")
         self.export_button.clicked.connect(self.choose_export)
         self.message = MessageBar()

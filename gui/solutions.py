@@ -42,7 +42,7 @@ from catalogue import asymptotics, solved_games  # noqa: E402
 from catalogue.errors import WhistError  # noqa: E402
 from gui.context import AppContext  # noqa: E402
 from gui.models import AMBER, GREEN, GridModel  # noqa: E402
-from gui.widgets import CopyTableView, MessageBar, fit_height, fit_table  # noqa: E402
+from gui.widgets import CopyTableView, MessageBar, error_text, fit_height, fit_table  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "QUICK_PLAN"]
 
@@ -74,10 +74,6 @@ def _approx(exact: str, digits: int = 4) -> str:
 
 def _percent(exact: str, digits: int = 4) -> str:
     return f"{float(Fraction(exact)) * 100:.{digits}f} %"
-
-
-def _error_text(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, WhistError) else f"{type(exc).__name__}: {exc}"
 
 
 class _Canvas(FigureCanvasQTAgg):
@@ -152,7 +148,7 @@ class CheminDeFerPage(QWidget):
 
     def _failed(self, exc: Exception) -> None:
         self.busy = False
-        self.message.show_error(_error_text(exc))
+        self.message.show_error(error_text(exc))
         self.loaded.emit()
 
     def _loaded(self, solution: dict[str, Any]) -> None:
@@ -362,7 +358,7 @@ class LeHerPage(QWidget):
         if generation != self._generation:
             return
         self.busy = False
-        self.message.show_error(_error_text(exc))
+        self.message.show_error(error_text(exc))
         self.loaded.emit()
 
     def _loaded(self, generation: int, solution: dict[str, Any]) -> None:
@@ -553,7 +549,7 @@ class AsymptoticsPage(QWidget):
         self.loaded.emit()
 
     def _failed(self, exc: Exception) -> None:
-        self.message.show_error(_error_text(exc))
+        self.message.show_error(error_text(exc))
 
     def _aborted(self) -> None:
         self.message.show_info("Cancelled." + (" The figures show the previous computation." if self.data else ""))

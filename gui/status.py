@@ -32,7 +32,7 @@ from catalogue.errors import WhistError
 from catalogue.settings import DEFAULT_MAX_N
 from gui.context import AppContext
 from gui.models import LevelStatusModel
-from gui.widgets import CopyTableView, MessageBar, ValueLabel, fit_table
+from gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
 
@@ -292,7 +292,7 @@ class StatusView(QWidget):
         )
 
     def _failed(self, exc: Exception) -> None:
-        self.message.show_error(str(exc) if isinstance(exc, WhistError) else f"the build failed: {type(exc).__name__}: {exc}")
+        self.message.show_error(error_text(exc, "the build failed"))
 
     def _aborted(self) -> None:
         self.message.show_info("Build cancelled: the level in progress was rolled back; finished levels are kept.")

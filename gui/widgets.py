@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QScrollArea,
     QSizePolicy,
     QTableView,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from catalogue.deals import RANK_NAMES
+from catalogue.errors import WhistError
 
 __all__ = [
     "WEST_COLOR",
@@ -28,6 +30,8 @@ __all__ = [
     "BEST_COLOR",
     "STYLE_SHEET",
     "MessageBar",
+    "error_text",
+    "examples_button",
     "ValueLabel",
     "CopyTableView",
     "HandEditor",
@@ -97,6 +101,30 @@ def tricks_text(k: object) -> str:
 
 def copy_text(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
+
+
+def error_text(exc: BaseException, failed: str | None = None) -> str:
+    """What a view shows for an exception: the message of an error the user caused, else its type too.
+
+    ``failed`` ("the build failed") introduces an unexpected error.
+    """
+    if isinstance(exc, WhistError):
+        return str(exc)
+    text = f"{type(exc).__name__}: {exc}"
+    return f"{failed}: {text}" if failed else text
+
+
+def examples_button(examples: Iterable[tuple[str, str]], pick: Callable[[str], None]) -> QToolButton:
+    """An "Examples" drop-down: each entry shows an example and why it is there; choosing one calls pick(text)."""
+    button = QToolButton()
+    button.setText("E&xamples")
+    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    menu = QMenu(button)
+    for text, why in examples:
+        action = menu.addAction(f"{text}   — {why}")
+        action.triggered.connect(lambda _=False, t=text: pick(t))
+    button.setMenu(menu)
+    return button
 
 
 def heading(text: str) -> QLabel:

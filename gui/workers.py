@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool"]
+__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly"]
 
 
 class Aborted(Exception):
@@ -166,3 +166,37 @@ class WorkerPool(QObject):
     def wait(self, msecs: int = -1) -> bool:
         """Wait for every worker to finish (``msecs`` < 0: no limit)."""
         return self._pool.waitForDone(msecs)
+
+
+class LatestOnly:
+    """One kind of background work for a view, delivering only the answer to the latest request.
+
+    When the user asks again before an answer arrives (another deal typed), the
+    older answer is stale: it is dropped, whether a result or an error.
+    """
+
+    def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None]) -> None:
+        self._pool = pool
+        self._returned = returned
+        self._errored = errored
+        self._generation = 0
+        self.busy = False
+        """Whether an answer is still awaited."""
+
+    def run(self, func: Callable[..., Any], *args: Any) -> Worker:
+        self._generation += 1
+        generation = self._generation
+        self.busy = True
+        return self._pool.run(
+            func,
+            *args,
+            returned=lambda result: self._deliver(generation, self._returned, result),
+            errored=lambda exc: self._deliver(generation, self._errored, exc),
+        )
+
+    def _deliver(self, generation: int, callback: Callable[[Any], None], payload: Any) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        callback(payload)
+
