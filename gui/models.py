@@ -94,6 +94,34 @@ class ReadOnlyTableModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
+class RowListModel(ReadOnlyTableModel):
+    """A list of row objects under fixed column ``HEADERS``; subclasses say what each cell shows."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.rows: list[Any] = []
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        """Replace every row."""
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def _rows(self) -> int:
+        return len(self.rows)
+
+    def _columns(self) -> int:
+        return len(self.HEADERS)
+
+    def row_at(self, index: Index) -> Any:
+        """The row object behind a cell, or None for an invalid or out-of-range index."""
+        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
+            return None
+        return self.rows[index.row()]
+
+
 # -- deal explorer ----------------------------------------------------------------------------
 class AlphaMatrixModel(ReadOnlyTableModel):
     """α_ij of §7.2 of the multi-suit paper: row i is West's W_i, column j East's E_j.
@@ -310,23 +338,14 @@ class TrickRow:
     """A trick of the optimal line from the current position, not yet played."""
 
 
-class TricksModel(ReadOnlyTableModel):
+class TricksModel(RowListModel):
     """The tricks played so far, then (greyed) an optimal line from the current position to the end.
 
     A played trick notes the moves that left the theory's line and what they cost.
     """
 
     HEADERS = ("Leader", "Led", "Reply", "Winner", "Note")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[TrickRow] = []
-
-    def set_rows(self, rows: Sequence[TrickRow]) -> None:
-        """Replace the tricks (after a card, an undo, or a new deal)."""
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
+    rows: list[TrickRow]
 
     def append(self, row: TrickRow) -> None:
         n = len(self.rows)
@@ -342,16 +361,10 @@ class TricksModel(ReadOnlyTableModel):
     def projected(self) -> list[TrickRow]:
         return [r for r in self.rows if r.projected]
 
-    def _rows(self) -> int:
-        return len(self.rows)
-
-    def _columns(self) -> int:
-        return len(self.HEADERS)
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
+        row = self.row_at(index)
+        if row is None:
             return None
-        row = self.rows[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (row.leader, row.lead, row.reply, row.winner, row.note)[col]
@@ -392,30 +405,16 @@ class SuitRow:
     """``"West"``, ``"East"``, ``"both"`` or empty: whose first lead the rule of §10.4 puts in this suit."""
 
 
-class SuitValuesModel(ReadOnlyTableModel):
+class SuitValuesModel(RowListModel):
     """The suits of a multi-suit deal: the cards, the canonical label, the value and the suit's outcome alone."""
 
     HEADERS = ("Suit", "West / East", "Label", "Value", "Alone", "First lead")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[SuitRow] = []
-
-    def set_rows(self, rows: Sequence[SuitRow]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return len(self.rows)
-
-    def _columns(self) -> int:
-        return len(self.HEADERS)
+    rows: list[SuitRow]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.rows) and 0 <= index.column() < len(self.HEADERS)):
+        row = self.row_at(index)
+        if row is None:
             return None
-        row = self.rows[index.row()]
         col = index.column()
         suit = row.suit
         if role == Qt.ItemDataRole.DisplayRole:
@@ -456,30 +455,15 @@ class SuitValuesModel(ReadOnlyTableModel):
 
 
 # -- catalogue status ------------------------------------------------------------------------------
-class LevelStatusModel(ReadOnlyTableModel):
+class LevelStatusModel(RowListModel):
     """The catalogue's ``level`` rows (:class:`catalogue.store.LevelInfo`): complete or not, counts, checksum, build."""
 
     HEADERS = ("n", "Status", "Deals stored", "C(2n, n)", "Built", "Seconds", "Version", "Checksum")
 
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.levels: list[Any] = []
-
-    def set_levels(self, levels: Sequence[Any]) -> None:
-        self.beginResetModel()
-        self.levels = list(levels)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return len(self.levels)
-
-    def _columns(self) -> int:
-        return len(self.HEADERS)
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.levels) and 0 <= index.column() < len(self.HEADERS)):
+        info = self.row_at(index)
+        if info is None:
             return None
-        info = self.levels[index.row()]
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:

@@ -166,7 +166,7 @@ class StatusView(QWidget):
         self.location_label.setText(location)
         catalogue = self.context.catalogue()
         if catalogue is None:
-            self.levels_model.set_levels([])
+            self.levels_model.set_rows([])
             self._max_n_seen = 0
             self.headline.setText("No catalogue")
             problem = self.context.catalogue_problem or ""
@@ -190,7 +190,7 @@ class StatusView(QWidget):
             return
         if not self.busy:
             self.message.clear_message()
-        self.levels_model.set_levels(levels)
+        self.levels_model.set_rows(levels)
         complete = [i.n for i in levels if i.complete]
         self._max_n_seen = catalogue.max_n
         deals = sum(i.row_count for i in levels if i.complete)
