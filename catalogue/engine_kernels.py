@@ -239,6 +239,23 @@ def outcome_preceq(k1, k2):
     return True
 
 
+@njit(cache=True, inline="always")
+def _reply_checks(checks, a, b, scale):
+    """Conjecture 12.4 (in play and by labeled values) and Theorem 9.4 for one lead that can be beaten
+    below the top card.  Each says that winning cheaply is no worse for the replying side than playing
+    low, i.e. West fares no better after ``a`` than after ``b``, where (a, b) is (cheap, low) when East
+    replies and (low, cheap) when West does."""
+    checks[CHECK_CONJ_12_4, 0] += 1
+    if not outcome_preceq(a, b):
+        checks[CHECK_CONJ_12_4, 1] += 1
+    checks[CHECK_CONJ_12_4_LABELED, 0] += 1
+    if a > b:
+        checks[CHECK_CONJ_12_4_LABELED, 1] += 1
+    checks[CHECK_THM_9_4, 0] += 1
+    if _west_tricks(a, scale) > _west_tricks(b, scale):
+        checks[CHECK_THM_9_4, 1] += 1
+
+
 @njit(cache=True)
 def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, s0, s1, s2, s3, checks, want_checks):
     """val(D) of one deal: (numerator, rank, flags); accumulates checks into ``checks`` (N_CHECKS×2)."""
@@ -270,16 +287,7 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                 if k_cheap < lo:
                     lo = k_cheap
                 if want_checks and cheap != top:
-                    # East replies: winning cheaply must be no worse for him in any context.
-                    checks[CHECK_CONJ_12_4, 0] += 1
-                    if not outcome_preceq(k_cheap, k_low):
-                        checks[CHECK_CONJ_12_4, 1] += 1
-                    checks[CHECK_CONJ_12_4_LABELED, 0] += 1
-                    if k_cheap > k_low:
-                        checks[CHECK_CONJ_12_4_LABELED, 1] += 1
-                    checks[CHECK_THM_9_4, 0] += 1
-                    if _west_tricks(k_cheap, scale) > _west_tricks(k_low, scale):
-                        checks[CHECK_THM_9_4, 1] += 1
+                    _reply_checks(checks, k_cheap, k_low, scale)
         else:
             for j in range(n):
                 b = epos[j]
@@ -313,15 +321,8 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                 if k_cheap > hi:
                     hi = k_cheap
                 if want_checks and cheap != top:
-                    checks[CHECK_CONJ_12_4, 0] += 1
-                    if not outcome_preceq(k_low, k_cheap):
-                        checks[CHECK_CONJ_12_4, 1] += 1
-                    checks[CHECK_CONJ_12_4_LABELED, 0] += 1
-                    if k_cheap < k_low:
-                        checks[CHECK_CONJ_12_4_LABELED, 1] += 1
-                    checks[CHECK_THM_9_4, 0] += 1
-                    if _west_tricks(k_cheap, scale) < _west_tricks(k_low, scale):
-                        checks[CHECK_THM_9_4, 1] += 1
+                    # West replies: the same statements with West's result reversed.
+                    _reply_checks(checks, k_low, k_cheap, scale)
         else:
             for i in range(n):
                 a = wpos[i]

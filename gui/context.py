@@ -102,7 +102,9 @@ class AppContext(QObject):
             return f"{self.solver_problem} — values are computed by the engine"
         if not isinstance(solver, ChainSolver):
             return "no catalogue built yet — values are computed by the engine (n ≤ 14)"
-        return f"catalogue {self.location} — values beyond it computed by the engine"
+        home = os.path.expanduser("~")
+        shown = "~" + self.location[len(home):] if self.location.startswith(home + os.sep) else self.location
+        return f"catalogue {shown} — values beyond it computed by the engine"
 
     def run(self, func: Any, *args: Any, **kwargs: Any):
         """Start ``func`` in a worker (see :meth:`gui.workers.WorkerPool.run`)."""
