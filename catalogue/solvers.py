@@ -10,11 +10,11 @@ in-memory levels otherwise — so answers are the same wherever they come from
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from catalogue.deals import Deal
 from catalogue.definition import RecursiveSolver
-from catalogue.engine import EngineSolver
 from catalogue.errors import CatalogueError, DealTooLargeError
 from catalogue.settings import database_location
 from catalogue.solution import Solver, SuitSolution
@@ -33,22 +33,32 @@ class ComputingSolver:
     """
 
     def __init__(self, max_n: int = 14) -> None:
+        self.max_n = max_n
         self._recursive = RecursiveSolver()
-        self._engine = EngineSolver(max_n)
+        self._engine = None
+        self._lock = threading.Lock()
 
-    @property
-    def max_n(self) -> int:
-        return self._engine.max_n
+    def _solver(self, deal: Deal) -> Solver:
+        if deal.n <= RECURSIVE_MAX_N:
+            return self._recursive
+        if deal.n > self.max_n:
+            raise DealTooLargeError(
+                f"a deal with {deal.n} cards a hand is beyond the engine's bound here (n ≤ {self.max_n});"
+                " build the catalogue further to look it up"
+            )
+        with self._lock:
+            if self._engine is None:
+                # Numba loads with the engine, and only when a deal needs it.
+                from catalogue.engine import EngineSolver
+
+                self._engine = EngineSolver(self.max_n)
+        return self._engine
 
     def solve(self, deal: Deal) -> SuitSolution:
-        if deal.n <= RECURSIVE_MAX_N:
-            return self._recursive.solve(deal)
-        return self._engine.solve(deal)
+        return self._solver(deal).solve(deal)
 
     def value(self, deal: Deal) -> Value:
-        if deal.n <= RECURSIVE_MAX_N:
-            return self._recursive.value(deal)
-        return self._engine.value(deal)
+        return self._solver(deal).value(deal)
 
 
 class ChainSolver:
