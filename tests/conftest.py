@@ -14,9 +14,10 @@ os.environ.setdefault("QT_API", "pyside6")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def no_default_catalogue(tmp_path, monkeypatch):
-    """Point the default catalogue at a file that does not exist: values come from the engine."""
+    """Point the default catalogue at a file that does not exist, so no test reads a user's real catalogue;
+    values come from the engine unless a test names a catalogue."""
     monkeypatch.setenv("WHIST_CATALOGUE_DB", str(tmp_path / "absent.sqlite"))
 
 

@@ -14,12 +14,6 @@ from scripts.whist_catalogue import main
 NO_CATALOGUE = {"WHIST_CATALOGUE_DB": "/nonexistent/whist-catalogue-test.sqlite"}
 
 
-@pytest.fixture(autouse=True)
-def no_default_catalogue(monkeypatch):
-    for k, v in NO_CATALOGUE.items():
-        monkeypatch.setenv(k, v)
-
-
 def run_json(capsys, *argv):
     assert main(list(argv)) == 0
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]

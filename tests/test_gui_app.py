@@ -1,6 +1,5 @@
 """The app as a whole: ``whist-catalogue gui --screenshot DIR``, the --db check, keyboard navigation."""
 
-import pytest
 from gui_support import make_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
@@ -8,8 +7,6 @@ from PySide6.QtGui import QImage
 from gui import solutions
 from gui.app import VIEW_NAMES
 from scripts.whist_catalogue import main
-
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
 
 
 def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch):

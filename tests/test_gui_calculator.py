@@ -7,8 +7,6 @@ from PySide6.QtWidgets import QApplication
 
 from gui.calculator import DEAL_28
 
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
-
 
 @pytest.fixture
 def window(qtbot):

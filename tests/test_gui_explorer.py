@@ -8,8 +8,6 @@ from PySide6.QtWidgets import QApplication
 
 from catalogue.play import Move
 
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
-
 
 @pytest.fixture
 def window(qtbot):

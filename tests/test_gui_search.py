@@ -9,8 +9,6 @@ from PySide6.QtCore import Qt
 from catalogue.store import open_catalogue
 from gui.search_view import CLASS_EXPRESSIONS
 
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
-
 
 @pytest.fixture
 def window(qtbot, small_catalogue):

@@ -4,8 +4,6 @@ import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
-
 
 @pytest.fixture
 def window(qtbot):

@@ -6,8 +6,6 @@ from PySide6.QtCore import Qt
 
 from catalogue.store import open_catalogue
 
-pytestmark = pytest.mark.usefixtures("no_default_catalogue")
-
 
 @pytest.fixture
 def db(tmp_path):
