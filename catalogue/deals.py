@@ -143,8 +143,11 @@ class Deal:
         """The deal left when the two cards are removed, renumbered 1…2n−2."""
         if self.owner(west_card) != "W" or self.owner(east_card) != "E":
             raise InvalidDealError(f"{self.label}: West does not hold {west_card} or East does not hold {east_card}")
-        kept = [k for k in range(1, 2 * self.n + 1) if k not in (west_card, east_card)]
-        west = sum(1 << i for i, k in enumerate(kept) if self.west >> (k - 1) & 1)
+        west = self.west
+        for card in sorted((west_card, east_card), reverse=True):
+            # Delete bit card−1 and shift the cards above it down by one.
+            low = west & ((1 << (card - 1)) - 1)
+            west = (west >> card) << (card - 1) | low
         return Deal(self.n - 1, west)
 
     def reduction(self, i: int, j: int) -> tuple[int, Deal]:

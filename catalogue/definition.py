@@ -56,11 +56,13 @@ def labeled_values(deal: Deal) -> tuple[tuple[LabeledValue, ...], ...]:
     return labeled_matrix(deal, val)
 
 
+@lru_cache(maxsize=None)
 def maxmin(deal: Deal) -> LabeledValue:
     """max_i min_j α_ij: what West can ensure by his choice of lead."""
     return maximum(minimum(row) for row in labeled_values(deal))
 
 
+@lru_cache(maxsize=None)
 def minmax(deal: Deal) -> LabeledValue:
     """min_j max_i α_ij: what East can ensure by his choice of lead."""
     alpha = labeled_values(deal)

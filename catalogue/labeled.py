@@ -95,10 +95,11 @@ def minimum(items: Iterable[LabeledValue]) -> LabeledValue:
 def labeled_matrix(deal: Deal, value_of: Callable[[Deal], Value]) -> tuple[tuple[LabeledValue, ...], ...]:
     """α_ij = (P, val(D_ij)) of §7.2 with values from ``value_of``; row i is W_i, column j is E_j."""
     rows = []
-    for i in range(1, deal.n + 1):
+    for w in deal.west_cards:
         row = []
-        for j in range(1, deal.n + 1):
-            west_trick, rest = deal.reduction(i, j)
-            row.append(LabeledValue(WEST if west_trick else EAST, value_of(rest) + west_trick))
+        for e in deal.east_cards:
+            # D_ij: West plays W_i = w, East E_j = e; the higher card wins the trick and the lead.
+            west_trick = int(w > e)
+            row.append(LabeledValue(WEST if west_trick else EAST, value_of(deal.without(w, e)) + west_trick))
         rows.append(tuple(row))
     return tuple(rows)
