@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session
 
 from catalogue import __version__
 from catalogue.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from catalogue.encoding import SCALE, SCALE_BITS
+from catalogue.encoding import SCALE
 from catalogue.engine import CHECK_NAMES, Level, compute_level
 from catalogue.errors import DealTooLargeError
 from catalogue.models import DealRow, LevelRow, SolvedGameRow
@@ -170,7 +170,7 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
     denominator = np.where(low_bit == 0, 1, np.maximum(1, SCALE // np.maximum(low_bit, 1)))
     numerator = scaled * denominator // SCALE
     rank = level.infinitesimal.astype(np.int64)
-    west_leads, east_leads = _rho(scaled, rank)
+    west_leads, east_leads = level.outcomes()
     q = level_quantities(n, masks)
     if not np.array_equal(q.ace_west, (masks >> (2 * n - 1)) & 1 == 1):
         raise AssertionError(f"level {n}: the single-suit quantities are not in rank order")
@@ -208,18 +208,6 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
             yield list(zip(*data))
 
     return list(COLUMNS), batches(), checksum
-
-
-def _rho(scaled: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """ρ of §6.5 for every value (numbers as q·2^24, infinitesimals by rank; never ±ε₀ here)."""
-    whole = scaled >> SCALE_BITS
-    frac = scaled & (SCALE - 1)
-    half = SCALE // 2
-    low = np.where(frac < half, whole, whole + 1)
-    # fractional part exactly 1/2: the infinitesimal decides (negative: a, positive: b, 0: a on lead, b not)
-    west = np.where(frac == half, np.where(rank > 0, whole + 1, whole), low)
-    east = np.where(frac == half, np.where(rank < 0, whole, whole + 1), low)
-    return west, east
 
 
 # -- the build ------------------------------------------------------------------------------------

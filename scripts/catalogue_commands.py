@@ -104,13 +104,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def run_build(args: argparse.Namespace) -> int:
     from catalogue.build import build_steps
-    from scripts.progress import LevelProgress
+    from scripts.progress import LevelProgress, ProgressBar
 
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
     steps = build_steps(location, max_n, games=not args.no_games, create_parent=args.db is None)
     enabled = False if args.no_progress else None
-    with LevelProgress("building", enabled=enabled) as bar, _GamesProgress(enabled) as games:
+    with LevelProgress("building", enabled=enabled) as bar, \
+            ProgressBar("solving games", " games", enabled=enabled) as games:
         while True:
             try:
                 event = next(steps)
@@ -122,7 +123,7 @@ def run_build(args: argparse.Namespace) -> int:
             elif event.stage == "level":
                 bar.close()
             elif event.stage == "games":
-                games(event.done, event.total, event.message)
+                games.show(event.done, event.total, postfix=event.message)
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
@@ -283,8 +284,11 @@ def run_verify(args: argparse.Namespace) -> int:
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
     _check_limit("sample", sample)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
-    with _open(args) as catalogue, _VerifyProgress() as progress:
-        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, progress=progress)
+    from scripts.progress import ProgressBar
+
+    with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
+        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive,
+                        progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:
         emit_json(report.to_json())
     else:
@@ -292,52 +296,3 @@ def run_verify(args: argparse.Namespace) -> int:
             sys.stdout.write(f"  {problem}\n")
         sys.stdout.write(report.summary() + "\n")
     return EXIT_OK if report.ok else EXIT_FAILED
-
-
-class _VerifyProgress:
-    """A tqdm bar on stderr (when it is a terminal): one step per level."""
-
-    def __init__(self) -> None:
-        self._bar = None
-
-    def __call__(self, step: str, done: int, total: int) -> None:
-        if not sys.stderr.isatty():
-            return
-        if self._bar is None:
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, desc="verifying", unit=" levels", file=sys.stderr, leave=False)
-        self._bar.set_postfix_str(step)
-        self._bar.update(done - self._bar.n)
-
-    def __enter__(self) -> "_VerifyProgress":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.close()
-
-
-class _GamesProgress:
-    """A tqdm bar on stderr (when it is a terminal) for the solved games a build stores."""
-
-    def __init__(self, enabled: bool | None) -> None:
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._bar = None
-
-    def __call__(self, done: int, total: int, name: str) -> None:
-        if not self.enabled:
-            return
-        if self._bar is None:
-            from tqdm import tqdm
-
-            self._bar = tqdm(total=total, desc="solving games", unit=" games", file=sys.stderr, leave=False)
-        self._bar.set_postfix_str(name)
-        self._bar.update(done - self._bar.n)
-
-    def __enter__(self) -> "_GamesProgress":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.close()
