@@ -121,6 +121,13 @@ class RowListModel(ReadOnlyTableModel):
             return None
         return self.rows[index.row()]
 
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self.HEADERS[section] if section < len(self.HEADERS) else None
+        return str(section + 1) if section < len(self.rows) else None
+
 
 # -- deal explorer ----------------------------------------------------------------------------
 class AlphaMatrixModel(ReadOnlyTableModel):
@@ -385,13 +392,6 @@ class TricksModel(RowListModel):
             return LEFT if col == 4 else CENTER
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section] if section < len(self.HEADERS) else None
-        return str(section + 1) if section < len(self.rows) else None
-
 
 # -- multi-suit calculator -------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
@@ -445,13 +445,6 @@ class SuitValuesModel(RowListModel):
             if col == 1:
                 return "West's cards / East's cards"
         return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section] if section < len(self.HEADERS) else None
-        return str(section + 1) if section < len(self.rows) else None
 
 
 # -- catalogue status ------------------------------------------------------------------------------
