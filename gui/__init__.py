@@ -1,5 +1,5 @@
 """The desktop app (PySide6), started by ``whist-catalogue gui``: see ``docs/app.md``.
 
-It reads the catalogue and calls the :mod:`catalogue` package for everything it
+It reads the catalogue and calls the :mod:`whist_catalogue` package for everything it
 shows; it computes nothing of its own.
 """

@@ -11,9 +11,9 @@ from PySide6.QtCore import QtMsgType, Slot, qInstallMessageHandler
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
-from catalogue import __version__
-from gui.context import AppContext
-from gui.widgets import STYLE_SHEET
+from whist_catalogue import __version__
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.widgets import STYLE_SHEET
 
 __all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES"]
 
@@ -112,27 +112,27 @@ class MainWindow(QMainWindow):
 
 
 def _view_factories() -> dict[str, tuple[str, object]]:
-    from gui.calculator import MultiSuitCalculator
-    from gui.explorer import DealExplorer
+    from whist_catalogue.gui.calculator import MultiSuitCalculator
+    from whist_catalogue.gui.explorer import DealExplorer
 
     factories: dict[str, tuple[str, object]] = {
         "explorer": ("Deal explorer", DealExplorer),
         "calculator": ("Multi-suit", MultiSuitCalculator),
     }
     try:
-        from gui.search_view import SearchView
+        from whist_catalogue.gui.search_view import SearchView
 
         factories["search"] = ("Search && statistics", SearchView)
     except ImportError:  # pragma: no cover - views that need modules still being written
         pass
     try:
-        from gui.solutions import SolutionsView
+        from whist_catalogue.gui.solutions import SolutionsView
 
         factories["solutions"] = ("Solutions", SolutionsView)
     except ImportError:  # pragma: no cover
         pass
     try:
-        from gui.status import StatusView
+        from whist_catalogue.gui.status import StatusView
 
         factories["status"] = ("Catalogue", StatusView)
     except ImportError:  # pragma: no cover
@@ -163,14 +163,14 @@ def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None)
     """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return."""
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        from gui.screenshots import demo_catalogue
+        from whist_catalogue.gui.screenshots import demo_catalogue
 
         db = demo_catalogue(db)
     app = create_app()
     context = AppContext(db)
     window = MainWindow(context)
     if screenshot is not None:
-        from gui.screenshots import render_all
+        from whist_catalogue.gui.screenshots import render_all
 
         render_all(window, screenshot)
         window.close()
@@ -197,7 +197,7 @@ def _report_uncaught_errors(window: MainWindow) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m gui.app [--db DB] [--screenshot DIR]``."""
+    """``python -m whist_catalogue.gui.app [--db DB] [--screenshot DIR]``."""
     parser = argparse.ArgumentParser(prog="whist-catalogue gui", description="The desktop app.")
     parser.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
     parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")

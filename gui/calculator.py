@@ -2,8 +2,8 @@
 
 The suits' values come from the solver, the sum, the outcome ρ(Σ val)
 (Theorem 9.1 of the multi-suit paper) and each side's first lead with the
-clause of §10.4 that chose it from :func:`catalogue.multisuit.analyse`; play
-is :class:`catalogue.play.Play` through :class:`gui.play_panel.PlayPanel`.
+clause of §10.4 that chose it from :func:`whist_catalogue.theory.multisuit.analyse`; play
+is :class:`whist_catalogue.theory.play.Play` through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
 
 from __future__ import annotations
@@ -24,13 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue.deals import Notation, Suit, parse_multisuit
-from catalogue.errors import WhistError
-from catalogue.multisuit import MultiSuitAnalysis, analyse
-from gui.context import AppContext
-from gui.models import SuitRow, SuitValuesModel
-from gui.play_panel import PlayPanel
-from gui.widgets import (
+from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.models import SuitRow, SuitValuesModel
+from whist_catalogue.gui.play_panel import PlayPanel
+from whist_catalogue.gui.widgets import (
     CopyTableView,
     HandEditor,
     MessageBar,
@@ -44,7 +42,9 @@ from gui.widgets import (
     scrolled,
     suit_symbol,
 )
-from gui.workers import LatestOnly
+from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
+from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
 
 __all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
 

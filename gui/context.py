@@ -1,6 +1,6 @@
 """What every view shares: where the catalogue is, the solver, the worker pool.
 
-The solver is :func:`catalogue.solvers.default_solver` — the catalogue first,
+The solver is :func:`whist_catalogue.store.solvers.default_solver` — the catalogue first,
 the engine as a fallback.  The views ask it from the GUI thread for quick
 look-ups and from a worker for anything that may compute whole engine levels.
 The catalogue is thread-safe; the engine (which appends levels as it computes
@@ -17,10 +17,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from catalogue.settings import database_location
-from catalogue.solution import Solver
-from catalogue.solvers import ChainSolver, ComputingSolver, default_solver
-from gui.workers import WorkerPool
+from whist_catalogue.gui.workers import WorkerPool
+from whist_catalogue.store.settings import database_location
+from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, default_solver
+from whist_catalogue.theory.solution import Solver
 
 __all__ = ["AppContext"]
 
@@ -64,14 +64,14 @@ class AppContext(QObject):
 
     # -- the catalogue ---------------------------------------------------------------------------
     def catalogue(self):
-        """The open :class:`catalogue.store.Catalogue`, or None (with :attr:`catalogue_problem` saying why).
+        """The open :class:`whist_catalogue.store.reader.Catalogue`, or None (with :attr:`catalogue_problem` saying why).
 
         The store's ``Catalogue`` is thread-safe (each call takes its own pooled
         connection), so workers may use it too.
         """
         if self._catalogue is None:
             try:
-                from catalogue.store import open_catalogue
+                from whist_catalogue.store.reader import open_catalogue
 
                 self._catalogue = open_catalogue(self.location)
                 self.catalogue_problem = None
@@ -107,7 +107,7 @@ class AppContext(QObject):
         return f"catalogue {shown} — values beyond it computed by the engine"
 
     def run(self, func: Any, *args: Any, **kwargs: Any):
-        """Start ``func`` in a worker (see :meth:`gui.workers.WorkerPool.run`)."""
+        """Start ``func`` in a worker (see :meth:`whist_catalogue.gui.workers.WorkerPool.run`)."""
         return self.pool.run(func, *args, **kwargs)
 
     def shutdown(self, msecs: int = 10_000) -> None:

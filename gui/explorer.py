@@ -1,11 +1,11 @@
 """The deal explorer: one single-suit deal, its value, its α matrix, the single-suit paper's A matrix, play.
 
 Everything shown comes from the core: the value and best moves from the
-solver (:func:`catalogue.solvers.default_solver`, catalogue first), the
-labeled values α_ij from :func:`catalogue.labeled.labeled_matrix`, the matrix
-A, the sums T_k and H̄, H̲, H from :mod:`catalogue.single_suit` (or the
-linear-time :mod:`catalogue.linear_time` for deals too large to show A), and
-play from :class:`catalogue.play.Play`.  The analysis runs in a worker, since
+solver (:func:`whist_catalogue.store.solvers.default_solver`, catalogue first), the
+labeled values α_ij from :func:`whist_catalogue.theory.labeled.labeled_matrix`, the matrix
+A, the sums T_k and H̄, H̲, H from :mod:`whist_catalogue.single_suit.formulas` (or the
+linear-time :mod:`whist_catalogue.single_suit.linear_time` for deals too large to show A), and
+play from :class:`whist_catalogue.theory.play.Play`.  The analysis runs in a worker, since
 a deal beyond the catalogue may make the engine compute whole levels.
 """
 
@@ -26,17 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue import single_suit
-from catalogue.deals import Notation, Suit, parse_suit
-from catalogue.errors import DealTooLargeError, WhistError
-from catalogue.labeled import LabeledValue, labeled_matrix
-from catalogue.linear_time import ValueDetection, detect_simple_value, solve_linear
-from catalogue.solution import Solver, SuitSolution
-from catalogue.values import Outcome, Value
-from gui.context import AppContext
-from gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
-from gui.play_panel import PlayPanel
-from gui.widgets import (
+from whist_catalogue.errors import DealTooLargeError, WhistError
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
+from whist_catalogue.gui.play_panel import PlayPanel
+from whist_catalogue.gui.widgets import (
     CopyTableView,
     HandEditor,
     MessageBar,
@@ -52,7 +46,13 @@ from gui.widgets import (
     shrink_to_contents,
     tricks_text,
 )
-from gui.workers import LatestOnly
+from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.single_suit import formulas as single_suit
+from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
+from whist_catalogue.theory.deals import Notation, Suit, parse_suit
+from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
+from whist_catalogue.theory.solution import Solver, SuitSolution
+from whist_catalogue.theory.values import Outcome, Value
 
 __all__ = ["DealAnalysis", "analyse_deal", "DealExplorer", "EXAMPLES", "A_MATRIX_MAX_N"]
 

@@ -15,10 +15,10 @@ from typing import Any, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from catalogue.deals import Notation, Suit
-from catalogue.labeled import LabeledValue
-from catalogue.solution import SuitSolution
-from catalogue.values import Value, rho
+from whist_catalogue.theory.deals import Notation, Suit
+from whist_catalogue.theory.labeled import LabeledValue
+from whist_catalogue.theory.solution import SuitSolution
+from whist_catalogue.theory.values import Value, rho
 
 __all__ = [
     "subscript",
@@ -449,7 +449,7 @@ class SuitValuesModel(RowListModel):
 
 # -- catalogue status ------------------------------------------------------------------------------
 class LevelStatusModel(RowListModel):
-    """The catalogue's ``level`` rows (:class:`catalogue.store.LevelInfo`): complete or not, counts, checksum, build."""
+    """The catalogue's ``level`` rows (:class:`whist_catalogue.store.reader.LevelInfo`): complete or not, counts, checksum, build."""
 
     HEADERS = ("n", "Status", "Deals stored", "C(2n, n)", "Built", "Seconds", "Version", "Checksum")
 
@@ -500,7 +500,7 @@ def deal_as_ranks(deal) -> Suit | None:
 class SearchResultsModel(ReadOnlyTableModel):
     """The deals matching a search, fetched from the catalogue BATCH_SIZE rows at a time.
 
-    ``canFetchMore``/``fetchMore`` page through :meth:`catalogue.store.Catalogue.search`
+    ``canFetchMore``/``fetchMore`` page through :meth:`whist_catalogue.store.reader.Catalogue.search`
     with ``offset``/``limit`` (a ``select(...).offset().limit()`` in the store), so
     only the rows a view has scrolled to are in memory.  ``set_query`` resets the model.
     """
@@ -577,7 +577,7 @@ class SearchResultsModel(ReadOnlyTableModel):
 
     @staticmethod
     def cells(r: Any) -> list[str]:
-        """The table's cells for one :class:`catalogue.store.DealRecord` (also the CSV export's columns)."""
+        """The table's cells for one :class:`whist_catalogue.store.reader.DealRecord` (also the CSV export's columns)."""
         suit = deal_as_ranks(r.deal)
         sol = r.solution
 
@@ -630,7 +630,7 @@ class SearchResultsModel(ReadOnlyTableModel):
 
 
 class StatisticsModel(ReadOnlyTableModel):
-    """Value class × n: how many deals of each level fall in each class (:class:`catalogue.statistics.LevelStatistics`).
+    """Value class × n: how many deals of each level fall in each class (:class:`whist_catalogue.engine.statistics.LevelStatistics`).
 
     The last row counts every deal of the level.  :meth:`cell` names the
     (class, n) of an index, for the view to open the matching search.

@@ -1,6 +1,6 @@
 """Play a deal out against the app, or watch the app play both sides (one suit or many).
 
-All the play logic is :class:`catalogue.play.Play`: the legal moves, the
+All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, the
 theory's moves (a lead by the rule of §10.4 of the multi-suit paper and a best
 card of that suit, or a best reply), taking a card back, and the projected
 outcome ρ(Σ val) of Theorem 9.1.  This panel only shows the hands as buttons,
@@ -25,12 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue.deals import Suit
-from catalogue.errors import WhistError
-from catalogue.play import Move, Play
-from catalogue.solution import Solver
-from gui.models import TrickRow, TricksModel
-from gui.widgets import (
+from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.models import TrickRow, TricksModel
+from whist_catalogue.gui.widgets import (
     EAST_COLOR,
     WEST_COLOR,
     CardButton,
@@ -41,6 +38,9 @@ from gui.widgets import (
     suit_symbol,
     tricks_text,
 )
+from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.play import Move, Play
+from whist_catalogue.theory.solution import Solver
 
 __all__ = ["PlayPanel"]
 

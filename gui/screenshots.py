@@ -27,8 +27,8 @@ def demo_catalogue(db: str | None) -> str | None:
     import sys
     import tempfile
 
-    from catalogue.build import build
-    from catalogue.settings import database_location
+    from whist_catalogue.store.build import build
+    from whist_catalogue.store.settings import database_location
 
     location = database_location(db)
     if db is not None or "://" in location or Path(location).exists():

@@ -1,15 +1,15 @@
 """Search and statistics: the catalogue's search language, paged results, CSV export, value class × n.
 
-* The query builder writes expressions of :mod:`catalogue.search` (its fields
-  come from :func:`catalogue.search.describe_fields`); the free-text field takes
-  any expression; :func:`catalogue.search.compile_search` checks it and its
+* The query builder writes expressions of :mod:`whist_catalogue.store.search` (its fields
+  come from :func:`whist_catalogue.store.search.describe_fields`); the free-text field takes
+  any expression; :func:`whist_catalogue.store.search.compile_search` checks it and its
   error message appears inline.
-* Results are :class:`gui.models.SearchResultsModel`, paging through
-  :meth:`catalogue.store.Catalogue.search`; the count is
-  :meth:`~catalogue.store.Catalogue.count`, run in a worker, and so is the CSV
-  export (streamed with :meth:`~catalogue.store.Catalogue.iter_search`).
-* The statistics grid is :meth:`~catalogue.store.Catalogue.statistics` per
-  complete level (:class:`catalogue.statistics.LevelStatistics`); a click on a
+* Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging through
+  :meth:`whist_catalogue.store.reader.Catalogue.search`; the count is
+  :meth:`~whist_catalogue.store.reader.Catalogue.count`, run in a worker, and so is the CSV
+  export (streamed with :meth:`~whist_catalogue.store.reader.Catalogue.iter_search`).
+* The statistics grid is :meth:`~whist_catalogue.store.reader.Catalogue.statistics` per
+  complete level (:class:`whist_catalogue.engine.statistics.LevelStatistics`); a click on a
   cell searches for the deals it counts.
 * The papers' conjectures and theorems checked by the engine are one click each:
   ``counterexample(12.2)`` and so on.
@@ -36,12 +36,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue.errors import WhistError
-from catalogue.search import compile_search, describe_fields
-from catalogue.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
-from gui.context import AppContext
-from gui.models import SearchResultsModel, StatisticsModel
-from gui.widgets import CopyTableView, MessageBar, enlarge, examples_button, fit_table
+from whist_catalogue import documentation
+from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
+from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.models import SearchResultsModel, StatisticsModel
+from whist_catalogue.gui.widgets import CopyTableView, MessageBar, enlarge, examples_button, fit_table
+from whist_catalogue.store.search import compile_search, describe_fields
 
 __all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
 
@@ -61,7 +62,7 @@ CONJECTURES = (
 """(button, expression, statement) for each check the catalogue records."""
 
 CLASS_EXPRESSIONS = {name: f"class({name.replace(' ', '_').replace('-', '_')})" for name in VALUE_CLASS_QUERIES}
-"""The search expression for each value class of :func:`catalogue.statistics.value_class` (single-suit
+"""The search expression for each value class of :func:`whist_catalogue.engine.statistics.value_class` (single-suit
 values are never fuzzy).  A test checks that every statistics cell and its search count the same deals."""
 
 EXAMPLES = (
@@ -261,7 +262,7 @@ class SearchView(QWidget):
         self.expression.setToolTip(
             "A search expression: fields "
             + ", ".join(name for name, _, _ in describe_fields())
-            + "; and, or, not, comparisons, in (…). See docs/search.md."
+            + "; and, or, not, comparisons, in (…). See " + documentation("search.md") + "."
         )
         self.expression.setClearButtonEnabled(True)
         self.expression.returnPressed.connect(self.run_search)

@@ -2,10 +2,10 @@
 
 * Chemin-de-fer and Le Her are the JSON objects of SPEC §6, read from the
   catalogue's solved-games table when it holds them and from
-  :func:`catalogue.solved_games.solve` otherwise — shown as a plot of the
+  :func:`whist_catalogue.games.solved_games.solve` otherwise — shown as a plot of the
   Banker's gain G(h), decision tables, payoff matrices and strategies.
-* The asymptotics are :func:`catalogue.asymptotics.compute_data` (exact levels
-  and samples of large deals) drawn by :func:`catalogue.asymptotics.draw_figure`
+* The asymptotics are :func:`whist_catalogue.single_suit.asymptotics.compute_data` (exact levels
+  and samples of large deals) drawn by :func:`whist_catalogue.single_suit.asymptotics.draw_figure`
   onto the canvas's figure.
 
 Each computation runs in a worker; the page shows a message while it runs.
@@ -38,11 +38,12 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from catalogue import asymptotics, solved_games  # noqa: E402
-from catalogue.errors import WhistError  # noqa: E402
-from gui.context import AppContext  # noqa: E402
-from gui.models import AMBER, GREEN, GridModel  # noqa: E402
-from gui.widgets import CopyTableView, MessageBar, error_text, fit_height, fit_table  # noqa: E402
+from whist_catalogue.errors import WhistError  # noqa: E402
+from whist_catalogue.games import solved_games
+from whist_catalogue.gui.context import AppContext  # noqa: E402
+from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
+from whist_catalogue.gui.widgets import CopyTableView, MessageBar, error_text, fit_height, fit_table  # noqa: E402
+from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "QUICK_PLAN"]
 
@@ -430,8 +431,8 @@ class LeHerPage(QWidget):
 
 # -- asymptotics -----------------------------------------------------------------------------------------
 def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requested=None):
-    """:func:`catalogue.asymptotics.compute_data` with progress messages and cancellation (in a worker)."""
-    from gui.workers import Aborted
+    """:func:`whist_catalogue.single_suit.asymptotics.compute_data` with progress messages and cancellation (in a worker)."""
+    from whist_catalogue.gui.workers import Aborted
 
     def progress(message: str) -> None:
         if abort_requested is not None and abort_requested():

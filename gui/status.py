@@ -1,8 +1,8 @@
 """Catalogue status: what the database holds, and building or extending it in a worker.
 
-The levels and their metadata come from :meth:`catalogue.store.Catalogue.levels`,
-the size from :func:`catalogue.build.file_size`; the build is
-:func:`catalogue.build.build_steps`, the same generator of progress events the
+The levels and their metadata come from :meth:`whist_catalogue.store.reader.Catalogue.levels`,
+the size from :func:`whist_catalogue.store.build.file_size`; the build is
+:func:`whist_catalogue.store.build.build_steps`, the same generator of progress events the
 command line's progress bar consumes.  It runs in a worker: the window stays
 responsive, a progress bar follows the events, and Cancel closes the generator,
 which rolls back the level in progress (every finished level stays valid).
@@ -26,13 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
-from catalogue.database import parse_location
-from catalogue.errors import WhistError
-from catalogue.settings import DEFAULT_MAX_N
-from gui.context import AppContext
-from gui.models import LevelStatusModel
-from gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
+from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.models import LevelStatusModel
+from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
+from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
+from whist_catalogue.store.database import parse_location
+from whist_catalogue.store.settings import DEFAULT_MAX_N
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogue.deals import RANK_NAMES
-from catalogue.errors import WhistError
+from whist_catalogue.errors import WhistError
+from whist_catalogue.theory.deals import RANK_NAMES
 
 __all__ = [
     "WEST_COLOR",

@@ -1,10 +1,10 @@
 """alembic environment for the catalogue (mealie style).
 
 ``target_metadata`` is the models' metadata, imported through the one module that
-declares every model (:mod:`catalogue.models`).  The connection comes from the
-caller when migrations run programmatically (:func:`catalogue.database.upgrade`
+declares every model (:mod:`whist_catalogue.store.models`).  The connection comes from the
+caller when migrations run programmatically (:func:`whist_catalogue.store.database.upgrade`
 puts it in ``config.attributes["connection"]``); otherwise the URL is the
-application's setting (:func:`catalogue.settings.database_location`).
+application's setting (:func:`whist_catalogue.store.settings.database_location`).
 SQLite gets ``render_as_batch=True`` so that column changes work there.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from alembic import context
 
-from catalogue import models
-from catalogue.settings import database_location
+from whist_catalogue.store import models
+from whist_catalogue.store.settings import database_location
 
 config = context.config
 target_metadata = models.Base.metadata
@@ -31,7 +31,7 @@ def _configure(connection) -> None:  # noqa: ANN001
 
 
 def run_migrations_offline() -> None:
-    from catalogue.database import parse_location
+    from whist_catalogue.store.database import parse_location
 
     url = parse_location(database_location()).url
     context.configure(
@@ -54,7 +54,7 @@ def run_migrations_online() -> None:
         return
     import sqlalchemy as sa
 
-    from catalogue.database import parse_location
+    from whist_catalogue.store.database import parse_location
 
     engine = sa.create_engine(parse_location(database_location()).url)
     try:

@@ -7,12 +7,8 @@ as a script so that the precompute can be run from a checkout.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from scripts.whist_catalogue import main  # noqa: E402
+from whist_catalogue.scripts.main import main
 
 
 def run(argv: list[str] | None = None) -> int:

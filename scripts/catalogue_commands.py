@@ -1,9 +1,9 @@
 """``build``, ``search``, ``stats``, ``export`` and ``verify``: the catalogue's sub-commands (SPEC §4).
 
-Thin: each parses its options, calls :mod:`catalogue.build`, :mod:`catalogue.store`,
-:mod:`catalogue.export` or :mod:`catalogue.verify`, and prints.  Errors the user
+Thin: each parses its options, calls :mod:`whist_catalogue.store.build`, :mod:`whist_catalogue.store.reader`,
+:mod:`whist_catalogue.store.export` or :mod:`whist_catalogue.store.verify`, and prints.  Errors the user
 caused (a bad expression, a missing, foreign, corrupt or newer catalogue) are
-:class:`~catalogue.errors.WhistError`: ``whist-catalogue`` prints one line and
+:class:`~whist_catalogue.errors.WhistError`: ``whist-catalogue`` prints one line and
 exits with status 2, and nothing has been written.
 """
 
@@ -14,9 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from catalogue.errors import WhistError
-from catalogue.settings import DEFAULT_MAX_N, database_location
-from scripts.whist_catalogue import EXIT_FAILED, EXIT_OK, emit_json
+from whist_catalogue import documentation
+from whist_catalogue.errors import WhistError
+from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json
+from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location
 
 
 class CatalogueUsageError(WhistError, ValueError):
@@ -24,7 +25,7 @@ class CatalogueUsageError(WhistError, ValueError):
 
 
 MAX_BUILD_N = 16
-"""As :data:`catalogue.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
+"""As :data:`whist_catalogue.store.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser(
         "search",
         parents=[common],
-        help="deals matching an expression (see docs/search.md)",
+        help=f"deals matching an expression (the language: {documentation('search.md')})",
         description="Deals of the catalogue matching an expression, in key order.  Examples: "
         "'value = 3+3/8', 'n = 10 and frac = 3/8', 'inf = e2', 'outcome = (1, 2) and ace = W', "
         "'counterexample(12.2)', 'holdup and not (n > 6)'.  Fields: n, key, value, number, frac, numerator, "
@@ -103,8 +104,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from catalogue.build import build_steps
-    from scripts.progress import LevelProgress, ProgressBar
+    from whist_catalogue.scripts.progress import LevelProgress, ProgressBar
+    from whist_catalogue.store.build import build_steps
 
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
@@ -158,7 +159,7 @@ def _ranges(ns: list[int]) -> str:
 
 
 def _open(args: argparse.Namespace):  # noqa: ANN202
-    from catalogue.store import open_catalogue
+    from whist_catalogue.store.reader import open_catalogue
 
     return open_catalogue(database_location(args.db))
 
@@ -169,7 +170,7 @@ def _check_limit(name: str, value: int | None) -> None:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    from catalogue.search import compile_search
+    from whist_catalogue.store.search import compile_search
 
     _check_limit("limit", args.limit)
     _check_limit("offset", args.offset)
@@ -235,8 +236,8 @@ def _print_stats(stats: dict) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from catalogue.export import export
-    from catalogue.search import compile_search
+    from whist_catalogue.store.export import export
+    from whist_catalogue.store.search import compile_search
 
     _check_limit("limit", args.limit)
     fmt = args.format or ("jsonl" if args.json else "csv")
@@ -258,7 +259,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_to_file(catalogue, expression: str | None, path: Path, options: dict) -> int:  # noqa: ANN001
-    from catalogue.export import export
+    from whist_catalogue.store.export import export
 
     if not path.parent.is_dir():
         raise CatalogueUsageError(f"cannot write {path}: no directory {path.parent}")
@@ -279,12 +280,12 @@ def _export_to_file(catalogue, expression: str | None, path: Path, options: dict
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from catalogue.verify import DEFAULT_SAMPLE, RECURSIVE_MAX_N, verify
+    from whist_catalogue.store.verify import DEFAULT_SAMPLE, RECURSIVE_MAX_N, verify
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
     _check_limit("sample", sample)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
-    from scripts.progress import ProgressBar
+    from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
         report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive,

@@ -1,7 +1,7 @@
 """``value`` and ``outcome``: single-suit values and multi-suit outcomes (SPEC §4).
 
 Values come from the catalogue when it holds the deal and are computed
-otherwise (:func:`catalogue.solvers.default_solver`).  ``outcome`` on a single
+otherwise (:func:`whist_catalogue.store.solvers.default_solver`).  ``outcome`` on a single
 suit beyond every solver's reach falls back to the linear-time algorithm of the
 single-suit paper (Theorem 10.1), with the value when Theorem 12.1 can name it.
 """
@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-
 from typing import TYPE_CHECKING
 
-from catalogue.deals import Suit, parse_multisuit, parse_suit
-from catalogue.errors import DealTooLargeError, InvalidDealError
-from catalogue.values import Outcome
-from scripts.whist_catalogue import deal_arguments, emit_json
+from whist_catalogue.errors import DealTooLargeError, InvalidDealError
+from whist_catalogue.scripts.main import deal_arguments, emit_json
+from whist_catalogue.theory.deals import Suit, parse_multisuit, parse_suit
+from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
-    from catalogue.solution import Solver
+    from whist_catalogue.theory.solution import Solver
 
 # Solvers (and Numba behind the engine) are imported when a command runs, not
 # when the parser is built for every command.
@@ -59,7 +58,7 @@ def _outcome_text(o: Outcome) -> str:
 
 
 def run_value(args: argparse.Namespace) -> int:
-    from catalogue.solvers import default_solver
+    from whist_catalogue.store.solvers import default_solver
 
     solver = default_solver(args.db)
     for text in deal_arguments(args.deals):
@@ -93,8 +92,8 @@ def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
 
 
 def run_outcome(args: argparse.Namespace) -> int:
-    from catalogue.multisuit import analyse
-    from catalogue.solvers import default_solver
+    from whist_catalogue.store.solvers import default_solver
+    from whist_catalogue.theory.multisuit import analyse
 
     solver = default_solver(args.db)
     for text in deal_arguments(args.deals):
@@ -133,7 +132,7 @@ def run_outcome(args: argparse.Namespace) -> int:
 
 def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:
     """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it."""
-    from catalogue.linear_time import detect_simple_value
+    from whist_catalogue.single_suit.linear_time import detect_simple_value
 
     if suit.n == 0:
         raise InvalidDealError(f"empty deal: {text!r}")

@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 
 def run(args: argparse.Namespace) -> int:
-    from catalogue.errors import WhistError
+    from whist_catalogue.errors import WhistError
 
     if args.screenshot is None and _no_display():
         raise WhistError(
@@ -37,10 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.db:
         # A catalogue named explicitly must exist and be ours (SPEC §4: exit status 2 otherwise);
         # without --db the app also works with no catalogue at all, and can build one.
-        from catalogue.store import open_catalogue
+        from whist_catalogue.store.reader import open_catalogue
 
         open_catalogue(args.db).close()
-    from gui.app import run as run_app  # Qt is imported only when the app is wanted
+    from whist_catalogue.gui.app import run as run_app  # Qt is imported only when the app is wanted
 
     return run_app(args.db, args.screenshot)
 

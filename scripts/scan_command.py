@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from catalogue.errors import WhistError
-from scripts.progress import LevelProgress
-from scripts.whist_catalogue import emit_json
+from whist_catalogue.errors import WhistError
+from whist_catalogue.scripts.main import emit_json
+from whist_catalogue.scripts.progress import LevelProgress
 
 MAX_SCAN_N = 18
 
@@ -31,7 +31,7 @@ class ScanRangeError(WhistError, ValueError):
 
 
 def run(args: argparse.Namespace) -> int:
-    from catalogue.scan import scan  # Numba loads only when the engine runs
+    from whist_catalogue.engine.scan import scan  # Numba loads only when the engine runs
 
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(report) -> None:
-    from catalogue.scan import CHECK_TITLES
+    from whist_catalogue.engine.scan import CHECK_TITLES
 
     stats = report.statistics.to_json()
     fracs = ", ".join(k for k in stats["fractional_parts"] if k != "0")

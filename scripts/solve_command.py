@@ -1,8 +1,8 @@
 """``whist-catalogue solve GAME``: the solved matrix games of SPEC §4 and §6.
 
 ``solve chemin-de-fer`` and ``solve le-her --cards N``; human-readable text by
-default, the solution object of :func:`catalogue.solved_games.solve` with
-``--json``.  Bad arguments become :class:`~catalogue.errors.GameArgumentError`
+default, the solution object of :func:`whist_catalogue.games.solved_games.solve` with
+``--json``.  Bad arguments become :class:`~whist_catalogue.errors.GameArgumentError`
 in the registry, which the main command turns into one line and exit status 2.
 """
 
@@ -12,8 +12,8 @@ import argparse
 from fractions import Fraction
 from typing import Any
 
-from catalogue import solved_games
-from scripts.whist_catalogue import EXIT_OK, emit_json
+from whist_catalogue.games import solved_games
+from whist_catalogue.scripts.main import EXIT_OK, emit_json
 
 __all__ = ["register", "run", "render"]
 

@@ -24,7 +24,7 @@ from typing import Iterator
 
 import pytest
 
-from catalogue.build import build
+from whist_catalogue.store.build import build
 
 JIT = os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
 """False in the CI run with NUMBA_DISABLE_JIT=1: the engine then runs as plain Python, and the
@@ -47,7 +47,7 @@ def file_state(path: Path) -> tuple:
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
     """Run ``whist-catalogue`` in-process: (exit status, stdout, stderr)."""
-    from scripts.whist_catalogue import main
+    from whist_catalogue.scripts.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -24,7 +24,7 @@ def no_default_catalogue(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def small_catalogue(tmp_path_factory):
     """A catalogue of every deal with n ≤ 7 (3/8 first appears at n = 7; hold-ups from n = 4), no solved games."""
-    from catalogue.build import build
+    from whist_catalogue.store.build import build
 
     path = tmp_path_factory.mktemp("catalogue") / "small.sqlite"
     build(str(path), 7, games=False)

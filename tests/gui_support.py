@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gui.app import MainWindow, create_app
-from gui.context import AppContext
+from whist_catalogue.gui.app import MainWindow, create_app
+from whist_catalogue.gui.context import AppContext
 
 __all__ = ["make_window", "wait_idle"]
 

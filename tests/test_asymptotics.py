@@ -10,11 +10,11 @@ import numba
 import numpy as np
 import pytest
 
-from catalogue import asymptotics as asy
-from catalogue import referee
-from catalogue import single_suit as ss
-from catalogue.deals import Deal
-from catalogue.ranking import level_masks, level_size
+from whist_catalogue.single_suit import asymptotics as asy
+from whist_catalogue.single_suit import formulas as ss
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_masks, level_size
 
 
 # -- exact identities over every deal ---------------------------------------------------------

@@ -13,18 +13,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sqlalchemy as sa
-
-from catalogue import __version__, definition, single_suit, solved_games
-from catalogue.build import BuildProgress, build, build_steps
-from catalogue.deals import Deal
-from catalogue.engine import CHECK_NAMES, EngineSolver, levels
-from catalogue.errors import CatalogueError, DealTooLargeError
-from catalogue.models import DealRow
-from catalogue.ranking import level_masks
-from catalogue.single_suit import outcome_from_h
-from catalogue.store import open_catalogue, record_from_row
-from catalogue.values import rho
 from catalogue_testing import JIT, build_catalogue, file_state, run_cli
+
+from whist_catalogue import __version__
+from whist_catalogue.engine.levels import CHECK_NAMES, EngineSolver, levels
+from whist_catalogue.errors import CatalogueError, DealTooLargeError
+from whist_catalogue.games import solved_games
+from whist_catalogue.single_suit import formulas as single_suit
+from whist_catalogue.single_suit.formulas import outcome_from_h
+from whist_catalogue.store.build import BuildProgress, build, build_steps
+from whist_catalogue.store.models import DealRow
+from whist_catalogue.store.reader import open_catalogue, record_from_row
+from whist_catalogue.theory import definition
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.values import rho
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_N = 8 if JIT else 7
@@ -147,7 +150,7 @@ def test_resume_builds_only_missing_levels(tmp_path):
 
 
 def test_closing_the_generator_mid_level_rolls_the_level_back(tmp_path, monkeypatch):
-    monkeypatch.setattr("catalogue.build.BATCH_ROWS", 100)
+    monkeypatch.setattr("whist_catalogue.store.build.BATCH_ROWS", 100)
     path = tmp_path / "c.sqlite"
     steps = build_steps(path, 6, games=False)
     for event in steps:
@@ -171,7 +174,7 @@ def test_kill_9_mid_level_then_verify_and_resume(tmp_path):
     """
     top = 10 if JIT else 8
     path = tmp_path / "killed.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "scripts.whist_catalogue", "build", "--max-n", str(top), "--db",
+    proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "build", "--max-n", str(top), "--db",
                              str(path), "--no-progress", "--no-games"], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120

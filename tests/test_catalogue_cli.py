@@ -11,10 +11,10 @@ from math import comb
 from pathlib import Path
 
 import pytest
-
-from catalogue.export import COLUMNS
-from catalogue.store import open_catalogue
 from catalogue_testing import file_state, run_cli
+
+from whist_catalogue.store.export import COLUMNS
+from whist_catalogue.store.reader import open_catalogue
 
 REPO = Path(__file__).resolve().parents[1]
 MAX_N = 6
@@ -82,7 +82,7 @@ def test_export_combines_expression_and_level_safely(built, tmp_path):
 
 def test_export_is_streamed_through_a_pipe(built):
     """A consumer that stops early (head) ends the export quietly."""
-    proc = subprocess.run(f"{sys.executable} -m scripts.whist_catalogue export --db {built} | head -n 3",
+    proc = subprocess.run(f"{sys.executable} -m whist_catalogue export --db {built} | head -n 3",
                           shell=True, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.stdout.count("\n") == 3 and "Traceback" not in proc.stderr
 
@@ -98,7 +98,7 @@ def test_verify_ok_and_json(built):
 
 def test_verify_on_an_empty_catalogue_fails(tmp_path):
     path = tmp_path / "empty.sqlite"
-    from catalogue.database import upgrade, writer_engine
+    from whist_catalogue.store.database import upgrade, writer_engine
 
     upgrade(writer_engine(path))
     code, out, _ = run_cli("verify", "--db", str(path))
@@ -135,9 +135,9 @@ def test_fast_export_rows_equal_the_records(built):
     """export's row formatter (Core rows, caches) gives exactly record_columns of the DealRecord."""
     import sqlalchemy as sa
 
-    from catalogue.export import _RowFormatter, record_columns
-    from catalogue.models import DealRow
-    from catalogue.store import record_from_row
+    from whist_catalogue.store.export import _RowFormatter, record_columns
+    from whist_catalogue.store.models import DealRow
+    from whist_catalogue.store.reader import record_from_row
 
     flat, nested = _RowFormatter(flat=True), _RowFormatter(flat=False)
     with open_catalogue(built) as cat:

@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from catalogue import chemin_de_fer as cdf
-from catalogue.matrix_games import (
+from whist_catalogue.games import chemin_de_fer as cdf
+from whist_catalogue.games.matrix_games import (
     CertificationError,
     MatrixGameSolution,
     round_decimal,

@@ -1,15 +1,15 @@
 """The ``value``, ``outcome`` and ``scan`` commands (SPEC §4): JSON contracts and bad input."""
 
 import io
-from fractions import Fraction
 import json
 import os
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 
-from scripts.whist_catalogue import main
+from whist_catalogue.scripts.main import main
 
 NO_CATALOGUE = {"WHIST_CATALOGUE_DB": "/nonexistent/whist-catalogue-test.sqlite"}
 
@@ -21,7 +21,7 @@ def run_json(capsys, *argv):
 
 def run_cli(*argv, stdin=None):
     env = dict(os.environ, **NO_CATALOGUE)
-    return subprocess.run([sys.executable, "-m", "scripts.whist_catalogue", *argv], input=stdin,
+    return subprocess.run([sys.executable, "-m", "whist_catalogue", *argv], input=stdin,
                           capture_output=True, text=True, env=env, timeout=300)
 
 
@@ -74,9 +74,9 @@ def test_outcome_of_a_huge_single_suit_uses_the_linear_time_algorithm(capsys):
     assert line["method"].startswith("linear-time") and line["value"] is None
     # (WE)^n (K J 9 … against A Q 10 …) has value (n − 1)/2 for n ≥ 2, as the engine shows for small n;
     # Theorem 12.1 names that value in linear time, half-integral for even n and integral for odd n.
-    from catalogue.solvers import ComputingSolver
-    from catalogue.deals import Deal
-    from catalogue.values import Value
+    from whist_catalogue.store.solvers import ComputingSolver
+    from whist_catalogue.theory.deals import Deal
+    from whist_catalogue.theory.values import Value
 
     solver = ComputingSolver(10)
     assert all(solver.value(Deal.from_label("WE" * n)) == Value(Fraction(n - 1, 2)) for n in range(2, 11))

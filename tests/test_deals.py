@@ -2,9 +2,9 @@
 
 import pytest
 
-from catalogue.deals import Deal, Notation, parse_deal, parse_multisuit, parse_suit
-from catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
-from catalogue.ranking import level_masks, level_size, rank, unrank
+from whist_catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
+from whist_catalogue.theory.deals import Deal, Notation, parse_deal, parse_multisuit, parse_suit
+from whist_catalogue.theory.ranking import level_masks, level_size, rank, unrank
 
 
 class TestNotation:

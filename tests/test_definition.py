@@ -6,12 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import referee
-from catalogue.deals import Deal, parse_deal
-from catalogue.definition import Interval, interval, labeled_values, maxmin, minmax, simplest_in_interval, solve, val
-from catalogue.labeled import EAST, WEST, LabeledValue
-from catalogue.ranking import level_masks
-from catalogue.values import EPSILON0, Infinitesimal, Value, rho
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal, parse_deal
+from whist_catalogue.theory.definition import (
+    Interval,
+    interval,
+    labeled_values,
+    maxmin,
+    minmax,
+    simplest_in_interval,
+    solve,
+    val,
+)
+from whist_catalogue.theory.labeled import EAST, WEST, LabeledValue
+from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.values import EPSILON0, Infinitesimal, Value, rho
 
 TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "paper-values-up-to-4-cards.tsv"
 

@@ -17,16 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogue import engine_kernels as K
-from catalogue.deals import Deal
-from catalogue.definition import Interval, simplest_in_interval, solve, val
-from catalogue.encoding import SCALE, decode_value, encode_value, labeled_key
-from catalogue.engine import CHECK_NAMES, EngineSolver, Level, compute_level, levels
-from catalogue.errors import DealTooLargeError
-from catalogue.labeled import LabeledValue
-from catalogue.ranking import level_masks
-from catalogue.scan import context_tricks, contexts
-from catalogue.values import Infinitesimal, Value, rho
+from whist_catalogue.engine import kernels as K
+from whist_catalogue.engine.encoding import SCALE, decode_value, encode_value, labeled_key
+from whist_catalogue.engine.levels import CHECK_NAMES, EngineSolver, Level, compute_level, levels
+from whist_catalogue.engine.scan import context_tricks, contexts
+from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.definition import Interval, simplest_in_interval, solve, val
+from whist_catalogue.theory.labeled import LabeledValue
+from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.values import Infinitesimal, Value, rho
 
 CHECK_N = int(os.environ.get("WHIST_ENGINE_CHECK_N", "8"))
 
@@ -131,7 +131,7 @@ def test_checks_on_the_first_levels():
 def test_engine_outcomes_equal_theorem_9_1_of_the_single_suit_paper():
     """Two independent theories of the same game: ρ(val(D)) from the multi-suit paper's values and
     Wästlund's closed formula H of Theorem 9.1 in the single-suit paper, on every deal with n ≤ 11."""
-    from catalogue.single_suit import level_quantities
+    from whist_catalogue.single_suit.formulas import level_quantities
 
     for level in levels(11):
         west, east = level.outcomes()
@@ -163,7 +163,7 @@ def test_kernels_without_the_jit():
     import sys
 
     program = (
-        "from catalogue.engine import levels; import json; "
+        "from whist_catalogue.engine.levels import levels; import json; "
         "print(json.dumps([[L.numerator.tolist(), L.infinitesimal.tolist(), L.moves.tolist(), "
         "L.checks.counterexamples.tolist(), L.flags.tolist()] for L in levels(5, moves=True, checks=True)]))"
     )

@@ -7,8 +7,8 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogue.foster import BinaryChoice, Line, upper_envelope
-from catalogue.matrix_games import MatrixGameSolution, solve_matrix_game
+from whist_catalogue.games.foster import BinaryChoice, Line, upper_envelope
+from whist_catalogue.games.matrix_games import MatrixGameSolution, solve_matrix_game
 
 F = Fraction
 

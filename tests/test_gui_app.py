@@ -4,9 +4,9 @@ from gui_support import make_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from gui import solutions
-from gui.app import VIEW_NAMES
-from scripts.whist_catalogue import main
+from whist_catalogue.gui import solutions
+from whist_catalogue.gui.app import VIEW_NAMES
+from whist_catalogue.scripts.main import main
 
 
 def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch):
@@ -48,7 +48,7 @@ def test_unexpected_errors_in_a_worker_are_messages(qtbot, monkeypatch):
     def broken(*args):
         raise RuntimeError("the engine fell over")
 
-    monkeypatch.setattr("gui.explorer.analyse_deal", broken)
+    monkeypatch.setattr("whist_catalogue.gui.explorer.analyse_deal", broken)
     explorer.set_deal_text("AQ/KJ")
     qtbot.waitUntil(lambda: not explorer.busy)
     assert explorer.message.is_error and "fell over" in explorer.message.text()

@@ -5,7 +5,7 @@ from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from gui.calculator import DEAL_28
+from whist_catalogue.gui.calculator import DEAL_28
 
 
 @pytest.fixture

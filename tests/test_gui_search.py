@@ -6,8 +6,8 @@ import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 
-from catalogue.store import open_catalogue
-from gui.search_view import CLASS_EXPRESSIONS
+from whist_catalogue.gui.search_view import CLASS_EXPRESSIONS
+from whist_catalogue.store.reader import open_catalogue
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 
-from catalogue.store import open_catalogue
+from whist_catalogue.store.reader import open_catalogue
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from gui.workers import Worker, WorkerPool
+from whist_catalogue.gui.workers import Worker, WorkerPool
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from catalogue import le_her
-from catalogue.errors import GameArgumentError
-from catalogue.matrix_games import solve_matrix_game
+from whist_catalogue.errors import GameArgumentError
+from whist_catalogue.games import le_her
+from whist_catalogue.games.matrix_games import solve_matrix_game
 
 F = Fraction
 ALL_N = range(3, 53)

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogue import linear_time as lt
-from catalogue import referee
-from catalogue import single_suit as ss
-from catalogue.deals import Deal
-from catalogue.errors import InvalidDealError
-from catalogue.ranking import level_masks
-from catalogue.values import Value
+from whist_catalogue.errors import InvalidDealError
+from whist_catalogue.single_suit import formulas as ss
+from whist_catalogue.single_suit import linear_time as lt
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.values import Value
 
 PAPER_VALUES = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "paper-values-up-to-4-cards.tsv"
 
@@ -112,7 +112,7 @@ def test_theorem_12_1_against_the_paper_tables():
 
 
 def test_theorem_12_1_against_the_recursive_definition_up_to_6():
-    from catalogue.definition import val
+    from whist_catalogue.theory.definition import val
 
     kinds = Counter(check_detection(deal, val(deal)) for deal in every_deal(6))
     assert set(kinds) == {"integral", "half-integral", "bounds"}

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalogue.errors import GameArgumentError, WhistError
-from catalogue.matrix_games import (
+from whist_catalogue.errors import GameArgumentError, WhistError
+from whist_catalogue.games.matrix_games import (
     CertificationError,
     InvalidMatrixError,
     MatrixGameSolution,
@@ -214,7 +214,7 @@ def test_value_is_affine_in_the_payoffs(matrix, shift, scale):
 def test_a_wrong_float_candidate_falls_back_to_the_exact_simplex(monkeypatch):
     import numpy as np
 
-    from catalogue import matrix_games
+    from whist_catalogue.games import matrix_games
 
     def misleading(a):
         # A plausible-looking but wrong vertex: all weight on the first pure strategy.

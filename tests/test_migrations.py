@@ -14,15 +14,22 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-
-from catalogue import __version__
-from catalogue.build import level_rows
-from catalogue.database import _revisions, alembic_config, head_revision, parse_location, upgrade, writer_engine
-from catalogue.engine import levels
-from catalogue.errors import CatalogueError
-from catalogue.models import SCHEMA_VERSION_TABLE, Base
-from catalogue.store import open_catalogue
 from catalogue_testing import build_catalogue, file_state, postgres_server, run_cli
+
+from whist_catalogue import __version__
+from whist_catalogue.engine.levels import levels
+from whist_catalogue.errors import CatalogueError
+from whist_catalogue.store.build import level_rows
+from whist_catalogue.store.database import (
+    _revisions,
+    alembic_config,
+    head_revision,
+    parse_location,
+    upgrade,
+    writer_engine,
+)
+from whist_catalogue.store.models import SCHEMA_VERSION_TABLE, Base
+from whist_catalogue.store.reader import open_catalogue
 
 
 def _script() -> ScriptDirectory:
@@ -161,8 +168,8 @@ def test_postgresql_upgrade_downgrade_and_build(tmp_path):
             assert cat.max_n == 6
             stored = cat.value_counts(6)
             assert sum(stored.values()) == comb(12, 6)
-            from catalogue.deals import Deal
-            from catalogue.engine import EngineSolver
+            from whist_catalogue.engine.levels import EngineSolver
+            from whist_catalogue.theory.deals import Deal
 
             engine_solver = EngineSolver(6)
             for key in (0b1011010010110, 1 << 12 | 0b000000111111, 1 << 12 | 0b101010101010):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from catalogue.build import level_rows
-from catalogue.deals import Deal
-from catalogue.engine import levels
-from catalogue.models import Base, DealRow, LevelRow, SolvedGameRow
-from catalogue.ranking import level_masks
+from whist_catalogue.engine.levels import levels
+from whist_catalogue.store.build import level_rows
+from whist_catalogue.store.models import Base, DealRow, LevelRow, SolvedGameRow
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_masks
 
 
 def test_every_constraint_and_index_is_named():

@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from catalogue import referee
-from catalogue.deals import Deal, Notation, Suit, parse_multisuit
-from catalogue.multisuit import LeadRule, analyse, choose_lead, optimal_line
-from catalogue.solvers import ComputingSolver
-from catalogue.values import Outcome, Value
+from whist_catalogue.store.solvers import ComputingSolver
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal, Notation, Suit, parse_multisuit
+from whist_catalogue.theory.multisuit import LeadRule, analyse, choose_lead, optimal_line
+from whist_catalogue.theory.values import Outcome, Value
 
 SOLVER = ComputingSolver()
 

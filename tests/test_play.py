@@ -2,12 +2,12 @@
 
 import pytest
 
-from catalogue import referee
-from catalogue.deals import parse_multisuit
-from catalogue.errors import IllegalMoveError
-from catalogue.multisuit import LeadRule
-from catalogue.play import Move, Play
-from catalogue.solvers import ComputingSolver
+from whist_catalogue.errors import IllegalMoveError
+from whist_catalogue.store.solvers import ComputingSolver
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import parse_multisuit
+from whist_catalogue.theory.multisuit import LeadRule
+from whist_catalogue.theory.play import Move, Play
 
 SOLVER = ComputingSolver()
 DEAL_27 = "AKQ8/JT97, AQ87/KJT9, AJT7/KQ98, KQ9/AJT"

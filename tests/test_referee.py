@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from catalogue import referee
-from catalogue.deals import Deal, parse_deal, parse_multisuit
-from catalogue.values import Outcome
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal, parse_deal, parse_multisuit
+from whist_catalogue.theory.values import Outcome
 
 
 def random_deal(rng: random.Random, max_suits: int, max_n: int) -> list[Deal]:

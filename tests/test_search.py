@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from catalogue_testing import build_catalogue, file_state, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catalogue.errors import SearchSyntaxError
-from catalogue.models import DealRow
-from catalogue.search import FIELDS, MAX_DEPTH, compile_search, parse
-from catalogue.store import open_catalogue, record_from_row
-from catalogue.values import Infinitesimal, Value
-from catalogue_testing import build_catalogue, file_state, run_cli
+from whist_catalogue.errors import SearchSyntaxError
+from whist_catalogue.store.models import DealRow
+from whist_catalogue.store.reader import open_catalogue, record_from_row
+from whist_catalogue.store.search import FIELDS, MAX_DEPTH, compile_search, parse
+from whist_catalogue.theory.values import Infinitesimal, Value
 
 MAX_N = 7
 
@@ -292,7 +292,7 @@ def test_search_command_json_lines(built):
 
 def test_class_matches_value_class(built, records):
     """class(…) finds exactly the deals that ``statistics.value_class`` puts in that class."""
-    from catalogue.statistics import VALUE_CLASS_QUERIES, value_class
+    from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, value_class
 
     with open_catalogue(built) as cat:
         for name in VALUE_CLASS_QUERIES:

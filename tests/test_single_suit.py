@@ -7,12 +7,12 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from catalogue import referee
-from catalogue import single_suit as ss
-from catalogue.deals import Deal, parse_deal
-from catalogue.errors import InvalidDealError
-from catalogue.ranking import level_masks
-from catalogue.values import Outcome
+from whist_catalogue.errors import InvalidDealError
+from whist_catalogue.single_suit import formulas as ss
+from whist_catalogue.theory import referee
+from whist_catalogue.theory.deals import Deal, parse_deal
+from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.values import Outcome
 
 
 def every_deal(max_n: int):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from catalogue import le_her, solved_games
-from catalogue.errors import GameArgumentError
-from scripts.whist_catalogue import main
+from whist_catalogue.errors import GameArgumentError
+from whist_catalogue.games import le_her, solved_games
+from whist_catalogue.scripts.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 F = Fraction
@@ -107,7 +107,7 @@ def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):
 def test_bad_arguments_from_the_shell():
     for argv, message in ((["le-her", "--cards", "2"], "got 2"), (["foo"], "unknown game 'foo'")):
         done = subprocess.run(
-            [sys.executable, "-m", "scripts.whist_catalogue", "solve", *argv],
+            [sys.executable, "-m", "whist_catalogue", "solve", *argv],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -142,9 +142,9 @@ def test_solutions_are_json_round_trippable():
 
 
 def test_games_report_builds():
-    from scripts import make_games_report
+    from whist_catalogue.scripts.reports import games as games_report
 
-    text = make_games_report.build(max_cards=8)
-    assert text.startswith("# Solved matrix games") and make_games_report.COMMAND in text
+    text = games_report.build(max_cards=8)
+    assert text.startswith("# Solved matrix games") and games_report.COMMAND in text
     assert "| h* (A calls on 5) | 575/704 |" in text and "| 8 | 107/192 |" in text
     assert "✗" not in text  # every Table 3 value matches Foster's

@@ -9,18 +9,18 @@ from math import comb
 from pathlib import Path
 
 import pytest
-
-from catalogue import definition
-from catalogue.deals import Deal, parse_deal, parse_multisuit
-from catalogue.engine import levels
-from catalogue.errors import CatalogueError
-from catalogue.multisuit import analyse
-from catalogue.solvers import ChainSolver, ComputingSolver, default_solver
-from catalogue.statistics import LevelStatistics, value_counts_from_arrays
-from catalogue.store import Catalogue, NotInCatalogue, open_catalogue, value_from_columns
-from catalogue.values import Infinitesimal, Value
 from catalogue_testing import JIT, build_catalogue, file_state, run_cli
 from recursive_counts import recorded, recursive_statistics
+
+from whist_catalogue.engine.levels import levels
+from whist_catalogue.engine.statistics import LevelStatistics, value_counts_from_arrays
+from whist_catalogue.errors import CatalogueError
+from whist_catalogue.store.reader import Catalogue, NotInCatalogue, open_catalogue, value_from_columns
+from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, default_solver
+from whist_catalogue.theory import definition
+from whist_catalogue.theory.deals import Deal, parse_deal, parse_multisuit
+from whist_catalogue.theory.multisuit import analyse
+from whist_catalogue.theory.values import Infinitesimal, Value
 
 MAX_N = 9 if JIT else 7
 
@@ -100,8 +100,9 @@ def test_open_is_read_only_and_leaves_no_side_files(built, tmp_path):
     with open_catalogue(path) as c:
         assert c.value(Deal.from_label("EWEW")) == Value.from_str("3/2")
         with pytest.raises(Exception):
-            from catalogue.models import DealRow
             import sqlalchemy as sa
+
+            from whist_catalogue.store.models import DealRow
 
             with c._session() as s, s.begin():
                 s.execute(sa.delete(DealRow))
@@ -193,7 +194,7 @@ def test_stats_equal_the_engine_counts(cat):
 
 
 def test_stats_equal_the_recursive_reference(cat):
-    """Known answers for n ≤ 9, recorded from catalogue.definition.val over every deal (tests/recursive_counts.py)."""
+    """Known answers for n ≤ 9, recorded from whist_catalogue.theory.definition.val over every deal (tests/recursive_counts.py)."""
     reference = recorded()
     assert sorted(reference) == list(range(1, 10))
     for n in range(1, MAX_N + 1):  # 9 (7 without the JIT)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogue.errors import InvalidValueError
-from catalogue.values import (
+from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.theory.values import (
     EPSILON0,
     ZERO_INF,
     Complexity,

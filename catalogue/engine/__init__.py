@@ -1,0 +1,11 @@
+"""The engine: the value and best moves of every deal of a level at once.
+
+* :mod:`.encoding` — values and labeled values as small exact integers;
+* :mod:`.kernels` — the Numba kernels (reduction ranks in O(1), §7.2's α matrix, the shortcuts);
+* :mod:`.levels` — level n from level n − 1, the public API over the kernels;
+* :mod:`.statistics` — per-level counts shared by ``scan`` and ``stats``;
+* :mod:`.scan` — the papers' conjectures checked over every deal (Conjectures 12.2–12.4,
+  Theorem 8.10 of the multi-suit paper, Theorem 9.4 of the single-suit paper).
+
+Uses the math core; imports nothing of the store or Qt.
+"""

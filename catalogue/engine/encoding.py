@@ -1,0 +1,78 @@
+"""The compact, exact encoding of single-suit values used by the engine and the catalogue.
+
+A single-suit value q + x (never ±ε₀, §7.5) is stored as two small integers:
+
+* ``numerator``: q · 2^SCALE_BITS, exact because the denominator of an n-card
+  deal's value is at most 2^(n−1) (the simplest number between two values of
+  denominator ≤ 2^(n−2) has denominator ≤ 2^(n−1); Theorem 10.4 reaches it);
+* ``infinitesimal``: the rank of x in the order of §6.1.6 —
+  0 for 0, ±1 for ±ε₀ (ε₀ and −ε₀), ±(k+1) for ε_{±k}, k ≥ 1.
+
+Labeled values (§7.1) are packed into one integer *key* whose integer order is
+the labeled order, so kernels compare them with ``<``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.theory.values import Exits, Infinitesimal, Value
+
+__all__ = [
+    "SCALE_BITS",
+    "SCALE",
+    "MAX_ENGINE_N",
+    "infinitesimal_rank",
+    "infinitesimal_from_rank",
+    "encode_value",
+    "decode_value",
+    "labeled_key",
+    "INF_OFFSET",
+]
+
+SCALE_BITS = 24
+SCALE = 1 << SCALE_BITS
+MAX_ENGINE_N = 25
+"""Values of deals up to this size fit: denominators ≤ 2^24 and numerators < 2^31."""
+INF_OFFSET = 64
+"""Added to an infinitesimal rank inside a labeled key to keep it positive."""
+
+
+def infinitesimal_rank(x: Infinitesimal) -> int:
+    if x.is_fuzzy:
+        raise InvalidValueError("±ε₀ is not the value of a single-suit deal and has no compact code")
+    return x.rank
+
+
+def infinitesimal_from_rank(rank: int) -> Infinitesimal:
+    if rank == 0:
+        return Infinitesimal()
+    if rank == 1:
+        return Infinitesimal(0, Exits.WEST)
+    if rank == -1:
+        return Infinitesimal(0, Exits.EAST)
+    return Infinitesimal.epsilon(rank - 1 if rank > 0 else rank + 1)
+
+
+def encode_value(v: Value) -> tuple[int, int]:
+    """(numerator over 2^SCALE_BITS, infinitesimal rank)."""
+    scaled = v.number * SCALE
+    if scaled.denominator != 1:
+        raise InvalidValueError(f"{v} has a denominator beyond 2^{SCALE_BITS}")
+    return scaled.numerator, infinitesimal_rank(v.infinitesimal)
+
+
+def decode_value(numerator: int, rank: int) -> Value:
+    return Value(Fraction(int(numerator), SCALE), infinitesimal_from_rank(int(rank)))
+
+
+def labeled_key(player: str, numerator: int, rank: int) -> int:
+    """An integer whose order is the order of labeled values (§7.1).
+
+    Ties of value are broken by the leader: East above West for a number, West
+    above East otherwise.
+    """
+    west = player == "W"
+    tie = (not west) if rank == 0 else west
+    return ((numerator << 8) + (rank + INF_OFFSET)) * 2 + int(tie)

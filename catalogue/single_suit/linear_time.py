@@ -1,0 +1,256 @@
+"""Theorem 10.1 of the single-suit paper: the value of single-suit Whist in linear time.
+
+Wästlund, *A solution of two-person single-suit whist*, §10
+(``papers/single-suit-whist.md``).  The deal is the vector (37),
+C_i = 1 if East holds card i and −1 if West does, and:
+
+1. S(i) = C_1 + … + C_i for i = 0 … 2n;
+2. T_k for −n < k < n by the paper's procedure: initialise
+   T[−n+1] = 1, …, T[−1] = n−1, T[0] = −n, …, T[n−1] = −1 (the values for the
+   alternating deal), then for i = 1 … 2n subtract i−1 from T[S(i−1)] when
+   C_i = 1 and add i to T[S(i)] when C_i = −1;
+3. H̲, H̄ where T_k changes sign;
+4. the conditions of Theorem 9.1 from the entries on the diagonals H̲ and H̄,
+   using A_ij = 1 iff S(i+j−1) > j − i, with running sums over k.
+
+Every step is O(n), so χ(D) for n = 1 000 000 takes milliseconds (see
+``docs/benchmarks.md``).  The work is done by the Numba kernels of
+:mod:`whist_catalogue.single_suit.kernels`; the direct formulas of
+:mod:`whist_catalogue.single_suit.formulas` are the reference it is tested against.
+
+Also here, Theorem 12.1 of the multi-suit paper (``papers/symmetric-multi-suit-whist.md``
+§12.1): whether val(D) is an integer or half an odd integer, decided in the same
+time from χ(D) and χ(D₀) — val(D) = k + 1/2 iff χ(D) = (k, k+1), and val(D) = k
+iff χ(D₀) = (k−1, k) (Theorem 8.10); otherwise the outcome χ(D) = (k, k) = ρ(val(D))
+still bounds the value.  And :func:`sample_deals`, many random deals of one size
+in one call, for the asymptotics of §11.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+
+from whist_catalogue.errors import InvalidDealError
+from whist_catalogue.single_suit.kernels import evaluate_vector, random_deal, sample_kernel, stream_state, t_sums_vector
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.values import Outcome, Value
+
+__all__ = [
+    "owner_vector",
+    "partial_sums",
+    "t_diagonal_sums_linear",
+    "LinearResult",
+    "solve_vector",
+    "solve_linear",
+    "h_whist_linear",
+    "whist_outcome_linear",
+    "ValueDetection",
+    "detect_simple_value",
+    "DealSample",
+    "sample_deals",
+    "random_deal_vector",
+]
+
+
+def owner_vector(deal: Deal) -> np.ndarray:
+    """C_1 … C_2n of (37) as int8: 1 where East holds the card, −1 where West does."""
+    size = 2 * deal.n
+    if size == 0:
+        return np.zeros(0, np.int8)
+    raw = np.frombuffer(deal.west.to_bytes((size + 7) // 8, "little"), np.uint8)
+    west = np.unpackbits(raw, bitorder="little")[:size].astype(np.int8)
+    return (1 - 2 * west).astype(np.int8)
+
+
+def _checked(c: np.ndarray) -> tuple[np.ndarray, int]:
+    c = np.ascontiguousarray(c, dtype=np.int8)
+    if c.ndim != 1 or c.shape[0] % 2 or not np.all((c == 1) | (c == -1)):
+        raise InvalidDealError("a deal vector is 2n entries of +1 (East) and −1 (West)")
+    if int(c.sum(dtype=np.int64)) != 0:
+        raise InvalidDealError("a deal vector needs as many +1 (East) as −1 (West) entries")
+    return c, c.shape[0] // 2
+
+
+def partial_sums(c: np.ndarray) -> np.ndarray:
+    """S(0) … S(2n), S(i) = C_1 + … + C_i (int64)."""
+    c, _ = _checked(c)
+    return np.concatenate(([0], np.cumsum(c, dtype=np.int64)))
+
+
+def t_diagonal_sums_linear(deal: Deal | np.ndarray) -> np.ndarray:
+    """T_k for −n < k < n by the O(n) procedure of §10, as an int64 array indexed k + n − 1."""
+
+    c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
+    t = np.empty(max(2 * n - 1, 0), np.int64)
+    if n:
+        t_sums_vector(c, n, t)
+    return t
+
+
+@dataclass(frozen=True, slots=True)
+class LinearResult:
+    """What the linear-time algorithm finds for one deal."""
+
+    n: int
+    h_lower: int
+    """H̲."""
+    h_upper: int
+    """H̄."""
+    h: int
+    """H of Theorem 9.1."""
+    trace: int
+    """T_0 = tr(A), which decides Five-card (Theorem 7.2)."""
+
+    @property
+    def outcome(self) -> Outcome:
+        """χ(D) = (⌊(n+H)/2⌋, ⌈(n+H)/2⌉)."""
+        return Outcome((self.n + self.h) // 2, (self.n + self.h + 1) // 2)
+
+
+def solve_vector(c: np.ndarray) -> LinearResult:
+    """Theorem 10.1 on a deal given as the vector C of (37) (+1 East, −1 West, lowest card first)."""
+
+    c, n = _checked(c)
+    if n == 0:
+        return LinearResult(0, 0, 0, 0, 0)
+    s = np.empty(2 * n + 1, np.int64)
+    t = np.empty(2 * n + 1, np.int64)
+    lo, hi, h, t0 = evaluate_vector(c, n, s, t)
+    return LinearResult(n, int(lo), int(hi), int(h), int(t0))
+
+
+def solve_linear(deal: Deal) -> LinearResult:
+    """Theorem 10.1 on a :class:`Deal`."""
+    return solve_vector(owner_vector(deal))
+
+
+def h_whist_linear(deal: Deal) -> int:
+    """H of Theorem 9.1, in linear time."""
+    return solve_linear(deal).h
+
+
+def whist_outcome_linear(deal: Deal) -> Outcome:
+    """χ(D) of single-suit Whist, in linear time."""
+    return solve_linear(deal).outcome
+
+
+def _without_lowest(c: np.ndarray) -> np.ndarray:
+    """D₀ as a vector: the first +1 and the first −1 removed."""
+    keep = np.ones(c.shape[0], bool)
+    keep[int(np.argmax(c == 1))] = False
+    keep[int(np.argmax(c == -1))] = False
+    return c[keep]
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDetection:
+    """Theorem 12.1 of the multi-suit paper for one deal.
+
+    ``kind`` is ``"half-integral"`` (val(D) = k + 1/2), ``"integral"``
+    (val(D) = k) or ``"bounds"``: then χ(D) = (k, k) = ρ(val(D)) and val(D) is
+    neither k nor k ± 1/2, so k − 1/2 < val(D) < k + 1/2 in the order of V with
+    val(D) ≠ k.
+    """
+
+    kind: Literal["half-integral", "integral", "bounds"]
+    outcome: Outcome
+    """χ(D)."""
+    reduced_outcome: Outcome | None
+    """χ(D₀), when it was needed."""
+    value: Value | None
+    """val(D) when it is integral or half-integral."""
+    lower: Fraction
+    """val(D) = lower if exact, else lower < val(D)."""
+    upper: Fraction
+    """val(D) = upper if exact, else val(D) < upper."""
+
+
+def detect_simple_value(deal: Deal | np.ndarray) -> ValueDetection:
+    """Whether val(D) is integral or half-integral (Theorem 12.1 with Theorem 8.10), in linear time."""
+    c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
+    if n == 0:
+        raise InvalidDealError("the empty deal has no value to detect")
+    outcome = solve_vector(c).outcome
+    west_leads, east_leads = outcome
+    if east_leads == west_leads + 1:
+        q = Fraction(2 * west_leads + 1, 2)
+        return ValueDetection("half-integral", outcome, None, Value(q), q, q)
+    reduced = solve_vector(_without_lowest(c)).outcome
+    if reduced.east_leads == reduced.west_leads + 1:
+        k = reduced.east_leads
+        return ValueDetection("integral", outcome, reduced, Value(k), Fraction(k), Fraction(k))
+    k = west_leads
+    return ValueDetection("bounds", outcome, reduced, None, Fraction(2 * k - 1, 2), Fraction(2 * k + 1, 2))
+
+
+# -- many random deals at once --------------------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class DealSample:
+    """Uniformly random deals of one size, evaluated by the linear-time algorithm."""
+
+    n: int
+    seed: int
+    h_lower: np.ndarray
+    """H̲ per deal (int64)."""
+    h_upper: np.ndarray
+    """H̄ per deal."""
+    h: np.ndarray
+    """H of Theorem 9.1 per deal."""
+    ace_west: np.ndarray
+    """Whether West holds the ace (bool)."""
+    king_west: np.ndarray
+    """Whether West holds the king, card 2n − 1 (bool)."""
+    h_psi: np.ndarray | None
+    """H(ψ(D′)) with D′ the deal turned so West holds the ace and ψ the involution of §11.4, or None."""
+    h_psi_king: np.ndarray | None
+    """H(ψ_K(D″)) with D″ turned so West holds the king and ψ_K reversing cards 1 … 2n−2, or None."""
+
+    def __len__(self) -> int:
+        return int(self.h.shape[0])
+
+
+def sample_deals(n: int, count: int, seed: int, *, with_psi: bool = False) -> DealSample:
+    """``count`` uniformly random deals with n cards a hand, H by Theorem 10.1 (Numba, parallel).
+
+    Deal number i depends only on (seed, i), so a sample is reproducible and
+    any prefix of a larger sample with the same seed is the smaller sample.
+    """
+
+    if n < 1 or 2 * n >= 1 << 31:
+        raise InvalidDealError(f"cannot sample deals with {n} cards a hand")
+    if count < 0:
+        raise ValueError(f"negative sample size {count}")
+    if not 0 <= seed < 1 << 64:
+        raise ValueError(f"seed {seed} is not a 64-bit unsigned integer")
+    h_lower = np.empty(count, np.int64)
+    h_upper = np.empty(count, np.int64)
+    h = np.empty(count, np.int64)
+    ace = np.empty(count, np.bool_)
+    king = np.empty(count, np.bool_)
+    h_psi = np.empty(count if with_psi else 0, np.int64)
+    h_psi_king = np.empty(count if with_psi else 0, np.int64)
+    if count:
+        # The generator relies on uint64 multiplication wrapping around; under
+        # NUMBA_DISABLE_JIT NumPy would warn about every wrap.
+        with np.errstate(over="ignore"):
+            sample_kernel(n, np.uint64(seed), h_lower, h_upper, h, ace, king, h_psi, h_psi_king, with_psi)
+    if not with_psi:
+        h_psi = h_psi_king = None
+    return DealSample(n, seed, h_lower, h_upper, h, ace, king, h_psi, h_psi_king)
+
+
+def random_deal_vector(n: int, seed: int, index: int = 0) -> np.ndarray:
+    """Deal number ``index`` of the stream ``seed`` as the vector C of (37): the deals :func:`sample_deals` uses."""
+
+    if n < 1 or not 0 <= seed < 1 << 64 or index < 0:
+        raise ValueError(f"no deal number {index} of size {n} in stream {seed}")
+    c = np.empty(2 * n, np.int8)
+    # The state must reach the kernel as uint64: a Python int would be typed int64
+    # and mixing int64 with uint64 in Numba silently goes through float64.
+    with np.errstate(over="ignore"):
+        random_deal(np.uint64(stream_state(np.uint64(seed), np.uint64(index))), n, c)
+    return c

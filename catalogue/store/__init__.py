@@ -1,0 +1,13 @@
+"""The catalogue: every single-suit deal up to a bound, in a database (SPEC §5).
+
+* :mod:`.settings` — where the catalogue lives;
+* :mod:`.models` — SQLAlchemy 2 models (the schema; migrations in ``whist_catalogue.migrations``);
+* :mod:`.database` — locations, engines, identity and migrations;
+* :mod:`.build` — the resumable, per-level build;
+* :mod:`.reader` — :func:`~.reader.open_catalogue`: look-ups, search, statistics, solved games;
+* :mod:`.search` — the search language, parsed to SQL;
+* :mod:`.export`, :mod:`.verify` — export and integrity checks;
+* :mod:`.solvers` — where a deal's answer comes from: the catalogue, else the engine.
+
+The only part of the package that imports SQLAlchemy.
+"""

@@ -1,0 +1,390 @@
+"""Reaching a catalogue database safely: locations, engines, identity and migrations.
+
+A catalogue is named by a path (a SQLite file) or a SQLAlchemy URL
+(``postgresql+psycopg://…``, ``sqlite:///…``).  Two ways in:
+
+* :func:`reader_engine` — for look-ups, search, statistics, export, verify.
+  It never creates a file and never writes: the location must exist and be a
+  catalogue whose schema this software reads (:func:`probe`), else
+  :class:`~whist_catalogue.errors.CatalogueError` — and nothing on disk has changed.
+* :func:`writer_engine` — for ``build``.  A missing SQLite file is created; an
+  existing database must be empty or one of ours, which is then brought to the
+  current schema with alembic (:func:`upgrade`).  A foreign or newer database is
+  refused before anything is written.
+
+Identity: every catalogue carries alembic's version table under its own name,
+:data:`~whist_catalogue.store.models.SCHEMA_VERSION_TABLE`.  A database without it is not
+ours (unless it is empty); one whose revision this software's migrations do not
+know was written by a newer version.
+
+SQLite specifics: WAL journal (readers proceed while a build writes), a busy
+timeout, and ``synchronous=NORMAL`` — in WAL mode a committed transaction
+survives a killed process.  Readers open the file ``mode=rw`` with
+``PRAGMA query_only`` rather than ``mode=ro``, because a read-only connection
+cannot remove the WAL side files when it closes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import quote
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.pool import QueuePool
+
+from whist_catalogue.errors import CatalogueError
+from whist_catalogue.store.models import SCHEMA_VERSION_TABLE
+
+__all__ = [
+    "Location",
+    "parse_location",
+    "reader_engine",
+    "writer_engine",
+    "probe",
+    "SchemaState",
+    "alembic_config",
+    "upgrade",
+    "head_revision",
+    "known_revisions",
+    "database_errors",
+    "sqlite_maintenance",
+    "BUSY_TIMEOUT_MS",
+]
+
+BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite connection waits for a lock held by another process."""
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a catalogue is: a SQLite file path, or a server URL."""
+
+    text: str
+    """As the user gave it."""
+    path: Path | None
+    """The SQLite file, for a path or a ``sqlite:///`` URL (None for a server, or an in-memory SQLite)."""
+    url: sa.URL
+    """The SQLAlchemy URL."""
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.url.get_backend_name() == "sqlite"
+
+    def __str__(self) -> str:
+        return str(self.path) if self.path is not None else self.url.render_as_string(hide_password=True)
+
+
+def parse_location(location: str | os.PathLike[str]) -> Location:
+    """A path or a SQLAlchemy URL, checked for form only (nothing is opened)."""
+    text = os.fspath(location)
+    if not text.strip():
+        raise CatalogueError("empty catalogue location")
+    if "://" not in text:
+        path = Path(text).expanduser().absolute()
+        return Location(text, path, sa.URL.create("sqlite", database=str(path)))
+    try:
+        url = sa.make_url(text)
+    except (ArgumentError, ValueError):
+        raise CatalogueError(f"not a database URL: {text!r}") from None
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise CatalogueError(f"unsupported database {backend!r} in {text!r} (use a SQLite path or a PostgreSQL URL)")
+    path = None
+    if backend == "sqlite":
+        if url.database in (None, "", ":memory:") or url.query.get("mode") == "memory":
+            raise CatalogueError(f"an in-memory database cannot hold a catalogue: {text!r}")
+        path = Path(url.database).expanduser().absolute()
+        url = url.set(database=str(path))
+    return Location(text, path, url)
+
+
+# -- engines -----------------------------------------------------------------------------------------
+
+
+def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, writer: bool) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if writer:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA cache_size = -262144")  # 256 MiB: index inserts of a big level
+            cursor.execute("PRAGMA temp_store = MEMORY")
+        else:
+            cursor.execute("PRAGMA query_only = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
+    """A pooled engine on one SQLite file; readers never create it (``mode=rw``)."""
+    mode = "rwc" if writer else "rw"
+    if not writer and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        # A catalogue on read-only storage: nobody can be writing it, and SQLite could not
+        # create the WAL side files, so read it as an immutable file.
+        mode = "ro&immutable=1"
+    uri = f"file:{quote(str(path))}?mode={mode}"
+
+    def connect() -> sqlite3.Connection:
+        # isolation_level=None: SQLAlchemy's pysqlite dialect emits BEGIN itself (see _begin below).
+        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+
+    engine = sa.create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4,
+                              max_overflow=8)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # noqa: ANN001 - SQLAlchemy's hook signature
+        _sqlite_pragmas(dbapi_connection, writer=writer)
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn) -> None:  # noqa: ANN001
+        # pysqlite's own transaction handling is off; open the transaction explicitly
+        # (the documented recipe), so a level's rows and its metadata commit together.
+        conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def sqlite_maintenance(engine: Engine, *, analyze: bool = True) -> None:
+    """After a build: refresh the query planner's statistics (ANALYZE: about 1 s at n ≤ 12) and fold the WAL into the file."""
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        if analyze:
+            cursor.execute("ANALYZE")
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cursor.close()
+    finally:
+        raw.close()
+
+
+def _server_engine(url: sa.URL) -> Engine:
+    return sa.create_engine(url, pool_pre_ping=True)
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """The file exists and starts like a SQLite database (read its header only)."""
+    if not path.exists():
+        raise CatalogueError(f"no catalogue at {path} (build one with: whist-catalogue build --db {path})")
+    if not path.is_file():
+        raise CatalogueError(f"not a file: {path}")
+    try:
+        with path.open("rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise CatalogueError(f"cannot read {path}: {exc.strerror}") from None
+    if len(header) == 0:
+        raise CatalogueError(f"not a catalogue: {path} is an empty file")
+    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
+        raise CatalogueError(f"not a catalogue: {path} is not a SQLite database")
+
+
+@contextmanager
+def database_errors(location: Location | str) -> Iterator[None]:
+    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        detail = getattr(exc, "orig", None) or exc
+        text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
+        raise CatalogueError(f"catalogue {location}: {text}") from None
+    except sqlite3.Error as exc:
+        raise CatalogueError(f"catalogue {location}: {exc}") from None
+
+
+# -- identity -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaState:
+    """What :func:`probe` found in a database."""
+
+    empty: bool
+    """No tables, apart perhaps from our (empty) version table: a fresh database."""
+    revision: str | None
+    """The alembic revision recorded in our version table (None if there is none)."""
+    tables: frozenset[str]
+
+    @property
+    def ours(self) -> bool:
+        return self.revision is not None
+
+
+def _inspect(connection: sa.Connection) -> SchemaState:
+    tables = frozenset(sa.inspect(connection).get_table_names())
+    revision = None
+    if SCHEMA_VERSION_TABLE in tables:
+        # alembic's version table read directly: reading a catalogue never needs alembic itself.
+        version = sa.table(SCHEMA_VERSION_TABLE, sa.column("version_num"))
+        revisions = connection.execute(sa.select(version.c.version_num)).scalars().all()
+        if len(revisions) > 1:
+            raise CatalogueError(f"corrupt catalogue: several schema revisions {revisions}")
+        revision = revisions[0] if revisions else None
+    return SchemaState(empty=not (tables - {SCHEMA_VERSION_TABLE}), revision=revision, tables=tables)
+
+
+def probe(location: Location) -> SchemaState:
+    """Look inside a database without changing it.
+
+    SQLite: a read-only connection.  When the file has no ``-wal`` beside it, the
+    file alone holds the whole database and it is opened ``immutable`` — SQLite
+    then creates no side files either (a plain read-only connection to a WAL
+    database would leave ``-wal`` and ``-shm`` behind).
+    """
+    if location.path is not None:
+        _check_sqlite_file(location.path)
+        wal = location.path.with_name(location.path.name + "-wal")
+        mode = "ro" if wal.exists() else "ro&immutable=1"
+        try:
+            connection = sqlite3.connect(f"file:{quote(str(location.path))}?mode={mode}", uri=True)
+        except sqlite3.Error as exc:
+            raise CatalogueError(f"cannot open {location.path}: {exc}") from None
+        engine = sa.create_engine("sqlite+pysqlite://", creator=lambda: connection, poolclass=sa.pool.StaticPool)
+        try:
+            with database_errors(location), engine.connect() as conn:
+                return _inspect(conn)
+        finally:
+            engine.dispose()
+            connection.close()
+    engine = _server_engine(location.url)
+    try:
+        with database_errors(location), engine.connect() as conn:
+            return _inspect(conn)
+    finally:
+        engine.dispose()
+
+
+def _check_readable(location: Location, state: SchemaState) -> None:
+    if state.empty:
+        raise CatalogueError(f"not a catalogue: {location} is an empty database (build one with whist-catalogue build)")
+    if not state.ours:
+        raise CatalogueError(f"not a catalogue: {location} is a database of some other application")
+    _check_known(location, state)
+    if state.revision != head_revision():
+        raise CatalogueError(
+            f"catalogue {location} has an older schema (revision {state.revision});"
+            " upgrade it with: whist-catalogue build --db ... (it resumes where the catalogue stopped)"
+        )
+
+
+def _check_known(location: Location, state: SchemaState) -> None:
+    if state.revision not in known_revisions():
+        raise CatalogueError(
+            f"catalogue {location} was written by a newer version of whist-catalogue"
+            f" (schema revision {state.revision}); upgrade the software to read it"
+        )
+
+
+def reader_engine(location: str | os.PathLike[str] | Location) -> Engine:
+    """An engine for reading a catalogue of the current schema; changes nothing on disk."""
+    loc = location if isinstance(location, Location) else parse_location(location)
+    _check_readable(loc, probe(loc))
+    if loc.path is not None:
+        return _sqlite_engine(loc.path, writer=False)
+    return _server_engine(loc.url)
+
+
+def writer_engine(location: str | os.PathLike[str] | Location, *, create_parent: bool = False) -> Engine:
+    """An engine for ``build``: the database is created if missing, upgraded if older, refused if foreign or newer."""
+    loc = location if isinstance(location, Location) else parse_location(location)
+    if loc.path is not None:
+        path = loc.path
+        if path.exists() and path.stat().st_size > 0:
+            state = probe(loc)
+            if not state.empty and not state.ours:
+                raise CatalogueError(f"not a catalogue: {path} is a database of some other application")
+            if state.ours:
+                _check_known(loc, state)
+        elif path.exists() and not path.is_file():
+            raise CatalogueError(f"not a file: {path}")
+        elif not path.parent.is_dir():
+            if not create_parent:
+                raise CatalogueError(f"cannot create {path}: no directory {path.parent}")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        engine = _sqlite_engine(path, writer=True)
+    else:
+        state = probe(loc)
+        if not state.empty and not state.ours:
+            raise CatalogueError(f"not a catalogue: {loc} is a database of some other application")
+        if state.ours:
+            _check_known(loc, state)
+        engine = _server_engine(loc.url)
+    with database_errors(loc):
+        upgrade(engine)
+    return engine
+
+
+# -- migrations -----------------------------------------------------------------------------------
+
+
+def _script_location() -> str:
+    """The directory of the ``migrations`` package (the one holding our ``env.py``)."""
+    from whist_catalogue import migrations
+
+    for entry in getattr(migrations, "__path__", ()):
+        if (Path(entry) / "env.py").is_file() and (Path(entry) / "versions").is_dir():
+            return str(entry)
+    raise CatalogueError("the catalogue's migrations are not installed (package 'migrations' has no env.py)")
+
+
+def alembic_config(connection: sa.Connection | None = None):  # noqa: ANN201 - alembic.config.Config
+    """The alembic configuration, built in code so it works from an installed package.
+
+    With ``connection``, ``env.py`` migrates that connection; without, it reads
+    the URL from :func:`whist_catalogue.store.settings.database_location`.
+    """
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", _script_location())
+    config.set_main_option("version_table", SCHEMA_VERSION_TABLE)
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+_REVISION_FILE = re.compile(r"\d{4}_\d{2}_\d{2}_\d{4}-([0-9a-f]+)_\w+\.py")
+
+
+@lru_cache(maxsize=1)
+def _revisions() -> tuple[str, ...]:
+    """The revisions of ``migrations/versions``, oldest first, read from the file names.
+
+    The date-first ``file_template`` puts the revision after the date, so sorting the
+    names is the order of the chain (a test checks this against alembic's own view);
+    reading a catalogue thus needs no alembic import.
+    """
+    versions = Path(_script_location()) / "versions"
+    names = sorted(p.name for p in versions.glob("*.py"))
+    return tuple(m.group(1) for name in names if (m := _REVISION_FILE.fullmatch(name)))
+
+
+def head_revision() -> str:
+    """The revision this software writes and reads."""
+    revisions = _revisions()
+    if not revisions:
+        raise CatalogueError("the catalogue's migrations are not installed (no migrations/versions/*.py)")
+    return revisions[-1]
+
+
+def known_revisions() -> frozenset[str]:
+    return frozenset(_revisions())
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to ``revision`` with the migrations in ``migrations/versions``."""
+    from alembic import command
+
+    with engine.begin() as connection:
+        command.upgrade(alembic_config(connection), revision)

@@ -1,0 +1,861 @@
+"""The search language: a small expression language over the catalogue's deals (``docs/search.md``).
+
+A tokenizer and a recursive-descent parser turn the text into a syntax tree;
+the compiler turns the tree into a SQLAlchemy boolean expression over
+:class:`~whist_catalogue.store.models.DealRow`.  User text never reaches SQL: names must be
+fields of :data:`FIELDS`, and every constant becomes a bound parameter.
+
+Grammar (keywords case-insensitive)::
+
+    query      := or_expr
+    or_expr    := and_expr (("or" | "||") and_expr)*
+    and_expr   := not_expr (("and" | "&&") not_expr)*
+    not_expr   := ("not" | "!") not_expr | comparison
+    comparison := sum [ CMP sum | "in" sum ]          CMP: = == != <> < <= > >=
+    sum        := product (("+" | "-" | "+-") product)*
+    product    := unary (("*" | "/") unary)*
+    unary      := ("-" | "+" | "+-") unary | primary
+    primary    := NUMBER | NAME | NAME "(" [args] ")" | "(" or_expr ("," or_expr)* [","] ")"
+
+Constants are exact: ``3+3/8``, ``0.375``, ``e2`` (ε₂), ``-e0``, ``2-e2``, ``W``/``E``,
+``(1, 2)``, ``1/2 +- e0`` (±ε₀, which no single-suit value has).  Numbers compare exactly (``number`` is q·2^24 in the database,
+so ``number >= 2`` is a range on an index); ``n`` becomes a range of the
+primary key.  Limits keep hostile input harmless: at most
+:data:`MAX_LENGTH` characters, :data:`MAX_DEPTH` levels of nesting, numbers of
+at most :data:`MAX_DIGITS` digits, and every integer the database computes
+stays below 2^62.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from math import ceil, floor
+from typing import Any, Callable
+
+import sqlalchemy as sa
+from sqlalchemy.sql.elements import ColumnElement
+
+from whist_catalogue.engine.encoding import SCALE_BITS
+from whist_catalogue.engine.levels import CHECK_NAMES
+from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES
+from whist_catalogue.errors import SearchSyntaxError
+from whist_catalogue.store.models import DealRow
+from whist_catalogue.theory.values import Infinitesimal, Value, is_dyadic
+
+__all__ = [
+    "compile_search",
+    "search_condition",
+    "parse",
+    "describe_fields",
+    "FIELDS",
+    "ALIASES",
+    "CHECK_ALIASES",
+    "Field",
+    "MAX_LENGTH",
+    "MAX_DEPTH",
+    "MAX_DIGITS",
+]
+
+MAX_LENGTH = 4000
+MAX_DEPTH = 60
+MAX_DIGITS = 15
+MAX_SQL_INT = 1 << 62
+MAX_LEVEL_N = 30
+"""Keys of levels up to 30 stay below 2^61 (the database's integers are signed 64-bit)."""
+
+# -- tokens -------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+)
+  | (?P<number>\d+(?:\.\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>\+-|<=|>=|!=|<>|==|&&|\|\||[=<>()+\-*/,!])
+    """,
+    re.VERBOSE,
+)
+_UNICODE = str.maketrans({"±": "+-", "−": "-", "ε": "e", "≤": "<=", "≥": ">=", "≠": "!=", "₀": "0", "₁": "1", "₂": "2",
+                          "₃": "3", "₄": "4", "₅": "5", "₆": "6", "₇": "7", "₈": "8", "₉": "9"})
+KEYWORDS = {"and", "or", "not", "in"}
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # number, name, op, keyword, end
+    text: str
+    pos: int
+
+
+def tokenize(text: str) -> list[Token]:
+    if len(text) > MAX_LENGTH:
+        raise SearchSyntaxError(f"search: expression too long ({len(text)} characters, at most {MAX_LENGTH})")
+    source = text.translate(_UNICODE)
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(source):
+        m = _TOKEN.match(source, pos)
+        if m is None:
+            raise SearchSyntaxError(f"search: unexpected character {source[pos]!r} at position {pos + 1}")
+        kind = m.lastgroup
+        assert kind is not None
+        word = m.group()
+        if kind == "number" and len(word.replace(".", "")) > MAX_DIGITS:
+            raise SearchSyntaxError(f"search: number too large: {word[:20]}… at position {pos + 1}")
+        if kind == "name" and word.lower() in KEYWORDS:
+            kind, word = "keyword", word.lower()
+        if kind != "space":
+            tokens.append(Token(kind, word, pos + 1))
+        pos = m.end()
+    tokens.append(Token("end", "", len(source) + 1))
+    return tokens
+
+
+# -- syntax tree ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    kind: str
+    """or, and, not, cmp, in, num, name, call, neg, add, sub, mul, div, tuple"""
+    pos: int
+    args: tuple[Any, ...] = ()
+    text: str = ""
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = tokenize(text)
+        self.i = 0
+        self.depth = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def advance(self) -> Token:
+        t = self.tokens[self.i]
+        self.i += 1
+        return t
+
+    def accept(self, *texts: str) -> Token | None:
+        if self.tok.kind in ("op", "keyword") and self.tok.text in texts:
+            return self.advance()
+        return None
+
+    def expect(self, text: str) -> Token:
+        t = self.accept(text)
+        if t is None:
+            raise self.error(f"expected {text!r}")
+        return t
+
+    def error(self, message: str) -> SearchSyntaxError:
+        t = self.tok
+        found = "the end of the expression" if t.kind == "end" else repr(t.text)
+        return SearchSyntaxError(f"search: {message}, found {found} at position {t.pos}")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise SearchSyntaxError(f"search: expression nested too deeply (more than {MAX_DEPTH} levels)")
+
+    def parse(self) -> Node:
+        if self.tok.kind == "end":
+            raise SearchSyntaxError("search: empty expression")
+        node = self.or_expr()
+        if self.tok.kind != "end":
+            raise self.error("expected and, or, or the end of the expression")
+        return node
+
+    def or_expr(self) -> Node:
+        self.enter()
+        items = [self.and_expr()]
+        while self.accept("or", "||"):
+            items.append(self.and_expr())
+        self.depth -= 1
+        return items[0] if len(items) == 1 else Node("or", items[0].pos, tuple(items))
+
+    def and_expr(self) -> Node:
+        items = [self.not_expr()]
+        while self.accept("and", "&&"):
+            items.append(self.not_expr())
+        return items[0] if len(items) == 1 else Node("and", items[0].pos, tuple(items))
+
+    def not_expr(self) -> Node:
+        t = self.accept("not", "!")
+        if t is not None:
+            self.enter()
+            inner = self.not_expr()
+            self.depth -= 1
+            return Node("not", t.pos, (inner,))
+        return self.comparison()
+
+    def comparison(self) -> Node:
+        left = self.sum()
+        t = self.accept("=", "==", "!=", "<>", "<", "<=", ">", ">=")
+        if t is not None:
+            op = {"==": "=", "<>": "!="}.get(t.text, t.text)
+            return Node("cmp", t.pos, (left, self.sum()), op)
+        t = self.accept("in")
+        if t is not None:
+            return Node("in", t.pos, (left, self.sum()))
+        return left
+
+    def sum(self) -> Node:
+        node = self.product()
+        while (t := self.accept("+", "-", "+-")) is not None:
+            kind = {"+": "add", "-": "sub", "+-": "pm"}[t.text]
+            node = Node(kind, t.pos, (node, self.product()))
+        return node
+
+    def product(self) -> Node:
+        node = self.unary()
+        while (t := self.accept("*", "/")) is not None:
+            node = Node("mul" if t.text == "*" else "div", t.pos, (node, self.unary()))
+        return node
+
+    def unary(self) -> Node:
+        if (t := self.accept("-")) is not None:
+            self.enter()
+            inner = self.unary()
+            self.depth -= 1
+            return Node("neg", t.pos, (inner,))
+        if (t := self.accept("+-")) is not None:
+            self.enter()
+            inner = self.unary()
+            self.depth -= 1
+            return Node("pm", t.pos, (Node("num", t.pos, (), "0"), inner))
+        if self.accept("+") is not None:
+            self.enter()
+            inner = self.unary()
+            self.depth -= 1
+            return inner
+        return self.primary()
+
+    def primary(self) -> Node:
+        t = self.tok
+        if t.kind == "number":
+            self.advance()
+            return Node("num", t.pos, (), t.text)
+        if t.kind == "name":
+            self.advance()
+            if self.accept("("):
+                args: list[Node] = []
+                if not self.accept(")"):
+                    args.append(self.or_expr())
+                    while self.accept(","):
+                        args.append(self.or_expr())
+                    self.expect(")")
+                return Node("call", t.pos, tuple(args), t.text)
+            return Node("name", t.pos, (), t.text)
+        if self.accept("("):
+            items = [self.or_expr()]
+            trailing = False
+            while self.accept(","):
+                if self.tok.kind == "op" and self.tok.text == ")":
+                    trailing = True
+                    break
+                items.append(self.or_expr())
+            self.expect(")")
+            if len(items) == 1 and not trailing:
+                return items[0]
+            return Node("tuple", t.pos, tuple(items))
+        raise self.error("expected a field, a number or '('")
+
+
+def parse(text: str) -> Node:
+    """The syntax tree of a search expression (:class:`~whist_catalogue.errors.SearchSyntaxError` if malformed)."""
+    if not isinstance(text, str):
+        raise SearchSyntaxError(f"search: not text: {text!r}")
+    return _Parser(text).parse()
+
+
+# -- fields ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A name the language knows."""
+
+    name: str
+    kind: str
+    """number, value, infinitesimal, player, pair, flag"""
+    help: str
+    column: Any = None
+    scale: int = 0
+    """The column holds the quantity times 2^scale."""
+    bound: int = 0
+    """An upper bound of the column's absolute value."""
+    parts: tuple[str, ...] = ()
+    bit: int | None = None
+
+
+_BIG = 1 << (SCALE_BITS + 5)
+"""Bound of q·2^24 and of the numerator: values of deals lie in [0, n], n ≤ 31."""
+_TRICKS = 32
+
+FIELDS: dict[str, Field] = {
+    f.name: f
+    for f in (
+        Field("n", "number", "cards a hand", DealRow.n, 0, 64),
+        Field("key", "number", "the integer key of SPEC §2", DealRow.key, 0, 1 << 63),
+        Field("value", "value", "the whole value q + x, compared with a constant: value = 3+3/8, value >= 2-e2"),
+        Field("number", "number", "the numerical part q", DealRow.number_scaled, SCALE_BITS, _BIG),
+        Field("frac", "number", "the fractional part q − ⌊q⌋", DealRow.fraction_scaled, SCALE_BITS, 1 << SCALE_BITS),
+        Field("numerator", "number", "the numerator of q, reduced", DealRow.numerator, 0, _BIG),
+        Field("denominator", "number", "the denominator of q, reduced (a power of two)", DealRow.denominator, 0,
+              1 << SCALE_BITS),
+        Field("inf", "infinitesimal", "the infinitesimal part x: 0, e0, -e0, e1, -e1, …"),
+        Field("stoppers", "number", "k of ±ε_k (0 when x = 0)", DealRow.stoppers, 0, 64),
+        Field("west_leads", "number", "tricks West takes with West on lead", DealRow.west_leads, 0, _TRICKS),
+        Field("east_leads", "number", "tricks West takes with East on lead", DealRow.east_leads, 0, _TRICKS),
+        Field("outcome", "pair", "(west_leads, east_leads)", parts=("west_leads", "east_leads")),
+        Field("h", "number", "H of Theorem 9.1 (single-suit paper)", DealRow.h, 0, _TRICKS),
+        Field("h_upper", "number", "H̄ (single-suit paper, §5)", DealRow.h_upper, 0, _TRICKS),
+        Field("h_lower", "number", "H̲ (single-suit paper, §5)", DealRow.h_lower, 0, _TRICKS),
+        Field("greedy_west_leads", "number", "Greedy Whist: West's tricks, West on lead", DealRow.greedy_west_leads, 0,
+              _TRICKS),
+        Field("greedy_east_leads", "number", "Greedy Whist: West's tricks, East on lead", DealRow.greedy_east_leads, 0,
+              _TRICKS),
+        Field("greedy", "pair", "(greedy_west_leads, greedy_east_leads)", parts=("greedy_west_leads", "greedy_east_leads")),
+        Field("five_card_west_leads", "player", "Five-card winner, West on lead: W or E", DealRow.five_card_west_leads),
+        Field("five_card_east_leads", "player", "Five-card winner, East on lead: W or E", DealRow.five_card_east_leads),
+        Field("five_card", "pair", "(five_card_west_leads, five_card_east_leads)",
+              parts=("five_card_west_leads", "five_card_east_leads")),
+        Field("ace", "player", "who holds the highest card: W or E", DealRow.ace),
+        Field("holdup", "flag", "against some lead beatable below the ace, ducking is strictly better than winning "
+              "cheaply in the order of labeled values (the engine's check conjecture_12_4_labeled)",
+              bit=CHECK_NAMES.index("conjecture_12_4_labeled")),
+        Field("flags", "number", "the counterexample bits, CHECK_NAMES order", DealRow.flags, 0, 1 << 16),
+    )
+}
+ALIASES = {"infinitesimal": "inf", "fraction": "frac", "fractional": "frac", "hbar": "h_upper", "h_bar": "h_upper",
+           "hunder": "h_lower", "h_under": "h_lower", "tricks": "outcome", "ace_holder": "ace"}
+CHECK_ALIASES = {"12.2": "conjecture_12_2", "12.3": "conjecture_12_3", "12.4": "conjecture_12_4",
+                 "8.10": "theorem_8_10", "9.4": "theorem_9_4", "holdup": "conjecture_12_4_labeled"}
+"""What ``counterexample(…)`` accepts besides the names of ``whist_catalogue.engine.levels.CHECK_NAMES`` and ``any``."""
+PLAYER_NAMES = {"w": "W", "west": "W", "e": "E", "east": "E"}
+_EPSILON = re.compile(r"e(\d+)")
+
+
+# -- compiled pieces ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Num:
+    """An integer SQL expression equal to the quantity times 2^scale, |sql| ≤ bound."""
+
+    sql: Any
+    scale: int
+    bound: int
+    field: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Const:
+    value: Any  # Fraction, Infinitesimal, Value, player str, or tuple of _Const
+
+
+@dataclass(frozen=True, slots=True)
+class _Bool:
+    sql: ColumnElement[bool]
+
+
+@dataclass(frozen=True, slots=True)
+class _Special:
+    field: Field  # value, infinitesimal, player, pair
+
+
+def _fail(node: Node, message: str) -> SearchSyntaxError:
+    return SearchSyntaxError(f"search: {message} (at position {node.pos})")
+
+
+def _check_bound(node: Node, bound: int) -> int:
+    if bound >= MAX_SQL_INT:
+        raise _fail(node, "numbers too large for the database")
+    return bound
+
+
+class _Compiler:
+    def compile_bool(self, node: Node) -> ColumnElement[bool]:
+        result = self.compile(node)
+        if isinstance(result, _Bool):
+            return result.sql
+        if isinstance(result, _Special) and result.field.kind == "flag":
+            return _flag(result.field.bit)
+        raise _fail(node, f"{_describe(node)} is not a condition (compare it: n = 5, value >= 2, ace = W …)")
+
+    def compile(self, node: Node) -> _Num | _Const | _Bool | _Special:
+        method: Callable[[Node], Any] = getattr(self, f"_{node.kind}")
+        return method(node)
+
+    # -- logic ---------------------------------------------------------------------------------
+    def _or(self, node: Node) -> _Bool:
+        return _Bool(sa.or_(*(self.compile_bool(a) for a in node.args)))
+
+    def _and(self, node: Node) -> _Bool:
+        return _Bool(sa.and_(*(self.compile_bool(a) for a in node.args)))
+
+    def _not(self, node: Node) -> _Bool:
+        return _Bool(sa.not_(self.compile_bool(node.args[0])))
+
+    # -- atoms ---------------------------------------------------------------------------------
+    def _num(self, node: Node) -> _Const:
+        return _Const(Fraction(node.text))
+
+    def _name(self, node: Node) -> _Num | _Const | _Special:
+        word = node.text
+        lower = word.lower()
+        name = ALIASES.get(lower, lower)
+        if name in FIELDS:
+            f = FIELDS[name]
+            if f.kind == "number":
+                return _Num(f.column, f.scale, f.bound, f.name)
+            return _Special(f)
+        if lower in PLAYER_NAMES:
+            return _Const(PLAYER_NAMES[lower])
+        if (m := _EPSILON.fullmatch(lower)) is not None:
+            if len(m.group(1)) > 3:
+                raise _fail(node, f"infinitesimal out of range: {word}")
+            return _Const(Infinitesimal.epsilon(int(m.group(1))))
+        known = ", ".join(sorted(FIELDS))
+        raise _fail(node, f"unknown field {word!r} (fields: {known})")
+
+    def _tuple(self, node: Node) -> _Const | _Special:
+        items = [self.compile(a) for a in node.args]
+        if all(isinstance(i, _Const) for i in items):
+            return _Const(tuple(items))
+        raise _fail(node, "a list in parentheses may hold constants only, e.g. (1, 2)")
+
+    def _call(self, node: Node) -> _Bool:
+        name = node.text.lower()
+        if name == "class":
+            return self._value_class(node)
+        if name not in ("counterexample", "counterexamples"):
+            raise _fail(node, f"unknown function {node.text!r} (there are counterexample(…) and class(…))")
+        if len(node.args) != 1:
+            raise _fail(node, "counterexample takes one check: counterexample(12.2)")
+        arg = node.args[0]
+        if arg.kind not in ("num", "name"):
+            raise _fail(arg, "counterexample takes the number or name of a check, e.g. counterexample(12.2)")
+        key = arg.text.lower()
+        if key == "any":
+            bits = sum(1 << c for c, check in enumerate(CHECK_NAMES) if check != "conjecture_12_4_labeled")
+            return _Bool(_flag_mask(bits))
+        check = CHECK_ALIASES.get(key, key)
+        if check not in CHECK_NAMES:
+            options = ", ".join(list(CHECK_ALIASES) + list(CHECK_NAMES) + ["any"])
+            raise _fail(arg, f"unknown check {arg.text!r} (known: {options})")
+        return _Bool(_flag(CHECK_NAMES.index(check)))
+
+    def _value_class(self, node: Node) -> _Bool:
+        """class(dyadic): the classes of ``whist_catalogue.engine.statistics.value_class``, written with _ for spaces and -."""
+        classes = {c.replace(" ", "_").replace("-", "_"): q for c, q in VALUE_CLASS_QUERIES.items()}
+        if len(node.args) != 1 or node.args[0].kind != "name" or node.args[0].text.lower() not in classes:
+            raise _fail(node, f"class takes one of {', '.join(classes)}, e.g. class(dyadic)")
+        return _Bool(self.compile_bool(parse(classes[node.args[0].text.lower()])))
+
+    # -- arithmetic ----------------------------------------------------------------------------
+    def _neg(self, node: Node) -> _Num | _Const:
+        x = self.compile(node.args[0])
+        if isinstance(x, _Const) and not isinstance(x.value, (str, tuple)):
+            return _Const(-x.value)
+        if isinstance(x, _Num):
+            return _Num(-_wide(x.sql), x.scale, x.bound)
+        raise _fail(node, f"cannot negate {_describe(node.args[0])}")
+
+    def _add(self, node: Node) -> _Num | _Const:
+        return self._additive(node, +1)
+
+    def _sub(self, node: Node) -> _Num | _Const:
+        return self._additive(node, -1)
+
+    def _additive(self, node: Node, sign: int) -> _Num | _Const:
+        a, b = (self.compile(x) for x in node.args)
+        if isinstance(a, _Const) and isinstance(b, _Const):
+            return _Const(_const_add(node, a.value, b.value, sign))
+        x, y = self._num_operand(node, a), self._num_operand(node, b)
+        scale = max(x.scale, y.scale)
+        xs, ys = _rescale(node, x, scale), _rescale(node, y, scale)
+        bound = _check_bound(node, xs.bound + ys.bound)
+        a, b = _wide(xs.sql), _wide(ys.sql)
+        return _Num(a + b if sign > 0 else a - b, scale, bound)
+
+    def _pm(self, node: Node) -> _Const:
+        """a ± ε₀: only constants (no single-suit value has ±ε₀, but one may compare with it)."""
+        a, b = (self.compile(x) for x in node.args)
+        if not (isinstance(a, _Const) and isinstance(b, _Const) and isinstance(b.value, Infinitesimal)
+                and b.value.index == 0):
+            raise _fail(node, "± is only for constants: 1/2 +- e0")
+        return _Const(_const_add(node, a.value, Infinitesimal.fuzzy(), +1))
+
+    def _mul(self, node: Node) -> _Num | _Const:
+        a, b = (self.compile(x) for x in node.args)
+        if isinstance(a, _Const) and isinstance(b, _Const):
+            p, q = _fraction(node, a.value), _fraction(node, b.value)
+            return _Const(p * q)
+        x, y = self._num_operand(node, a), self._num_operand(node, b)
+        bound = _check_bound(node, x.bound * y.bound)
+        if x.scale + y.scale > 60:
+            raise _fail(node, "numbers too fine for the database")
+        return _Num(_wide(x.sql) * _wide(y.sql), x.scale + y.scale, bound)
+
+    def _div(self, node: Node) -> _Num | _Const:
+        a, b = (self.compile(x) for x in node.args)
+        if not isinstance(b, _Const):
+            raise _fail(node, "only division by a constant is allowed")
+        q = _fraction(node, b.value)
+        if q == 0:
+            raise _fail(node, "division by zero")
+        if isinstance(a, _Const):
+            return _Const(_fraction(node, a.value) / q)
+        x = self._num_operand(node, a)
+        inverse = 1 / q
+        if not is_dyadic(inverse):
+            raise _fail(node, f"a field can be divided only by a number whose inverse is dyadic, not by {q}")
+        return _scale_by(node, x, inverse)
+
+    def _num_operand(self, node: Node, x: Any) -> _Num:
+        if isinstance(x, _Num):
+            return x
+        if isinstance(x, _Const):
+            q = _fraction(node, x.value)
+            if not is_dyadic(q):
+                raise _fail(node, f"{q} is not a dyadic number, so it cannot be combined with a field")
+            k = q.denominator.bit_length() - 1
+            return _Num(sa.literal(q.numerator, sa.BigInteger), k, _check_bound(node, abs(q.numerator)))
+        raise _fail(node, f"arithmetic works on numeric fields and numbers, not on {_describe_result(x)}")
+
+    # -- comparisons ---------------------------------------------------------------------------
+    def _cmp(self, node: Node) -> _Bool:
+        left, right = (self.compile(x) for x in node.args)
+        return _Bool(self._compare(node, node.text, left, right))
+
+    def _in(self, node: Node) -> _Bool:
+        left = self.compile(node.args[0])
+        options = node.args[1]
+        items = list(options.args) if options.kind == "tuple" else [options]
+        if not items:
+            raise _fail(node, "in needs a list: frac in (3/8, 5/8)")
+        return _Bool(sa.or_(*(self._compare(node, "=", left, self.compile(i)) for i in items)))
+
+    def _compare(self, node: Node, op: str, left: Any, right: Any) -> ColumnElement[bool]:
+        if isinstance(left, _Const) and not isinstance(right, _Const):
+            left, right, op = right, left, _MIRROR[op]
+        if isinstance(left, _Bool) or isinstance(right, _Bool):
+            raise _fail(node, "a condition cannot be compared; combine conditions with and, or, not")
+        if isinstance(left, _Const):
+            return sa.true() if _const_compare(node, op, left.value, right.value) else sa.false()
+        if isinstance(left, _Special):
+            kind = left.field.kind
+            if kind == "value":
+                return _compare_value(node, op, right)
+            if kind == "infinitesimal":
+                return _compare_infinitesimal(node, op, right)
+            if kind == "player":
+                return _compare_player(node, op, left.field, right)
+            if kind == "pair":
+                return self._compare_pair(node, op, left.field, right)
+            raise _fail(node, f"{left.field.name} is a condition by itself; it cannot be compared")
+        assert isinstance(left, _Num)
+        if isinstance(right, _Const):
+            q = _fraction(node, right.value)
+            if left.field == "n":
+                return _n_range(op, q)
+            return _compare_num_const(node, op, left, q)
+        if isinstance(right, _Num):
+            scale = max(left.scale, right.scale)
+            x, y = _rescale(node, left, scale), _rescale(node, right, scale)
+            return _OPS[op](x.sql, y.sql)
+        raise _fail(node, f"cannot compare a number with {_describe_result(right)}")
+
+    def _compare_pair(self, node: Node, op: str, field: Field, right: Any) -> ColumnElement[bool]:
+        if op not in ("=", "!="):
+            raise _fail(node, f"{field.name} can only be tested with = or !=")
+        parts = [self._name(Node("name", node.pos, (), p)) for p in field.parts]
+        if isinstance(right, _Special) and right.field.kind == "pair":
+            others = [self._name(Node("name", node.pos, (), p)) for p in right.field.parts]
+        elif isinstance(right, _Const) and isinstance(right.value, tuple) and len(right.value) == len(parts):
+            others = list(right.value)
+        else:
+            raise _fail(node, f"{field.name} compares with a pair such as (1, 2)")
+        equal = sa.and_(*(self._compare(node, "=", a, b) for a, b in zip(parts, others)))
+        return equal if op == "=" else sa.not_(equal)
+
+
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "=": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+_MIRROR = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _flag(bit: int | None) -> ColumnElement[bool]:
+    assert bit is not None
+    return _flag_mask(1 << bit)
+
+
+def _flag_mask(mask: int) -> ColumnElement[bool]:
+    # "flags != 0" first: it lets the database use the partial index on flagged deals.
+    return sa.and_(DealRow.flags != 0, DealRow.flags.bitwise_and(mask) != 0)
+
+
+def _describe(node: Node) -> str:
+    return repr(node.text) if node.text else f"the {node.kind} expression"
+
+
+def _describe_result(x: Any) -> str:
+    if isinstance(x, _Special):
+        return f"{x.field.name} ({x.field.kind})"
+    if isinstance(x, _Const):
+        return repr(_const_text(x.value))
+    return "a condition"
+
+
+def _const_text(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "(" + ", ".join(_const_text(i.value) for i in v) + ")"
+    if isinstance(v, (Value, Infinitesimal)):
+        return str(v)
+    return str(v)
+
+
+def _fraction(node: Node, v: Any) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Fraction(v)
+    if isinstance(v, Value) and v.infinitesimal.is_zero:
+        return v.number
+    raise _fail(node, f"expected a number, not {_const_text(v)!r}")
+
+
+def _as_value(node: Node, v: Any) -> Value:
+    if isinstance(v, Value):
+        return v
+    if isinstance(v, Infinitesimal):
+        return Value(0, v)
+    q = _fraction(node, v)
+    if not is_dyadic(q):
+        return _NonDyadic(q)  # type: ignore[return-value]
+    return Value(q)
+
+
+class _NonDyadic:
+    """A rational that is not dyadic: no value equals it, but values compare with it."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: Fraction) -> None:
+        self.number = number
+
+
+def _const_add(node: Node, a: Any, b: Any, sign: int) -> Any:
+    if isinstance(a, (str, tuple)) or isinstance(b, (str, tuple)):
+        raise _fail(node, "cannot add players or lists")
+    b_val = b if sign > 0 else -b
+    if isinstance(a, Fraction) and isinstance(b_val, Fraction):
+        return a + b_val
+    if isinstance(a, Infinitesimal) and isinstance(b_val, Infinitesimal):
+        return a + b_val
+    va, vb = _as_value(node, a), _as_value(node, b_val)
+    if isinstance(va, _NonDyadic) or isinstance(vb, _NonDyadic):
+        raise _fail(node, "a value must have a dyadic numerical part (denominator a power of two)")
+    return va + vb
+
+
+def _const_compare(node: Node, op: str, a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        if op not in ("=", "!="):
+            raise _fail(node, "players compare with = or != only")
+        return (a == b) == (op == "=")
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if op not in ("=", "!="):
+            raise _fail(node, "lists compare with = or != only")
+        same = isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(
+            _const_compare(node, "=", x.value, y.value) for x, y in zip(a, b))
+        return same == (op == "=")
+    va, vb = _as_value(node, a), _as_value(node, b)
+    if isinstance(va, _NonDyadic) or isinstance(vb, _NonDyadic):
+        return _OPS[op](va.number, vb.number)
+    return {"=": va == vb, "!=": va != vb, "<": va < vb, "<=": va <= vb, ">": va > vb, ">=": va >= vb}[op]
+
+
+def _wide(sql: Any) -> Any:
+    """A column used in arithmetic, as a 64-bit integer (PostgreSQL would compute in 32 bits and overflow)."""
+    if isinstance(sql, sa.Column) or hasattr(sql, "property"):
+        return sa.cast(sql, sa.BigInteger)
+    return sql
+
+
+def _rescale(node: Node, x: _Num, scale: int) -> _Num:
+    if x.scale == scale:
+        return x
+    factor = 1 << (scale - x.scale)
+    return _Num(_wide(x.sql) * factor, scale, _check_bound(node, x.bound * factor), None)
+
+
+def _scale_by(node: Node, x: _Num, q: Fraction) -> _Num:
+    """x · q for a dyadic constant q."""
+    k = q.denominator.bit_length() - 1
+    if x.scale + k > 60:
+        raise _fail(node, "numbers too fine for the database")
+    sql = x.sql if q.numerator == 1 else _wide(x.sql) * q.numerator
+    return _Num(sql, x.scale + k, _check_bound(node, x.bound * abs(q.numerator)))
+
+
+def _compare_num_const(node: Node, op: str, x: _Num, q: Fraction) -> ColumnElement[bool]:
+    """x/2^scale OP q, with the constant scaled to an integer (so an index on the column applies)."""
+    target = q * (1 << x.scale)
+    if abs(target) > MAX_SQL_INT:
+        raise _fail(node, f"number too large: {q}")
+    if target.denominator == 1:
+        return _OPS[op](x.sql, int(target))
+    if op == "=":
+        return sa.false()
+    if op == "!=":
+        return sa.true()
+    lo, hi = floor(target), ceil(target)
+    return {"<": x.sql <= lo, "<=": x.sql <= lo, ">": x.sql >= hi, ">=": x.sql >= hi}[op]
+
+
+def _n_range(op: str, q: Fraction) -> ColumnElement[bool]:
+    """n OP q as a range of keys: level n holds the keys [2^(2n), 2^(2n+1))."""
+    if op == "!=":
+        return sa.not_(_n_range("=", q))
+    if op == "=":
+        if q.denominator != 1:
+            return sa.false()
+        low = high = int(q)
+    elif op in (">", ">="):
+        low = floor(q) + 1 if op == ">" else ceil(q)
+        high = MAX_LEVEL_N
+    else:
+        high = ceil(q) - 1 if op == "<" else floor(q)
+        low = 1
+    low, high = max(low, 1), min(high, MAX_LEVEL_N)
+    if low > high:
+        return sa.false()
+    lo_key, hi_key = 1 << (2 * low), 1 << (2 * high + 1)
+    return sa.and_(DealRow.key >= lo_key, DealRow.key < hi_key)
+
+
+def _rank_sql() -> Any:
+    """The order of infinitesimals as an integer: 0, ±1 for ±ε₀, ±(k+1) for ±ε_k."""
+    return DealRow.inf_sign * (DealRow.stoppers + 1)
+
+
+def _inf_parts(x: Infinitesimal) -> tuple[int, int]:
+    return x.sign, abs(x.index)
+
+
+def _nonzero_inf(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+    """Conditions that imply a nonzero infinitesimal, with "inf_sign != 0" spelled out: it lets the
+    database use the partial index on the few deals whose value has an infinitesimal part."""
+    return sa.and_(DealRow.inf_sign != 0, *conditions)
+
+
+def _inf_equals(x: Infinitesimal) -> ColumnElement[bool]:
+    sign, stoppers = _inf_parts(x)
+    if sign == 0:
+        return DealRow.inf_sign == 0
+    return _nonzero_inf(DealRow.inf_sign == sign, DealRow.stoppers == stoppers)
+
+
+def _inf_order(op: str, x: Infinitesimal) -> ColumnElement[bool]:
+    """The stored infinitesimal OP x, in the order of §6.1.6 (x may be ±ε₀, incomparable with 0)."""
+    if x.is_fuzzy:
+        # Only 0 shares the rank of ±ε₀ and it is not comparable with it: <= is <, >= is >, = never holds.
+        op = {"<=": "<", ">=": ">", "=": "false", "!=": "true"}.get(op, op)
+        if op in ("false", "true"):
+            return sa.false() if op == "false" else sa.true()
+    elif op in ("=", "!="):
+        equal = _inf_equals(x)
+        return equal if op == "=" else sa.not_(equal)
+    rank = x.rank
+    if rank > 0 and op in (">", ">="):  # positive side: one index range
+        stoppers = rank - 1 if op == ">=" else rank
+        return _nonzero_inf(DealRow.inf_sign == 1, DealRow.stoppers >= stoppers)
+    if rank < 0 and op in ("<", "<="):
+        stoppers = -rank - 1 if op == "<=" else -rank
+        return _nonzero_inf(DealRow.inf_sign == -1, DealRow.stoppers >= stoppers)
+    if rank == 0 and op in (">", "<"):
+        return _nonzero_inf(DealRow.inf_sign == (1 if op == ">" else -1))
+    return _OPS[op](_rank_sql(), rank)
+
+
+def _compare_infinitesimal(node: Node, op: str, right: Any) -> ColumnElement[bool]:
+    if isinstance(right, _Const):
+        v = right.value
+        if isinstance(v, Fraction) and v == 0:
+            v = Infinitesimal()
+        if isinstance(v, Value) and v.number == 0:
+            v = v.infinitesimal
+        if isinstance(v, Infinitesimal):
+            return _inf_order(op, v)
+    raise _fail(node, "inf compares with an infinitesimal: 0, e0, -e0, e2, -e3 …")
+
+
+def _compare_value(node: Node, op: str, right: Any) -> ColumnElement[bool]:
+    if not isinstance(right, _Const) or isinstance(right.value, (str, tuple)):
+        raise _fail(node, "value compares with a constant value such as 3+3/8, 2-e2 or e0")
+    v = _as_value(node, right.value)
+    number = DealRow.number_scaled
+    if isinstance(v, _NonDyadic):
+        return _compare_num_const(node, op, _Num(number, SCALE_BITS, _BIG), v.number)
+    target = v.number * (1 << SCALE_BITS)
+    if target.denominator != 1:  # finer than any stored value
+        return _compare_num_const(node, op, _Num(number, SCALE_BITS, _BIG), v.number)
+    if abs(target) > MAX_SQL_INT:
+        raise _fail(node, f"number too large: {v.number}")
+    q = int(target)
+    if op == "=":
+        return sa.and_(number == q, _inf_order("=", v.infinitesimal))
+    if op == "!=":
+        return sa.not_(sa.and_(number == q, _inf_order("=", v.infinitesimal)))
+    strict = {"<=": "<", ">=": ">"}.get(op, op)
+    beyond = number < q if strict == "<" else number > q
+    return sa.or_(beyond, sa.and_(number == q, _inf_order(op, v.infinitesimal)))
+
+
+def _compare_player(node: Node, op: str, field: Field, right: Any) -> ColumnElement[bool]:
+    if op not in ("=", "!="):
+        raise _fail(node, f"{field.name} can only be tested with = or !=")
+    if isinstance(right, _Const) and isinstance(right.value, str):
+        other: Any = right.value
+    elif isinstance(right, _Special) and right.field.kind == "player":
+        other = right.field.column
+    else:
+        raise _fail(node, f"{field.name} compares with a player: W or E")
+    return _OPS[op](field.column, other)
+
+
+def compile_search(text: str) -> ColumnElement[bool]:
+    """The SQLAlchemy condition on :class:`~whist_catalogue.store.models.DealRow` for a search expression.
+
+    Raises :class:`~whist_catalogue.errors.SearchSyntaxError` for anything malformed,
+    unknown or out of range; the message names the problem and its position.
+    """
+    return _Compiler().compile_bool(parse(text))
+
+
+def search_condition(expression: str | None = None, *, level: int | None = None) -> ColumnElement[bool]:
+    """An expression and/or a level, combined as SQLAlchemy conditions (never by pasting text together)."""
+    parts = []
+    if expression is not None:
+        parts.append(compile_search(expression))
+    if level is not None:
+        parts.append(_n_range("=", Fraction(level)))
+    return sa.and_(*parts) if parts else sa.true()
+
+
+def describe_fields() -> list[tuple[str, str, str]]:
+    """(name, kind, help) of every field, for help texts and the app."""
+    return [(f.name, f.kind, f.help) for f in FIELDS.values()]
+

@@ -1,0 +1,111 @@
+"""Choosing where single-suit values come from: the catalogue, else the engine.
+
+:func:`default_solver` is what the command line and the app use.  A deal
+inside a complete level of the catalogue is read from it; any other deal is
+computed — by the literal recursive definition when small, by the engine's
+in-memory levels otherwise — so answers are the same wherever they come from
+(tests check the three against each other).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from whist_catalogue.errors import CatalogueError, DealTooLargeError
+from whist_catalogue.store.settings import database_location
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.definition import RecursiveSolver
+from whist_catalogue.theory.solution import Solver, SuitSolution
+from whist_catalogue.theory.values import Value
+
+__all__ = ["ComputingSolver", "ChainSolver", "default_solver"]
+
+RECURSIVE_MAX_N = 6
+"""Below this the literal definition answers at once; above, the engine's levels are cheaper."""
+
+
+class ComputingSolver:
+    """Computes values directly: the recursive definition for tiny deals, the engine beyond.
+
+    Safe to share between threads (the engine computes each level once, under a lock).
+    """
+
+    def __init__(self, max_n: int = 14) -> None:
+        self.max_n = max_n
+        self._recursive = RecursiveSolver()
+        self._engine = None
+        self._lock = threading.Lock()
+
+    def _solver(self, deal: Deal) -> Solver:
+        if deal.n <= RECURSIVE_MAX_N:
+            return self._recursive
+        if deal.n > self.max_n:
+            raise DealTooLargeError(
+                f"a deal with {deal.n} cards a hand is beyond the engine's bound here (n ≤ {self.max_n});"
+                " build the catalogue further to look it up"
+            )
+        with self._lock:
+            if self._engine is None:
+                # Numba loads with the engine, and only when a deal needs it.
+                from whist_catalogue.engine.levels import EngineSolver
+
+                self._engine = EngineSolver(self.max_n)
+        return self._engine
+
+    def solve(self, deal: Deal) -> SuitSolution:
+        return self._solver(deal).solve(deal)
+
+    def value(self, deal: Deal) -> Value:
+        return self._solver(deal).value(deal)
+
+
+class ChainSolver:
+    """Ask each solver in turn; the first that knows the deal answers."""
+
+    def __init__(self, *solvers: Solver) -> None:
+        self.solvers = solvers
+        self.sources: dict[str, int] = {}
+
+    def _each(self, deal: Deal, method: str):
+        last: Exception | None = None
+        for solver in self.solvers:
+            try:
+                result = getattr(solver, method)(deal)
+            except (LookupError, DealTooLargeError) as exc:
+                last = exc
+                continue
+            name = type(solver).__name__
+            self.sources[name] = self.sources.get(name, 0) + 1
+            return result
+        assert last is not None
+        raise last
+
+    def solve(self, deal: Deal) -> SuitSolution:
+        return self._each(deal, "solve")
+
+    def value(self, deal: Deal) -> Value:
+        return self._each(deal, "value")
+
+
+def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int = 14) -> Solver:
+    """The catalogue at ``db`` (or the default one) backed by direct computation.
+
+    A catalogue named explicitly must exist and be ours (:class:`CatalogueError`
+    otherwise); the default catalogue is used only if it has been built.
+    """
+    computing = ComputingSolver(max_n)
+    location = database_location(db)
+    is_url = "://" in location
+    if db is None and not is_url and not Path(location).exists():
+        return computing
+    from whist_catalogue.store.reader import open_catalogue  # only the store imports SQLAlchemy
+
+    try:
+        catalogue = open_catalogue(location)
+    except CatalogueError:
+        if db is None:
+            return computing
+        raise
+    return ChainSolver(catalogue, computing)

@@ -1,0 +1,346 @@
+"""Single- and multi-suit deals: notation, canonical label, integer key, reductions.
+
+A single-suit deal is a partition of a totally ordered set into two hands of the
+same size (§5.1 of the multi-suit paper); only the relative order of the cards
+matters, so every deal has a canonical form, :class:`Deal`, numbered 1…2n from
+the bottom.  :class:`Suit` keeps the cards as the user wrote them (ranks,
+numbers or an owner string, ``SPEC.md`` §2) so that answers can be printed back
+in the user's own notation.
+
+Also here: the swapped deal D̄ (§5.1), D₀ (§8.5, both smallest cards removed)
+and the reductions D_ij (§7.2).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Iterator, TypeAlias
+
+from whist_catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
+
+__all__ = [
+    "Card",
+    "HandMask",
+    "DealKey",
+    "Deal",
+    "Notation",
+    "Suit",
+    "parse_suit",
+    "parse_deal",
+    "parse_multisuit",
+    "deal_label",
+    "RANK_NAMES",
+]
+
+Card: TypeAlias = int
+"""A card of a canonical deal: 1 is the lowest, 2n the highest."""
+HandMask: TypeAlias = int
+"""Bit k−1 set when the hand holds card k."""
+DealKey: TypeAlias = int
+"""Integer key of SPEC §2: West's mask plus the sentinel bit 2n; unique across all n."""
+
+RANK_NAMES = {14: "A", 13: "K", 12: "Q", 11: "J", 10: "T", 9: "9", 8: "8", 7: "7", 6: "6", 5: "5", 4: "4", 3: "3", 2: "2"}
+_RANK_VALUES = {name: rank for rank, name in RANK_NAMES.items()}
+
+
+def _bits(mask: int) -> Iterator[int]:
+    """The set bits of mask, lowest first, as 1-based positions."""
+    k = 1
+    while mask:
+        if mask & 1:
+            yield k
+        mask >>= 1
+        k += 1
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A canonical single-suit deal [W, E] with n cards a hand (n ≥ 0)."""
+
+    n: int
+    """Cards on each hand, |D|."""
+    west: HandMask
+    """West's cards: bit k−1 set when West holds card k."""
+
+    def __post_init__(self) -> None:
+        if self.n < 0 or self.west >> (2 * self.n) or self.west.bit_count() != self.n:
+            raise InvalidDealError(f"not a deal: n={self.n}, west mask {self.west:#b}")
+
+    # -- conversions in matched pairs -----------------------------------------------------
+    @classmethod
+    def from_key(cls, key: DealKey) -> Deal:
+        if key < 1:
+            raise InvalidDealError(f"not a deal key: {key!r}")
+        n2 = key.bit_length() - 1
+        if n2 % 2:
+            raise InvalidDealError(f"not a deal key: {key!r} (odd number of cards)")
+        return cls(n2 // 2, key & ~(1 << n2))
+
+    @property
+    def key(self) -> DealKey:
+        return self.west | (1 << (2 * self.n))
+
+    @classmethod
+    def from_label(cls, label: str) -> Deal:
+        """From an owner string, lowest card first: ``EWEW`` is West A Q against East K J."""
+        text = label.strip().upper()
+        if not text or set(text) - {"W", "E"}:
+            raise InvalidDealError(f"not an owner string of W and E: {label!r}")
+        west = sum(1 << k for k, owner in enumerate(text) if owner == "W")
+        if 2 * west.bit_count() != len(text):
+            raise AsymmetricSuitError(
+                f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
+            )
+        return cls(len(text) // 2, west)
+
+    @property
+    def label(self) -> str:
+        """The canonical label: the owner string, lowest card first."""
+        return "".join("W" if self.west >> k & 1 else "E" for k in range(2 * self.n))
+
+    # -- the hands ------------------------------------------------------------------------
+    @property
+    def east(self) -> HandMask:
+        return ~self.west & ((1 << (2 * self.n)) - 1)
+
+    @property
+    def west_cards(self) -> tuple[Card, ...]:
+        """W_1 < … < W_n."""
+        return tuple(_bits(self.west))
+
+    @property
+    def east_cards(self) -> tuple[Card, ...]:
+        """E_1 < … < E_n."""
+        return tuple(_bits(self.east))
+
+    def owner(self, card: Card) -> str:
+        return "W" if self.west >> (card - 1) & 1 else "E"
+
+    @property
+    def ace_holder(self) -> str | None:
+        """``"W"`` or ``"E"``: who holds the highest card (None for the empty deal)."""
+        return self.owner(2 * self.n) if self.n else None
+
+    def run(self, card: Card) -> tuple[Card, ...]:
+        """The sequence of equivalent cards containing card: adjacent cards of one owner."""
+        who = self.owner(card)
+        lo = card
+        while lo > 1 and self.owner(lo - 1) == who:
+            lo -= 1
+        hi = card
+        while hi < 2 * self.n and self.owner(hi + 1) == who:
+            hi += 1
+        return tuple(range(lo, hi + 1))
+
+    # -- derived deals --------------------------------------------------------------------
+    def swapped(self) -> Deal:
+        """D̄: the East and West hands interchanged (§5.1)."""
+        return Deal(self.n, self.east)
+
+    def without(self, west_card: Card, east_card: Card) -> Deal:
+        """The deal left when the two cards are removed, renumbered 1…2n−2."""
+        if self.owner(west_card) != "W" or self.owner(east_card) != "E":
+            raise InvalidDealError(f"{self.label}: West does not hold {west_card} or East does not hold {east_card}")
+        west = self.west
+        for card in sorted((west_card, east_card), reverse=True):
+            # Delete bit card−1 and shift the cards above it down by one.
+            low = west & ((1 << (card - 1)) - 1)
+            west = (west >> card) << (card - 1) | low
+        return Deal(self.n - 1, west)
+
+    def reduction(self, i: int, j: int) -> tuple[int, Deal]:
+        """D_ij of §7.2 as (trick for West, remaining deal): West plays W_i, East plays E_j (1-based)."""
+        w, e = self.west_cards[i - 1], self.east_cards[j - 1]
+        return (1 if w > e else 0), self.without(w, e)
+
+    def without_lowest(self) -> Deal:
+        """D₀ (§8.5): the smallest card removed from each hand."""
+        if self.n == 0:
+            raise InvalidDealError("the empty deal has no smallest cards")
+        return self.without(self.west_cards[0], self.east_cards[0])
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __str__(self) -> str:
+        return self.label
+
+    def __repr__(self) -> str:
+        return f"Deal.from_label({self.label!r})"
+
+
+def deal_label(key: DealKey) -> str:
+    return Deal.from_key(key).label
+
+
+class Notation(enum.Enum):
+    """The ways of writing a suit (SPEC §2)."""
+
+    RANKS = "ranks"
+    NUMBERS = "numbers"
+    OWNER = "owner"
+
+
+@dataclass(frozen=True, slots=True)
+class Suit:
+    """A suit as the user wrote it: real card ranks (larger is higher) and their notation."""
+
+    west: tuple[int, ...]
+    """West's ranks, ascending."""
+    east: tuple[int, ...]
+    """East's ranks, ascending."""
+    notation: Notation = Notation.NUMBERS
+
+    def __post_init__(self) -> None:
+        if len(self.west) != len(self.east):
+            raise AsymmetricSuitError(
+                f"asymmetric suit {self}: West holds {len(self.west)} cards, East {len(self.east)}"
+            )
+        cards = self.west + self.east
+        if len(set(cards)) != len(cards):
+            dup = sorted({c for c in cards if cards.count(c) > 1})
+            raise DuplicateCardError(f"card {self.card_name(dup[0])} appears twice in {self}")
+
+    @property
+    def n(self) -> int:
+        return len(self.west)
+
+    @property
+    def deal(self) -> Deal:
+        """The canonical deal: only the relative order of the cards kept."""
+        ranked = sorted(self.west + self.east)
+        west = set(self.west)
+        return Deal(self.n, sum(1 << k for k, r in enumerate(ranked) if r in west))
+
+    def rank_of(self, card: Card) -> int:
+        """The real rank of canonical card k of :attr:`deal`."""
+        return sorted(self.west + self.east)[card - 1]
+
+    def card_of(self, rank: int) -> Card:
+        """The canonical number of the card with this real rank."""
+        return sorted(self.west + self.east).index(rank) + 1
+
+    def card_name(self, rank: int) -> str:
+        """How the user's notation names a card: ``T``, ``13`` or, for an owner string, its number."""
+        if self.notation is Notation.RANKS:
+            return RANK_NAMES.get(rank, str(rank))
+        return str(rank)
+
+    def name_of(self, card: Card) -> str:
+        """The user's name for canonical card k."""
+        return self.card_name(self.rank_of(card))
+
+    def without(self, west_rank: int, east_rank: int) -> Suit:
+        return Suit(
+            tuple(r for r in self.west if r != west_rank),
+            tuple(r for r in self.east if r != east_rank),
+            self.notation,
+        )
+
+    def swapped(self) -> Suit:
+        return Suit(self.east, self.west, self.notation)
+
+    def __str__(self) -> str:
+        if (
+            self.notation is Notation.OWNER
+            and len(self.west) == len(self.east)
+            and sorted(self.west + self.east) == list(range(1, 2 * len(self.west) + 1))
+        ):
+            return self.deal.label
+        sep = "" if self.notation is Notation.RANKS else " "
+        west = sep.join(self.card_name(r) for r in reversed(self.west))
+        east = sep.join(self.card_name(r) for r in reversed(self.east))
+        return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
+
+
+def _parse_ranks(side: str, text: str) -> list[int]:
+    compact = re.sub(r"\s+", "", side.upper())
+    if compact in ("", "-"):
+        return []
+    ranks = []
+    i = 0
+    while i < len(compact):
+        if compact.startswith("10", i):
+            ranks.append(10)
+            i += 2
+            continue
+        ch = compact[i]
+        if ch not in _RANK_VALUES:
+            raise InvalidDealError(f"not a card rank {ch!r} in {text!r} (ranks are A K Q J T 9 … 2, 10 = T)")
+        ranks.append(_RANK_VALUES[ch])
+        i += 1
+    return ranks
+
+
+def _parse_numbers(side: str, text: str) -> list[int]:
+    tokens = side.split()
+    if tokens in ([], ["-"]):
+        return []
+    try:
+        return [int(t) for t in tokens]
+    except ValueError:
+        raise InvalidDealError(f"not a list of whole numbers: {side.strip()!r} in {text!r}") from None
+
+
+def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Suit:
+    if not west and not east:
+        raise InvalidDealError(f"empty suit: {text!r}")
+    return Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
+
+
+def parse_suit(text: str) -> Suit:
+    """Parse one suit in any notation of SPEC §2.
+
+    * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
+    * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
+    * an owner string, lowest card first: ``EWEW``.
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidDealError("empty deal")
+    if "/" not in stripped:
+        if re.fullmatch(r"[WEwe]+", stripped):
+            deal = Deal.from_label(stripped)
+            return Suit(deal.west_cards, deal.east_cards, Notation.OWNER)
+        raise InvalidDealError(
+            f"not a deal: {text!r} (write WEST/EAST with ranks or numbers, or an owner string such as EWEW)"
+        )
+    if stripped.count("/") > 1:
+        raise InvalidDealError(f"more than one '/' in {text!r}")
+    west_text, east_text = stripped.split("/")
+    digits_only = re.fullmatch(r"[\d\s\-+]*", west_text) and re.fullmatch(r"[\d\s\-+]*", east_text)
+    if digits_only:
+        # Whitespace between numbers, or digits that cannot be ranks (1, 11, …), mean numbers.
+        spaced = any(len(side.split()) > 1 for side in (west_text, east_text))
+        if spaced:
+            return _suit(_parse_numbers(west_text, text), _parse_numbers(east_text, text), Notation.NUMBERS, text)
+        try:
+            return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
+        except InvalidDealError:
+            return _suit(_parse_numbers(west_text, text), _parse_numbers(east_text, text), Notation.NUMBERS, text)
+    return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
+
+
+def parse_deal(text: str) -> Deal:
+    """Parse one suit and return its canonical deal."""
+    return parse_suit(text).deal
+
+
+def parse_multisuit(text: str) -> tuple[Suit, ...]:
+    """Parse a multi-suit deal: single-suit deals separated by ``,`` or ``;``."""
+    parts = [p for p in re.split(r"[,;]", text)]
+    if not text.strip():
+        raise InvalidDealError("empty deal")
+    suits = []
+    for i, part in enumerate(parts):
+        if not part.strip():
+            raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
+        try:
+            suits.append(parse_suit(part))
+        except InvalidDealError as exc:
+            if len(parts) == 1:
+                raise
+            raise type(exc)(f"suit {i + 1}: {exc}") from None
+    return tuple(suits)

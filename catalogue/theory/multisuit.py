@@ -1,0 +1,162 @@
+"""Multi-suit deals played from the values of their suits (§9 and §10.4 of the multi-suit paper).
+
+* Theorem 9.1: the outcome of a symmetric multi-suit deal is ρ of the sum of
+  its suits' values.
+* §10.4: an optimal lead is found in two steps.  First the suit, by the rule
+  implicit in the proof of Theorem 9.1 (for West; East's rule is the mirror
+  image):
+
+  (i)   a suit whose value has negative infinitesimal part — attack East's exit
+        (Lemma 9.2);
+  (ii)  else a suit with positive infinitesimal part — exit (Lemma 9.3);
+  (iii) else every suit is a number: a suit at least as complex (at least the
+        same denominator) as the value of the whole deal (Lemmas 9.4–9.5).
+
+  Then a card: a best lead of that suit by its own values alone (SPEC §3).
+* The reply to a lead is a best reply within the suit led (Lemmas 9.6–9.9 are
+  all met by a reply that maximises, for West, the labeled value α_ij).
+
+Playing these moves for both sides gives an optimal line of play for the whole
+deal, derived from values alone; the brute-force referee confirms it in tests.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Sequence
+
+from whist_catalogue.theory.deals import Card, Suit
+from whist_catalogue.theory.labeled import Player
+from whist_catalogue.theory.solution import Solver, SuitSolution
+from whist_catalogue.theory.values import Outcome, Value, rho, total
+
+__all__ = ["LeadRule", "Lead", "Trick", "MultiSuitAnalysis", "analyse", "qualifying_suits", "choose_lead", "optimal_line"]
+
+
+class LeadRule(enum.Enum):
+    """Which clause of the rule of §10.4 chose the suit."""
+
+    ATTACK_EXIT = "i"
+    EXIT = "ii"
+    COMPLEX_NUMBER = "iii"
+
+    def describe(self, leader: Player) -> str:
+        """The rule in words, from the leader's side."""
+        other = "East" if leader == "W" else "West"
+        if self is LeadRule.ATTACK_EXIT:
+            return f"attack {other}'s exit"
+        if self is LeadRule.EXIT:
+            sign = "positive" if leader == "W" else "negative"
+            return f"exit in a suit with {sign} infinitesimal"
+        return "lead from the most complex number"
+
+
+@dataclass(frozen=True, slots=True)
+class Lead:
+    """An optimal lead: a suit (index into the deal's suits) and a card of its canonical deal."""
+
+    suit: int
+    card: Card
+    rule: LeadRule
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """One trick of a line of play, in real ranks of the suit played."""
+
+    leader: Player
+    suit: int
+    lead: int
+    """Rank of the card led."""
+    reply: int
+    """Rank of the card played in reply."""
+
+    @property
+    def winner(self) -> Player:
+        if self.leader == "W":
+            return "W" if self.lead > self.reply else "E"
+        return "E" if self.lead > self.reply else "W"
+
+
+def qualifying_suits(values: Sequence[Value], leader: Player) -> tuple[LeadRule, tuple[int, ...]]:
+    """The clause of §10.4 that applies and every suit it allows (indices of nonempty suits given)."""
+    own = 1 if leader == "W" else -1
+    live = [i for i, v in enumerate(values) if v is not None]
+    attack = tuple(i for i in live if values[i].infinitesimal.sign == -own)
+    if attack:
+        return LeadRule.ATTACK_EXIT, attack
+    exits = tuple(i for i in live if values[i].infinitesimal.sign == own)
+    if exits:
+        return LeadRule.EXIT, exits
+    whole = total(values[i] for i in live)
+    return LeadRule.COMPLEX_NUMBER, tuple(i for i in live if values[i].denominator >= whole.denominator)
+
+
+def choose_lead(solutions: Sequence[SuitSolution | None], leader: Player) -> Lead:
+    """An optimal lead for ``leader`` from the suits' solutions (None for an empty suit).
+
+    Among the suits the rule allows, the most complex one is taken (for numbers
+    the greatest denominator), and its lowest best lead.
+    """
+    values = [s.value if s is not None and s.deal.n else None for s in solutions]
+    if all(v is None for v in values):
+        raise ValueError("no cards left to lead")
+    rule, suits = qualifying_suits(values, leader)
+    suit = max(suits, key=lambda i: (values[i].complexity, -i))
+    return Lead(suit, solutions[suit].leads(leader)[0], rule)
+
+
+@dataclass(frozen=True, slots=True)
+class MultiSuitAnalysis:
+    """A multi-suit deal evaluated by Theorem 9.1, with each side's optimal first lead."""
+
+    suits: tuple[Suit, ...]
+    solutions: tuple[SuitSolution, ...]
+    value: Value
+    """The sum of the suits' values."""
+    west_lead: Lead
+    east_lead: Lead
+
+    @property
+    def outcome(self) -> Outcome:
+        """χ = ρ(Σ val), Theorem 9.1."""
+        return rho(self.value)
+
+    def lead(self, player: Player) -> Lead:
+        return self.west_lead if player == "W" else self.east_lead
+
+    def lead_name(self, player: Player) -> str:
+        """The lead's card in the user's notation."""
+        lead = self.lead(player)
+        return self.suits[lead.suit].name_of(lead.card)
+
+
+def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:
+    """Values, outcome and first leads of a multi-suit deal."""
+    suits = tuple(suits)
+    solutions = tuple(solver.solve(s.deal) for s in suits)
+    return MultiSuitAnalysis(
+        suits=suits,
+        solutions=solutions,
+        value=total(s.value for s in solutions),
+        west_lead=choose_lead(solutions, "W"),
+        east_lead=choose_lead(solutions, "E"),
+    )
+
+
+def optimal_line(suits: Sequence[Suit], solver: Solver, leader: Player) -> list[Trick]:
+    """Play the deal out with both sides following the theory: lead by §10.4, reply best in the suit."""
+    remaining = list(suits)
+    line: list[Trick] = []
+    while any(s.n for s in remaining):
+        solutions = [solver.solve(s.deal) if s.n else None for s in remaining]
+        lead = choose_lead(solutions, leader)
+        suit = remaining[lead.suit]
+        reply_card = solutions[lead.suit].replies(leader, lead.card)[0]
+        trick = Trick(leader, lead.suit, suit.rank_of(lead.card), suit.rank_of(reply_card))
+        west_rank, east_rank = (trick.lead, trick.reply) if leader == "W" else (trick.reply, trick.lead)
+        remaining[lead.suit] = suit.without(west_rank, east_rank)
+        line.append(trick)
+        leader = trick.winner
+    return line

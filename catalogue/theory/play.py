@@ -1,0 +1,198 @@
+"""A deal being played out card by card, with the theory's moves at every point.
+
+The interactive counterpart of :func:`whist_catalogue.theory.multisuit.optimal_line`: a user
+plays cards for either side, asks for the theory's move (a lead chosen by the
+rule of §10.4 of the multi-suit paper and a best card of that suit, or a best
+reply in the suit led, SPEC §3), and takes moves back.  Works for one suit or
+many; the desktop app and tests drive it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from whist_catalogue.errors import IllegalMoveError
+from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.labeled import Player
+from whist_catalogue.theory.multisuit import LeadRule, Trick, qualifying_suits
+from whist_catalogue.theory.solution import Solver
+from whist_catalogue.theory.values import Outcome, Value, rho, total
+
+__all__ = ["Move", "Play"]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A card: the suit's index in the deal and the card's real rank in that suit."""
+
+    suit: int
+    rank: int
+
+
+@dataclass
+class Play:
+    """The state of a deal in play.  Suits keep their indices; emptied suits stay, empty."""
+
+    initial: tuple[Suit, ...]
+    first_leader: Player
+    solver: Solver
+    suits: list[Suit] = field(init=False)
+    leader: Player = field(init=False)
+    led: Move | None = field(init=False, default=None)
+    tricks: list[Trick] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.initial = tuple(self.initial)
+        self.suits = list(self.initial)
+        self.leader = self.first_leader
+        self._moves: list[Move] = []
+
+    @classmethod
+    def start(cls, suits: Sequence[Suit], leader: Player, solver: Solver) -> Play:
+        return cls(tuple(suits), leader, solver)
+
+    # -- where we are ---------------------------------------------------------------------
+    @property
+    def to_play(self) -> Player:
+        if self.led is None:
+            return self.leader
+        return "E" if self.leader == "W" else "W"
+
+    @property
+    def finished(self) -> bool:
+        return not any(s.n for s in self.suits)
+
+    @property
+    def west_tricks(self) -> int:
+        return sum(t.winner == "W" for t in self.tricks)
+
+    @property
+    def east_tricks(self) -> int:
+        return len(self.tricks) - self.west_tricks
+
+    def hand(self, player: Player, suit: int) -> tuple[int, ...]:
+        s = self.suits[suit]
+        cards = s.west if player == "W" else s.east
+        if self.led is not None and self.led.suit == suit and player == self.leader:
+            cards = tuple(c for c in cards if c != self.led.rank)
+        return cards
+
+    def value(self) -> Value:
+        """The sum of the values of the suits still to play (at the start of a trick)."""
+        return total(self.solver.value(s.deal) for s in self.suits if s.n)
+
+    def projected_outcome(self) -> Outcome:
+        """West's final tricks with each side on lead from here: tricks so far plus ρ(value) (Theorem 9.1)."""
+        o = rho(self.value())
+        return Outcome(self.west_tricks + o.west_leads, self.west_tricks + o.east_leads)
+
+    def expected_west_tricks(self) -> int:
+        """West's final tricks if both sides play optimally from the start of this trick."""
+        o = self.projected_outcome()
+        return o.west_leads if self.leader == "W" else o.east_leads
+
+    # -- moves ----------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        player = self.to_play
+        if self.led is not None:
+            return [Move(self.led.suit, r) for r in self.hand(player, self.led.suit)]
+        return [Move(i, r) for i, s in enumerate(self.suits) for r in (s.west if player == "W" else s.east)]
+
+    def lead_rule(self) -> tuple[LeadRule, tuple[int, ...]] | None:
+        """The clause of §10.4 that applies now and the suits it allows (None mid-trick)."""
+        if self.led is not None or self.finished:
+            return None
+        values = [self.solver.value(s.deal) if s.n else None for s in self.suits]
+        return qualifying_suits(values, self.leader)
+
+    def optimal_moves(self) -> list[Move]:
+        """The theory's moves: best leads of the suits the §10.4 rule allows, or best replies in the suit led."""
+        if self.finished:
+            return []
+        if self.led is None:
+            rule = self.lead_rule()
+            assert rule is not None
+            out = []
+            for i in rule[1]:
+                suit = self.suits[i]
+                out += [Move(i, suit.rank_of(c)) for c in self.solver.solve(suit.deal).leads(self.leader)]
+            return out
+        suit = self.suits[self.led.suit]
+        solution = self.solver.solve(suit.deal)
+        replies = solution.replies(self.leader, suit.card_of(self.led.rank))
+        return [Move(self.led.suit, suit.rank_of(c)) for c in replies]
+
+    def recommended(self) -> Move:
+        """One optimal move: the most complex qualifying suit's lowest best lead, or the lowest best reply."""
+        moves = self.optimal_moves()
+        if not moves:
+            raise IllegalMoveError("the deal is over")
+        if self.led is None:
+            values = {m.suit: self.solver.value(self.suits[m.suit].deal) for m in moves}
+            best_suit = max(values, key=lambda i: (values[i].complexity, -i))
+            return min((m for m in moves if m.suit == best_suit), key=lambda m: m.rank)
+        return min(moves, key=lambda m: m.rank)
+
+    def play(self, move: Move) -> Trick | None:
+        """Play a card for the player to move; returns the trick when it completes it."""
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self._why_illegal(move))
+        self._moves.append(move)
+        return self._apply(move)
+
+    def play_recommended(self) -> tuple[Move, Trick | None]:
+        move = self.recommended()
+        return move, self.play(move)
+
+    def copy(self) -> Play:
+        """An independent copy of this position, with the same history (so it can be undone too)."""
+        other = Play(self.initial, self.first_leader, self.solver)
+        for m in self._moves:
+            other.play(m)
+        return other
+
+    def line_to_end(self) -> list[Trick]:
+        """The tricks still to come, the current one included, when both sides play the theory's moves."""
+        rest = self.copy()
+        done = len(rest.tricks)
+        while not rest.finished:
+            rest.play_recommended()
+        return rest.tricks[done:]
+
+    def undo(self) -> Move:
+        """Take back the last card played."""
+        if not self._moves:
+            raise IllegalMoveError("nothing to undo")
+        *replay, undone = self._moves
+        # Replaying from the start keeps the state a function of the moves alone.
+        self.suits, self.leader, self.led, self.tricks = list(self.initial), self.first_leader, None, []
+        self._moves = []
+        for m in replay:
+            self._moves.append(m)
+            self._apply(m)
+        return undone
+
+    def _apply(self, move: Move) -> Trick | None:
+        if self.led is None:
+            self.led = move
+            return None
+        trick = Trick(self.leader, move.suit, self.led.rank, move.rank)
+        west, east = (trick.lead, trick.reply) if self.leader == "W" else (trick.reply, trick.lead)
+        self.suits[move.suit] = self.suits[move.suit].without(west, east)
+        self.tricks.append(trick)
+        self.leader = trick.winner
+        self.led = None
+        return trick
+
+    def _why_illegal(self, move: Move) -> str:
+        player = "West" if self.to_play == "W" else "East"
+        if self.finished:
+            return "the deal is over"
+        if not 0 <= move.suit < len(self.suits):
+            return f"there is no suit {move.suit + 1}"
+        suit = self.suits[move.suit]
+        name = suit.card_name(move.rank)
+        if move.rank not in self.hand(self.to_play, move.suit):
+            return f"{player} does not hold {name} in suit {move.suit + 1}"
+        return f"{player} must follow suit {self.led.suit + 1}" if self.led else f"{name} cannot be played now"

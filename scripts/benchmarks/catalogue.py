@@ -1,0 +1,137 @@
+"""Latency of the catalogue's queries (SPEC §7): deal look-ups, multi-suit outcomes, counting searches.
+
+    .venv/bin/python scripts/benchmarks/catalogue.py --db CATALOGUE [--lookups 2000] [--outcomes 300] [--json]
+
+Times, in one process against an already built catalogue: ``Catalogue.solve``
+on random deals of every complete level; the outcome of random multi-suit deals
+through :func:`whist_catalogue.store.solvers.default_solver` (the catalogue as the Solver,
+as ``whist-catalogue outcome`` uses it); and ``Catalogue.count`` for the
+searches of ``docs/search.md``.  Prints median, 95th percentile and maximum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from whist_catalogue.store.reader import open_catalogue  # noqa: E402
+from whist_catalogue.store.solvers import default_solver  # noqa: E402
+from whist_catalogue.theory.deals import Deal, parse_suit  # noqa: E402
+from whist_catalogue.theory.multisuit import analyse  # noqa: E402
+from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
+
+SEARCHES = (
+    "value = 3+3/8",
+    "frac = 3/8 and n = 12",
+    "inf = e2",
+    "stoppers >= 1",
+    "outcome = (5, 6)",
+    "counterexample(12.2)",
+    "holdup and n = 12",
+    "number >= 6",
+    "ace = W",
+    "greedy != outcome",
+    "(inf > 0 and not (frac = 0 and stoppers = number)) or (inf < 0 and not (frac = 0 and stoppers = n - number))",
+    "inf = 0 and frac != 0 and not (frac * denominator = 1 or frac * denominator = denominator - 1"
+    " or frac in (3/8, 5/8))",
+    "n >= 1",
+)
+
+
+def _summary(seconds: list[float]) -> dict[str, float]:
+    ms = sorted(s * 1000 for s in seconds)
+    return {
+        "count": len(ms),
+        "median_ms": round(statistics.median(ms), 3),
+        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
+        "max_ms": round(ms[-1], 3),
+    }
+
+
+def _random_deal(rng: random.Random, max_n: int) -> Deal:
+    n = rng.randint(1, max_n)
+    return Deal(n, unrank(n, rng.randrange(level_size(n))))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--lookups", type=int, default=2000)
+    parser.add_argument("--outcomes", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+
+    started = time.perf_counter()
+    catalogue = open_catalogue(args.db)
+    max_n = catalogue.max_n
+    opened = time.perf_counter() - started
+    first_deal = _random_deal(rng, max_n)
+    started = time.perf_counter()
+    catalogue.solve(first_deal)
+    first = time.perf_counter() - started
+
+    lookups = []
+    for _ in range(args.lookups):
+        deal = _random_deal(rng, max_n)
+        started = time.perf_counter()
+        catalogue.solve(deal)
+        lookups.append(time.perf_counter() - started)
+
+    solver = default_solver(args.db)
+    outcomes = []
+    for _ in range(args.outcomes):
+        suits = []
+        left = 13
+        while left > 0 and len(suits) < 4:
+            n = rng.randint(1, min(left, max_n))
+            deal = Deal(n, unrank(n, rng.randrange(level_size(n))))
+            suits.append(parse_suit(deal.label))
+            left -= n
+        started = time.perf_counter()
+        analyse(tuple(suits), solver)
+        outcomes.append(time.perf_counter() - started)
+
+    searches = {}
+    for text in SEARCHES:
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            count = catalogue.count(text)
+            times.append(time.perf_counter() - started)
+        searches[text] = {"count": count, "first_ms": round(times[0] * 1000, 1), "best_ms": round(min(times) * 1000, 1)}
+    catalogue.close()
+
+    report = {
+        "catalogue": args.db,
+        "max_n": max_n,
+        "open_ms": round(opened * 1000, 1),
+        "first_lookup_ms": round(first * 1000, 2),
+        "lookup": _summary(lookups),
+        "multi_suit_outcome": _summary(outcomes),
+        "counting_searches": searches,
+    }
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+        return 0
+    print(f"catalogue {args.db} (complete to n = {max_n}); open {report['open_ms']} ms,"
+          f" first look-up {report['first_lookup_ms']} ms")
+    for name in ("lookup", "multi_suit_outcome"):
+        s = report[name]
+        print(f"{name:20} {s['count']:5d} × : median {s['median_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms")
+    for text, s in searches.items():
+        print(f"count {s['count']:>9,}  first {s['first_ms']:7.1f} ms  best {s['best_ms']:7.1f} ms  {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

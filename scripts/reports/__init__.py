@@ -1,0 +1,1 @@
+"""Generators of the reports in ``docs/`` (``python -m whist_catalogue.scripts.reports.<name>``)."""

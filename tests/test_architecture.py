@@ -1,0 +1,117 @@
+"""The one-way import rule of docs/architecture.md, and the one import name of the installed package.
+
+Every ``import`` statement of every module is read with :mod:`ast` — the lazy ones
+inside functions included, since those are exactly how a layer violation would
+creep in unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Repository folder → the import name it is installed under (pyproject.toml's package-dir).
+FOLDERS = {
+    "catalogue": "whist_catalogue",
+    "gui": "whist_catalogue.gui",
+    "scripts": "whist_catalogue.scripts",
+    "migrations": "whist_catalogue.migrations",
+}
+
+# The layers, lowest first: a part may import its own layer's modules of its own part, and any
+# part of a lower layer; never a higher layer, never a sibling part of its own layer.
+LAYERS: list[tuple[str, ...]] = [
+    ("errors",),
+    ("theory", "games"),
+    ("single_suit",),
+    ("engine",),
+    ("store",),
+    ("gui",),
+    ("scripts",),  # the command line opens the app (``whist-catalogue gui``)
+]
+LAYER_OF = {part: depth for depth, parts in enumerate(LAYERS) for part in parts}
+
+# What only the interfaces (Qt) or the store (SQL) may import.
+QT = ("PySide6", "shiboken6", "superqt", "pytestqt", "matplotlib.backends.backend_qtagg")
+SQL = ("sqlalchemy", "alembic", "psycopg", "sqlite3")
+CORE = ("errors", "theory", "games", "single_suit", "engine")
+
+
+def _modules() -> list[tuple[str, Path]]:
+    found = []
+    for folder, name in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in relative.parts if p != "__init__"]
+            found.append((".".join([name, *parts]), path))
+    return found
+
+
+MODULES = _modules()
+
+
+def _part(module: str) -> str:
+    """The architectural part a ``whist_catalogue`` module belongs to."""
+    rest = module.split(".")[1:]
+    if not rest:
+        return "errors"  # the package root holds only __version__
+    if rest[0] == "__main__":
+        return "scripts"  # ``python -m whist_catalogue`` is the command line
+    if rest[0] == "migrations":
+        return "store"  # the store runs its migrations, and they read its models
+    return rest[0]
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.append((target, node.lineno))
+            # ``from whist_catalogue.theory import values`` imports the module theory.values
+            found += [(f"{target}.{alias.name}", node.lineno) for alias in node.names
+                      if f"{target}.{alias.name}" in dict(MODULES)]
+    return found
+
+
+def test_the_tree_is_read():
+    names = {name for name, _ in MODULES}
+    assert {"whist_catalogue.theory.values", "whist_catalogue.engine.levels", "whist_catalogue.store.reader",
+            "whist_catalogue.gui.app", "whist_catalogue.scripts.main"} <= names
+    # the rule below is not vacuous: a known upward import would be caught
+    assert LAYER_OF["store"] > LAYER_OF["engine"] > LAYER_OF["single_suit"] > LAYER_OF["theory"]
+
+
+@pytest.mark.parametrize("module,path", MODULES, ids=[name for name, _ in MODULES])
+def test_imports_flow_one_way(module, path):
+    here = _part(module)
+    wrong = []
+    for target, line in _imports(module, path):
+        top = target.split(".")[0]
+        if top in ("catalogue", "gui", "scripts", "migrations"):
+            wrong.append(f"line {line}: {target} (the installed name is whist_catalogue.…)")
+            continue
+        if top == "whist_catalogue":
+            there = _part(target)
+            if there == "errors" or there == here:
+                continue
+            if LAYER_OF[there] >= LAYER_OF[here]:
+                wrong.append(f"line {line}: {here} imports {target} ({there} is not below {here})")
+        if here in CORE and target.startswith(QT + SQL):
+            wrong.append(f"line {line}: the core part {here} imports {target}")
+        if here == "store" and target.startswith(QT):
+            wrong.append(f"line {line}: the store imports Qt ({target})")
+    assert not wrong, f"{path.relative_to(ROOT)}:\n" + "\n".join(wrong)
