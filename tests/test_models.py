@@ -17,7 +17,7 @@ def test_every_constraint_and_index_is_named():
             assert index.name and index.name.startswith(f"ix_{table.name}_")
         for constraint in table.constraints:
             assert constraint.name, (table.name, constraint)
-    assert {t.name for t in Base.metadata.sorted_tables} == {"deal", "level", "solved_game"}
+    assert {t.name for t in Base.metadata.sorted_tables} == {"deal", "level", "level_chunk", "solved_game"}
 
 
 def test_key_is_the_sqlite_rowid():

@@ -14,14 +14,18 @@ Steps:
 2. Record the plan: a ``level`` row with ``complete = False`` for every n ≤ N
    not yet present (one small transaction), so that ``verify`` can report an
    interrupted level as incomplete.
-3. For n = 1 … N: compute level n with the engine (values, best moves, checks)
-   and the single-suit paper's quantities (:func:`whist_catalogue.single_suit.formulas.level_quantities`).
-   A level already complete is not stored again; it is only computed, in memory
-   and without moves, when the next level needs it.  An incomplete level is
-   stored in ONE transaction: leftover rows deleted, every row inserted (Core
-   ``insert()`` executemany), its ``level`` row set complete with row count and
-   checksum — then commit.  A process killed at any moment leaves each level
-   either complete and valid or not marked complete.
+3. For each level n ≤ N not complete (the level store, :mod:`whist_catalogue.store.levels`):
+   value its deals chunk by chunk from level n−1 — read back from the
+   catalogue's own chunks when this run did not just compute it, so a resumed
+   build never recomputes the levels below — and commit each chunk
+   (:func:`whist_catalogue.engine.chunks.encode_chunk`, with its SHA-256) in its own
+   transaction; a chunk an interrupted run committed is read, not recomputed.
+   Then ONE transaction completes the level: for n ≤ ``rows_max_n`` its
+   ``deal`` rows (best moves and the single-suit paper's quantities, Core
+   ``insert()`` executemany), the level's value table and statistics, and
+   ``complete`` — then commit.  A process killed at any moment loses no
+   committed chunk, and leaves each level either complete and valid or not
+   marked complete.
 4. The solved matrix games (:mod:`whist_catalogue.games.solved_games`): chemin-de-fer and
    Le Her for N = 3 … 52 cards, one transaction, skipped when already stored by
    this software version.
@@ -43,10 +47,12 @@ from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
 from whist_catalogue.engine.encoding import SCALE
-from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_level
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, encode_chunk, read_chunk
+from whist_catalogue.engine.levels import CHECK_NAMES, Level
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from whist_catalogue.store.models import DealRow, LevelRow, SolvedGameRow
+from whist_catalogue.store.levels import ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values, table_to_bytes
+from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
 
@@ -75,17 +81,22 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
 
-Stage = Literal["plan", "compute", "store", "level", "games", "done"]
+Stage = Literal["plan", "compile", "load", "compute", "finish", "store", "level", "games", "done"]
 
 
 @dataclass(frozen=True, slots=True)
 class BuildProgress:
     """One step of a build.
 
-    ``stage`` is ``plan`` (once, ``total`` = levels to store), ``compute`` (level
-    n being valued, ``done`` = 0), ``store`` (``done`` of ``total`` rows of level n
-    inserted), ``level`` (level n committed, or skipped if it was complete),
-    ``games`` (``done`` of ``total`` solved games) and ``done`` (once, at the end).
+    ``stage`` is ``plan`` (once, ``total`` = levels to store), ``compile`` (the
+    engine's kernels loading — compiled by Numba on a first run), ``load`` (level
+    n read back from the catalogue to resume above it), ``compute`` (``done`` of
+    ``total`` deals of level n valued and their chunks committed), ``finish``
+    (level n's statistics, and rows for a low level), ``store`` (``done`` of
+    ``total`` rows of level n inserted), ``level`` (level n committed, or skipped
+    if it was complete), ``games`` (``done`` of ``total`` solved games) and
+    ``done`` (once, at the end).  Events come at least every second or so in
+    every stage, so closing the generator cancels promptly.
     """
 
     stage: Stage
@@ -225,7 +236,11 @@ def _levels_state(session: Session) -> dict[int, LevelRow]:
 
 
 def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
-    """Mark every missing level ≤ max_n as planned; return (complete, to store)."""
+    """Mark every missing level ≤ max_n as planned; return (complete, to store).
+
+    A level completed before the level store existed (no ``storage``) counts as
+    complete: :func:`_adopt_rows` gives it chunks.
+    """
     with session.begin():
         state = _levels_state(session)
         complete = sorted(n for n, row in state.items() if row.complete and n <= max_n)
@@ -256,41 +271,197 @@ def _inserter(session: Session, columns: list[str]) -> Callable[[list[tuple]], N
     return lambda batch: connection.execute(statement, [dict(zip(columns, row)) for row in batch])
 
 
-def _store_level(session: Session, level: Level, started: float) -> Iterator[BuildProgress]:
-    """Level n in one transaction: delete leftovers, insert every row, mark complete, commit."""
+def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
+    """Level n's ``deal`` rows, inside the caller's transaction: leftovers deleted, every row inserted."""
     n = level.n
     size = len(level)
     columns, batches, checksum = level_rows(level)
+    session.execute(sa.delete(DealRow).where(DealRow.in_level(n)))
+    insert_many = _inserter(session, columns)
+    # A big level on SQLite: indexes dropped and created again after the rows — sorting beats
+    # millions of scattered b-tree inserts (about 30 % faster at n = 12) and packs them tighter.
+    # Inside the level's transaction, so other connections keep seeing the indexes (WAL).
+    rebuild = size >= REBUILD_INDEXES_ROWS and session.connection().dialect.name == "sqlite"
+    if rebuild:
+        for index in DealRow.__table__.indexes:
+            session.execute(sa.schema.DropIndex(index))
+    done = 0
+    for batch in batches:
+        insert_many(batch)
+        done += len(batch)
+        yield BuildProgress("store", n, done, size)
+    if rebuild:
+        for index in DealRow.__table__.indexes:
+            session.execute(sa.schema.CreateIndex(index))
+    stored = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(DealRow.in_level(n))).scalar_one()
+    if stored != comb(2 * n, n) or done != stored:
+        raise AssertionError(f"level {n}: {stored} rows stored, expected {comb(2 * n, n)}")
+    session.info["checksum"] = checksum
+
+
+# -- the level store: chunks ---------------------------------------------------------------------------
+
+
+class _Values:
+    """Level n's values being filled chunk by chunk, with the counts the level's statistics need."""
+
+    def __init__(self, n: int) -> None:
+        size = comb(2 * n, n)
+        self.n = n
+        self.numerator = np.empty(size, np.int32)
+        self.infinitesimal = np.empty(size, np.int8)
+        self.flags = np.zeros(size, np.uint8)
+        self.counts: dict[tuple[int, int], int] = {}
+
+    def add(self, chunk: Chunk) -> None:
+        s, e = chunk.start, chunk.stop
+        self.numerator[s:e] = chunk.table.numerator[chunk.codes]
+        self.infinitesimal[s:e] = chunk.table.infinitesimal[chunk.codes]
+        self.flags[s:e] = chunk.flags
+        for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(),
+                           np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()):
+            if c:
+                self.counts[(a, b)] = self.counts.get((a, b), 0) + c
+
+    def table_and_statistics(self) -> tuple[bytes, str]:
+        values = sorted(self.counts)  # V's order: number, then the infinitesimal's rank
+        table = ChunkTable(np.array([a for a, _ in values], np.int32), np.array([b for _, b in values], np.int8))
+        flagged = {name: int(np.count_nonzero(self.flags & (1 << c))) for c, name in enumerate(CHECK_NAMES)}
+        statistics = {"counts": [self.counts[v] for v in values], "counterexamples": flagged}
+        return table_to_bytes(table), json.dumps(statistics, separators=(",", ":"))
+
+
+def _value_range(n: int, previous: Level, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values and check bits of the deals of level n with ranks in [start, stop), from level n−1."""
+    from whist_catalogue.engine import kernels as K
+    from whist_catalogue.engine.levels import _blocks
+    from whist_catalogue.theory.ranking import binomial_table
+
+    size = stop - start
+    blocks = _blocks()
+    numerator = np.empty(size, np.int32)
+    infinitesimal = np.empty(size, np.int8)
+    flags = np.zeros(size, np.uint8)
+    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
+    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
+    K.level_values(n, start, stop, binomial_table(), np.ascontiguousarray(previous.numerator, np.int32),
+                   np.ascontiguousarray(previous.infinitesimal, np.int8), SCALE, True, True, True,
+                   numerator, infinitesimal, flags, counts, first_bad, blocks)
+    if (flags & K.FLAG_AMBIGUOUS).any():
+        bad = start + int(np.flatnonzero(flags & K.FLAG_AMBIGUOUS)[0])
+        raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
+    return numerator, infinitesimal, flags & FLAG_MASK
+
+
+def _store_chunks(session: Session, n: int, previous: Level, values: _Values) -> Iterator[BuildProgress]:
+    """Level n's chunks: those stored by an earlier, interrupted run are read back; each missing one is
+    computed, encoded and committed in its own transaction (a killed build loses no finished chunk)."""
+    size = comb(2 * n, n)
+    chunks = LevelChunkRow.__table__
     with session.begin():
-        session.execute(sa.delete(DealRow).where(DealRow.in_level(n)))
-        insert_many = _inserter(session, columns)
-        # A big level on SQLite: indexes dropped and created again after the rows — sorting beats
-        # millions of scattered b-tree inserts (about 30 % faster at n = 12) and packs them tighter.
-        # Inside the level's transaction, so other connections keep seeing the indexes (WAL).
-        rebuild = size >= REBUILD_INDEXES_ROWS and session.connection().dialect.name == "sqlite"
-        if rebuild:
-            for index in DealRow.__table__.indexes:
-                session.execute(sa.schema.DropIndex(index))
-        done = 0
-        for batch in batches:
-            insert_many(batch)
-            done += len(batch)
-            yield BuildProgress("store", n, done, size)
-        if rebuild:
-            for index in DealRow.__table__.indexes:
-                session.execute(sa.schema.CreateIndex(index))
-        stored = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(DealRow.in_level(n))).scalar_one()
-        if stored != comb(2 * n, n) or done != stored:
-            raise AssertionError(f"level {n}: {stored} rows stored, expected {comb(2 * n, n)}")
+        stored = dict(session.execute(sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n)).all())
+    done = 0
+    yield BuildProgress("compute", n, 0, size)
+    for index in range(chunk_count(n)):
+        start, stop = index * CHUNK_DEALS, min(size, (index + 1) * CHUNK_DEALS)
+        data = stored.get(index)
+        chunk = None
+        if data is not None:
+            try:
+                chunk = read_chunk(data)
+            except ChunkError:
+                chunk = None  # damaged by a crash of the disk, not of the build: write it again
+            if chunk is not None and (chunk.start, chunk.stop) != (start, stop):
+                chunk = None
+        if chunk is None:
+            numerator, infinitesimal, flags = _value_range(n, previous, start, stop)
+            data = encode_chunk(n, start, stop, numerator, infinitesimal, flags)
+            with session.begin():
+                session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
+                session.execute(sa.insert(chunks).values(n=n, chunk=index, start=start, stop=stop, data=data,
+                                                         checksum=chunk_checksum(data)))
+            chunk = read_chunk(data)
+        values.add(chunk)
+        done = stop
+        yield BuildProgress("compute", n, done, size)
+
+
+def _adopt_rows(session: Session, n: int) -> Iterator[BuildProgress]:
+    """Chunks, value table and statistics for a level completed before the level store existed, read from
+    its ``deal`` rows (key order is rank order), in one transaction; its rows, checksum and build stamp are
+    kept as they were."""
+    size = comb(2 * n, n)
+    values = _Values(n)
+    chunks = LevelChunkRow.__table__
+    with session.begin():
+        connection = session.connection()
+        statement = (sa.select(DealRow.number_scaled, DealRow.inf_sign, DealRow.stoppers, DealRow.flags)
+                     .where(DealRow.in_level(n)).order_by(DealRow.key))
+        result = connection.execution_options(yield_per=CHUNK_DEALS).execute(statement)
+        start = 0
+        for index, part in enumerate(result.partitions(CHUNK_DEALS)):
+            columns = np.array(part, np.int64).reshape(-1, 4).T
+            stop = start + columns.shape[1]
+            numerator = columns[0].astype(np.int32)
+            infinitesimal = (columns[1] * (columns[2] + 1)).astype(np.int8)
+            data = encode_chunk(n, start, stop, numerator, infinitesimal, (columns[3] & FLAG_MASK).astype(np.uint8))
+            session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
+            session.execute(sa.insert(chunks).values(n=n, chunk=index, start=start, stop=stop, data=data,
+                                                     checksum=chunk_checksum(data)))
+            values.add(read_chunk(data))
+            start = stop
+            yield BuildProgress("load", n, stop, size, f"adding level {n}'s chunks")
+        if start != size:
+            raise AssertionError(f"level {n} is marked complete with {start} of {size} rows")
+        table, statistics = values.table_and_statistics()
+        row = session.get(LevelRow, n)
+        row.storage, row.chunk_deals, row.value_table, row.statistics = "rows", CHUNK_DEALS, table, statistics
+        row.stored_bytes = session.execute(sa.select(sa.func.sum(sa.func.length(chunks.c.data)))
+                                           .where(chunks.c.n == n)).scalar_one()
+
+
+def _load_level(session: Session, n: int) -> Level:
+    """Level n's values, read back from its chunks."""
+    if n == 0:
+        return Level.empty()
+    with session.begin():
+        numerator, infinitesimal, _ = read_level_values(session.connection(), n)
+    return Level(n, numerator, infinitesimal)
+
+
+def _finish_level(session: Session, n: int, previous: Level, values: _Values, started: float,
+                  rows: bool) -> Iterator[BuildProgress]:
+    """One transaction: the rows (low levels), the level's table and statistics, and ``complete``."""
+    table, statistics = values.table_and_statistics()
+    with session.begin():
+        checksum = None
+        if rows:
+            from whist_catalogue.engine.levels import Checks, compute_moves
+
+            level = Level(n, values.numerator, values.infinitesimal, moves=compute_moves(n, previous),
+                          checks=Checks(n), flags=values.flags)
+            yield from _store_rows(session, level)
+            checksum = session.info.pop("checksum")
+        chunks = LevelChunkRow.__table__
+        count, covered, stored_bytes = session.execute(
+            sa.select(sa.func.count(), sa.func.sum(chunks.c.stop - chunks.c.start),
+                      sa.func.sum(sa.func.length(chunks.c.data))).where(chunks.c.n == n)
+        ).one()
+        if count != chunk_count(n) or covered != comb(2 * n, n):
+            raise AssertionError(f"level {n}: {count} chunks cover {covered} deals, expected {comb(2 * n, n)}")
         row = session.get(LevelRow, n) or LevelRow(n=n)
         row.complete = True
-        row.row_count = stored
+        row.row_count = comb(2 * n, n)
         row.checksum = checksum
         row.software_version = __version__
         row.built_at = datetime.now(timezone.utc)
         row.build_seconds = round(time.perf_counter() - started, 3)
+        row.storage = "rows" if rows else "chunks"
+        row.chunk_deals = CHUNK_DEALS
+        row.value_table = table
+        row.statistics = statistics
+        row.stored_bytes = int(stored_bytes)
         session.add(row)
-        yield BuildProgress("store", n, size, size)
     # committed: the level is now complete
 
 
@@ -324,12 +495,25 @@ def _canonical(params: dict[str, int]) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
+def _prepare_engine() -> Iterator[BuildProgress]:
+    """Load the engine's kernels before the first level, saying so: on a first run Numba compiles them
+    (about 45 s here), which would otherwise look like a bar stuck at 0 %."""
+    from whist_catalogue.engine import kernels as K
+
+    if K.level_values.signatures:
+        return
+    yield BuildProgress("compile", None, 0, 1, "compiling the engine (first run only)")
+    _value_range(1, Level.empty(), 0, 2)
+    yield BuildProgress("compile", None, 1, 1, "engine ready")
+
+
 def build_steps(
     location: str | os.PathLike[str],
     max_n: int,
     *,
     games: bool = True,
     create_parent: bool = False,
+    rows_max_n: int = ROWS_MAX_N,
 ) -> Generator[BuildProgress, None, BuildSummary]:
     """Build (or resume) the catalogue at ``location`` up to ``max_n`` cards a hand; see the module docstring.
 
@@ -347,23 +531,35 @@ def build_steps(
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
-            last_needed = max(todo, default=0)
-            previous = Level.empty()
-            for n in range(1, last_needed + 1):
-                level_started = time.perf_counter()
+            with session.begin():
+                legacy = sorted(r.n for r in _levels_state(session).values() if r.complete and r.storage is None)
+            for n in legacy:
+                yield from _adopt_rows(session, n)
+            if todo:
+                yield from _prepare_engine()
+            previous: Level | None = None
+            for n in range(1, max(todo, default=0) + 1):
                 if n in complete:
-                    # Only needed as the previous level of the next one: values only.
-                    previous = compute_level(n, previous)
                     yield BuildProgress("level", n, 1, 1, "already complete")
                     continue
-                yield BuildProgress("compute", n, 0, comb(2 * n, n))
-                level = compute_level(n, previous, moves=True, checks=True)
-                yield from _store_level(session, level, level_started)
+                level_started = time.perf_counter()
+                if previous is None or previous.n != n - 1:
+                    yield BuildProgress("load", n - 1, 0, 1, f"reading level {n - 1} back from the catalogue")
+                    previous = _load_level(session, n - 1)
+                    yield BuildProgress("load", n - 1, 1, 1, f"read level {n - 1} back from the catalogue")
+                values = _Values(n)
+                yield from _store_chunks(session, n, previous, values)
+                rows = n <= rows_max_n
+                yield BuildProgress("finish", n, 0, 1, "storing rows and statistics" if rows else "statistics")
+                yield from _finish_level(session, n, previous, values, level_started, rows)
                 summary.stored.append(n)
-                summary.rows_written += len(level)
+                summary.rows_written += len(values.numerator) if rows else 0
                 yield BuildProgress("level", n, 1, 1, "stored")
-                previous = Level(n, level.numerator, level.infinitesimal)  # drop moves and flags
-                del level
+                previous = Level(n, values.numerator, values.infinitesimal)
+                del values
+            for n in complete:
+                if n > max(todo, default=0):
+                    yield BuildProgress("level", n, 1, 1, "already complete")
             if games:
                 before = summary.solved_games
                 for event in _store_games(session):

@@ -18,6 +18,11 @@ agree.
   in the same transaction is ever marked complete.
 * :class:`SolvedGameRow` (``solved_game``) — the matrix games of SPEC §6 as
   JSON, filled by ``build``.
+* :class:`LevelChunkRow` (``level_chunk``) — the level store (docs/level-store.md):
+  every complete level as chunks of value codes, keyed by (n, chunk), each
+  with its SHA-256.  The level's own row holds the union of its chunks' value
+  tables and the statistics counted at build time; everything else of a deal
+  (outcome, best moves, the single-suit quantities) is derived when asked.
 
 Deals of one level occupy one contiguous key range, [2^(2n), 2^(2n+1)), so
 "level n" is a primary-key range scan (:meth:`DealRow.in_level`) and needs no
@@ -37,6 +42,8 @@ __all__ = [
     "DealRow",
     "LevelRow",
     "SolvedGameRow",
+    "LevelChunkRow",
+    "STORAGES",
     "NAMING_CONVENTION",
     "SCHEMA_VERSION_TABLE",
     "KeyType",
@@ -60,6 +67,8 @@ KeyType = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 """64-bit integer; INTEGER on SQLite so that the key is the table's rowid (no separate key index)."""
 
 PLAYERS = ("W", "E")
+STORAGES = ("rows", "chunks")
+"""How a complete level is stored: ``rows`` — chunks and a ``deal`` row per deal; ``chunks`` — chunks only."""
 
 
 class Base(DeclarativeBase):
@@ -172,9 +181,40 @@ class LevelRow(Base):
     """When the level's transaction committed (UTC)."""
     build_seconds: Mapped[float | None] = mapped_column(sa.Float)
     """Wall time spent computing and storing the level (added by the second migration)."""
+    storage: Mapped[str | None] = mapped_column(sa.String(16))
+    """:data:`STORAGES`: whether the level also has ``deal`` rows (None for a level built before the level store)."""
+    chunk_deals: Mapped[int | None] = mapped_column(sa.Integer)
+    """Deals a chunk (the last chunk of the level may hold fewer)."""
+    value_table: Mapped[bytes | None] = mapped_column(sa.LargeBinary)
+    """The level's distinct values in V's order: numerator int32[k] then infinitesimal int8[k], little-endian."""
+    statistics: Mapped[str | None] = mapped_column(sa.Text)
+    """JSON: per value of ``value_table`` its count, and the engine's checks — counted at build time."""
+    stored_bytes: Mapped[int | None] = mapped_column(sa.BigInteger)
+    """Bytes of the level's chunks (compressed), as stored."""
 
     def __repr__(self) -> str:
         return f"LevelRow(n={self.n}, complete={self.complete}, row_count={self.row_count})"
+
+
+class LevelChunkRow(Base):
+    """One chunk of a level: the deals with ranks in [start, stop) as value codes (:mod:`whist_catalogue.engine.chunks`)."""
+
+    __tablename__ = "level_chunk"
+
+    n: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
+    chunk: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
+    """Index of the chunk in its level: it holds ranks [chunk · chunk_deals, …)."""
+    start: Mapped[int] = mapped_column(sa.BigInteger)
+    stop: Mapped[int] = mapped_column(sa.BigInteger)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+    """The encoded chunk (:func:`whist_catalogue.engine.chunks.encode_chunk`)."""
+    checksum: Mapped[str] = mapped_column(sa.String(64))
+    """SHA-256 (hex) of ``data``."""
+
+    __table_args__ = (CheckConstraint("stop > start", "range_nonempty"),)
+
+    def __repr__(self) -> str:
+        return f"LevelChunkRow(n={self.n}, chunk={self.chunk}, start={self.start}, stop={self.stop})"
 
 
 class SolvedGameRow(Base):

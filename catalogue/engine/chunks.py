@@ -1,0 +1,159 @@
+"""Chunks: a rank range of one level as value codes, compressed and self-contained (docs/level-store.md).
+
+The level store keeps only what is expensive to derive — the value of every
+deal — and derives the rest when asked (the Syzygy tablebases' rule).  A chunk
+holds the deals of level n with colex ranks in [start, stop) (the order of
+:mod:`whist_catalogue.theory.ranking`):
+
+* its own small value table: the distinct values of the chunk in V's order
+  (numerical part, then the infinitesimal's rank of §6.1.6 — single-suit values
+  never carry ±ε₀, so the order is total), as ``numerator`` (int32, q·2^24 of
+  :mod:`whist_catalogue.engine.encoding`) and ``infinitesimal`` (int8 rank);
+* the code of every deal, an index into that table: one byte a deal when the
+  table has at most 256 entries, else two;
+* the per-deal counterexample bits of the engine's checks (uint8, almost all
+  zero), after the codes in the same compressed stream.
+
+Self-contained means a worker can finish a chunk without knowing the rest of
+the level, and a reader can decode one chunk alone.  The codec is pure (NumPy
+and zlib, no database, no Numba) so that both the engine's workers and the
+store use it, and the look-up path imports it cheaply.  The store keeps each
+chunk's SHA-256 beside it; a chunk also carries the CRC-32 of its payload, so a
+damaged chunk fails to decode even without the store.
+
+Layout (little-endian)::
+
+    magic "WLC1" | n u8 | width u8 | zero u16 | start u64 | stop u64 | entries u32 | crc32 u32
+    numerator int32[entries] | infinitesimal int8[entries]
+    zlib( codes (uint8 or uint16)[stop − start] | flags uint8[stop − start] )
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "ChunkTable",
+    "Chunk",
+    "ChunkError",
+    "encode_chunk",
+    "decode_chunk",
+    "read_chunk",
+    "chunk_header",
+    "CHUNK_DEALS",
+    "MAGIC",
+]
+
+MAGIC = b"WLC1"
+_HEADER = struct.Struct("<4sBBHQQII")
+CHUNK_DEALS = 1 << 20
+"""Deals a chunk (the last of a level may be shorter): about 1 MB of codes, a few milliseconds to decode."""
+_LEVEL = 6
+"""zlib's level: 9 saves under 2 % more here and takes twice as long to write."""
+
+
+class ChunkError(ValueError):
+    """The bytes are not a well-formed chunk (damaged, truncated, or not a chunk at all)."""
+
+
+class ChunkTable(NamedTuple):
+    """Distinct values in V's order: ``numerator`` (int32, q·2^24) and ``infinitesimal`` (int8 rank)."""
+
+    numerator: np.ndarray
+    infinitesimal: np.ndarray
+
+    def __len__(self) -> int:  # type: ignore[override]
+        return int(self.numerator.shape[0])
+
+
+class Chunk(NamedTuple):
+    """A decoded chunk: deals of level ``n`` with ranks in [start, stop)."""
+
+    n: int
+    start: int
+    stop: int
+    codes: np.ndarray
+    """uint8 or uint16 index into ``table``, per deal."""
+    table: ChunkTable
+    flags: np.ndarray
+    """uint8 counterexample bits per deal (``whist_catalogue.engine.levels.CHECK_NAMES`` order)."""
+
+    @property
+    def numerator(self) -> np.ndarray:
+        return self.table.numerator[self.codes]
+
+    @property
+    def infinitesimal(self) -> np.ndarray:
+        return self.table.infinitesimal[self.codes]
+
+
+def _sort_key(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
+    # Values of deals are ≥ 0, so this integer order is V's order: number first, then the infinitesimal's rank.
+    return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
+
+
+def encode_chunk(n: int, start: int, stop: int, numerator: np.ndarray, infinitesimal: np.ndarray,
+                 flags: np.ndarray | None = None) -> bytes:
+    """The chunk of the deals of level n with ranks in [start, stop), given their values (and check bits)."""
+    size = stop - start
+    if not (0 <= start <= stop and numerator.shape == (size,) and infinitesimal.shape == (size,)):
+        raise ValueError(f"a chunk of ranks [{start}, {stop}) needs {size} values, got {numerator.shape}")
+    if np.any(numerator < 0):
+        raise ValueError("single-suit values are never negative")
+    distinct, codes = np.unique(_sort_key(numerator, infinitesimal), return_inverse=True)
+    width = 1 if len(distinct) <= 256 else 2
+    table_num = (distinct >> 8).astype("<i4")
+    table_inf = ((distinct & 0xFF) - 128).astype("i1")
+    bit_flags = np.zeros(size, np.uint8) if flags is None else np.asarray(flags, np.uint8)
+    if bit_flags.shape != (size,):
+        raise ValueError("flags must have one entry a deal")
+    body = codes.astype("<u1" if width == 1 else "<u2").tobytes() + bit_flags.tobytes()
+    payload = table_num.tobytes() + table_inf.tobytes() + zlib.compress(body, _LEVEL)
+    header = _HEADER.pack(MAGIC, n, width, 0, start, stop, len(distinct), zlib.crc32(payload))
+    return header + payload
+
+
+def chunk_header(blob: bytes) -> tuple[int, int, int, int]:
+    """(n, start, stop, entries) of a chunk, read without decompressing it."""
+    if len(blob) < _HEADER.size:
+        raise ChunkError("chunk truncated: shorter than its header")
+    magic, n, width, zero, start, stop, entries, _ = _HEADER.unpack_from(blob)
+    if magic != MAGIC or width not in (1, 2) or zero or stop < start:
+        raise ChunkError("not a chunk: bad header")
+    return n, start, stop, entries
+
+
+def read_chunk(blob: bytes) -> Chunk:
+    """Decode a chunk; :class:`ChunkError` if the bytes are damaged in any way."""
+    n, start, stop, entries = chunk_header(blob)
+    width = blob[5]
+    crc = _HEADER.unpack_from(blob)[7]
+    payload = memoryview(blob)[_HEADER.size:]
+    if zlib.crc32(payload) != crc:
+        raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): CRC-32 mismatch (damaged)")
+    table_bytes = 5 * entries
+    numerator = np.frombuffer(payload[: 4 * entries], "<i4")
+    infinitesimal = np.frombuffer(payload[4 * entries : table_bytes], "i1")
+    size = stop - start
+    try:
+        body = zlib.decompress(payload[table_bytes:])
+    except zlib.error as exc:
+        raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): cannot decompress ({exc})") from None
+    if len(body) != (width + 1) * size:
+        raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): {len(body)} bytes of codes, "
+                         f"expected {(width + 1) * size}")
+    codes = np.frombuffer(body, "<u1" if width == 1 else "<u2", size)
+    flags = np.frombuffer(body, np.uint8, size, offset=width * size)
+    if size and int(codes.max()) >= entries:
+        raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): a code beyond its table")
+    return Chunk(n, start, stop, codes, ChunkTable(numerator, infinitesimal), flags)
+
+
+def decode_chunk(blob: bytes) -> tuple[np.ndarray, ChunkTable]:
+    """(codes, table) of a chunk (the shared contract's form; :func:`read_chunk` gives everything)."""
+    chunk = read_chunk(blob)
+    return chunk.codes, chunk.table

@@ -1,0 +1,324 @@
+"""The level store: whole levels as checksummed chunks of value codes (SPEC §5, docs/level-store.md).
+
+Store compactly what is expensive to derive, derive the rest when asked,
+checksum everything — the rule of the Syzygy endgame tablebases.  Every
+complete level has its chunks in ``level_chunk`` (:mod:`whist_catalogue.engine.chunks`),
+and its ``level`` row holds the union of their value tables and the statistics
+counted at build time.  Levels n ≤ :data:`ROWS_MAX_N` have a ``deal`` row per
+deal as well, for people who open the file with sqlite3 or pandas.
+
+This module reads and checks chunks with SQLAlchemy Core only (no ORM at
+import time, no Numba), so the look-up path stays quick to import:
+
+* :class:`ChunkCache` — decoded chunks, least recently used first out, bounded in bytes;
+* :func:`read_level_values` — a whole level's values, as the engine's arrays (the build
+  resumes from the store instead of recomputing the levels below);
+* :func:`verify_level_store` — ``verify``'s part for the chunks: completeness per level,
+  each chunk's SHA-256 (a damaged chunk is named), and a recomputed sample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any, Callable
+
+import numpy as np
+import sqlalchemy as sa
+
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, read_chunk
+from whist_catalogue.store.models import LevelChunkRow, LevelRow
+
+__all__ = [
+    "ROWS_MAX_N",
+    "CACHE_BYTES",
+    "ChunkCache",
+    "chunk_checksum",
+    "table_to_bytes",
+    "table_from_bytes",
+    "chunk_count",
+    "read_level_values",
+    "LevelStoreCheck",
+    "verify_level_store",
+]
+
+ROWS_MAX_N = 10
+"""Levels up to this n also get a ``deal`` row per deal (≈ 150 bytes a deal, 250,000 deals in all):
+their rows cost a second of the build, while level 11 alone would add 100 MB and 15 s."""
+CACHE_BYTES = 256 << 20
+"""Decoded chunks kept in memory by a reader (about 130 chunks of 2^20 deals)."""
+
+_chunks = LevelChunkRow.__table__
+_levels = LevelRow.__table__
+
+
+def chunk_checksum(data: bytes) -> str:
+    """SHA-256 (hex) of an encoded chunk, as stored in ``level_chunk.checksum``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def chunk_count(n: int, chunk_deals: int = CHUNK_DEALS) -> int:
+    """Chunks of level n."""
+    return -(-comb(2 * n, n) // chunk_deals)
+
+
+def table_to_bytes(table: ChunkTable) -> bytes:
+    """A level's value table as stored in ``level.value_table``: numerator int32[k], then infinitesimal int8[k]."""
+    return np.asarray(table.numerator, "<i4").tobytes() + np.asarray(table.infinitesimal, "i1").tobytes()
+
+
+def table_from_bytes(blob: bytes) -> ChunkTable:
+    k, rest = divmod(len(blob), 5)
+    if rest:
+        raise ChunkError(f"a value table of {len(blob)} bytes is not k int32 numerators and k int8 ranks")
+    return ChunkTable(np.frombuffer(blob, "<i4", k), np.frombuffer(blob, "i1", k, offset=4 * k))
+
+
+class ChunkCache:
+    """Decoded chunks by (n, chunk index), evicting the least recently used beyond ``max_bytes``.
+
+    ``load(n, index)`` returns the chunk's stored bytes; the cache decodes them.
+    Thread-safe: a chunk decoded twice by racing threads is harmless.
+    """
+
+    def __init__(self, load: Callable[[int, int], bytes], max_bytes: int = CACHE_BYTES) -> None:
+        self._load = load
+        self.max_bytes = max_bytes
+        self._chunks: OrderedDict[tuple[int, int], Chunk] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, n: int, index: int) -> Chunk:
+        key = (n, index)
+        with self._lock:
+            chunk = self._chunks.get(key)
+            if chunk is not None:
+                self._chunks.move_to_end(key)
+                return chunk
+        chunk = read_chunk(self._load(n, index))
+        size = chunk.codes.nbytes + chunk.flags.nbytes
+        with self._lock:
+            if key not in self._chunks:
+                self._chunks[key] = chunk
+                self._bytes += size
+                while self._bytes > self.max_bytes and len(self._chunks) > 1:
+                    _, old = self._chunks.popitem(last=False)
+                    self._bytes -= old.codes.nbytes + old.flags.nbytes
+        return chunk
+
+    def clear(self) -> None:
+        with self._lock:
+            self._chunks.clear()
+            self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._chunks)
+
+
+def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(numerator int32, infinitesimal int8, flags uint8) of every deal of level n, by rank, from its chunks."""
+    size = comb(2 * n, n)
+    numerator = np.empty(size, np.int32)
+    infinitesimal = np.empty(size, np.int8)
+    flags = np.empty(size, np.uint8)
+    covered = 0
+    rows = connection.execute(sa.select(_chunks.c.data).where(_chunks.c.n == n).order_by(_chunks.c.chunk))
+    for (data,) in rows:
+        chunk = read_chunk(data)
+        if chunk.n != n or chunk.start != covered:
+            raise ChunkError(f"level {n}: chunk of ranks [{chunk.start}, {chunk.stop}) out of place")
+        numerator[chunk.start : chunk.stop] = chunk.table.numerator[chunk.codes]
+        infinitesimal[chunk.start : chunk.stop] = chunk.table.infinitesimal[chunk.codes]
+        flags[chunk.start : chunk.stop] = chunk.flags
+        covered = chunk.stop
+    if covered != size:
+        raise ChunkError(f"level {n}: its chunks cover {covered:,} of {size:,} deals")
+    return numerator, infinitesimal, flags
+
+
+# -- verify ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LevelStoreCheck:
+    """The level store's verdict on one level."""
+
+    n: int
+    chunks: int = 0
+    stored_bytes: int = 0
+    problems: list[str] = field(default_factory=list)
+    sampled: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_level_store(catalogue: Any, n: int, *, sample: int = 4, rng: Any = None,
+                       recursive_max_n: int = 9) -> LevelStoreCheck:
+    """Check level n's chunks: they tile [0, C(2n, n)) exactly, each SHA-256 matches and each decodes,
+    the level's table and statistics agree with them, and a sample of deals recomputed independently
+    has the stored value.
+
+    The sample is recomputed by the literal recursive definition up to ``recursive_max_n``
+    (:mod:`whist_catalogue.theory.definition`); above it, by one step of that definition —
+    the simplest element of I(D) from α, whose entries are level n−1's values as stored,
+    themselves checked the same way — rather than by the engine's kernels.
+    """
+    import random
+
+    check = LevelStoreCheck(n)
+    size = comb(2 * n, n)
+    with catalogue.connect() as connection:
+        info = connection.execute(sa.select(_levels).where(_levels.c.n == n)).first()
+        if info is None or not info.complete:
+            check.problems.append(f"level {n}: incomplete (rerun build to finish it)")
+            return check
+        if info.storage is None:
+            check.problems.append(f"level {n}: has no chunks (built before the level store; rerun build)")
+            return check
+        rows = connection.execute(
+            sa.select(_chunks.c.chunk, _chunks.c.start, _chunks.c.stop, _chunks.c.checksum, _chunks.c.data)
+            .where(_chunks.c.n == n).order_by(_chunks.c.chunk)
+        )
+        covered = 0
+        counts: dict[int, int] = {}
+        key_of = {}
+        try:
+            table = table_from_bytes(info.value_table or b"")
+        except ChunkError as exc:
+            check.problems.append(f"level {n}: value table damaged: {exc}")
+            table = None
+        if table is not None:
+            key_of = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(table.numerator, table.infinitesimal))}
+        for index, start, stop, checksum, data in rows:
+            check.chunks += 1
+            check.stored_bytes += len(data)
+            name = f"level {n} chunk {index} (ranks {start:,}…{stop - 1:,})"
+            if start != covered:
+                check.problems.append(f"{name}: expected to start at rank {covered:,}")
+            covered = max(covered, stop)
+            if chunk_checksum(data) != checksum:
+                check.problems.append(f"{name}: checksum differs from the one recorded at build time")
+                continue
+            try:
+                chunk = read_chunk(data)
+            except ChunkError as exc:
+                check.problems.append(f"{name}: {exc}")
+                continue
+            if (chunk.n, chunk.start, chunk.stop) != (n, start, stop):
+                check.problems.append(f"{name}: its header says level {chunk.n}, ranks [{chunk.start}, {chunk.stop})")
+                continue
+            per_code = np.bincount(chunk.codes, minlength=len(chunk.table))
+            for a, b, c in zip(chunk.table.numerator, chunk.table.infinitesimal, per_code):
+                i = key_of.get((int(a), int(b)))
+                if i is None:
+                    check.problems.append(f"{name}: a value missing from the level's table")
+                    break
+                counts[i] = counts.get(i, 0) + int(c)
+        if covered != size:
+            check.problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
+        if table is not None and not check.problems:
+            stored = json.loads(info.statistics or "{}").get("counts")
+            if stored != [counts.get(i, 0) for i in range(len(table))]:
+                check.problems.append(f"level {n}: stored statistics differ from the chunks' counts")
+    if sample > 0 and not check.problems:
+        rng = rng or random.Random()
+        check.problems.extend(_check_sample(catalogue, n, rng.sample(range(size), min(sample, size)),
+                                            recursive_max_n))
+        check.sampled = min(sample, size)
+    return check
+
+
+def _check_sample(catalogue: Any, n: int, ranks: list[int], recursive_max_n: int) -> list[str]:
+    from whist_catalogue.theory import definition
+    from whist_catalogue.theory.deals import Deal
+    from whist_catalogue.theory.labeled import labeled_matrix, maximum, minimum
+    from whist_catalogue.theory.ranking import unrank
+
+    problems = []
+    for r in ranks:
+        deal = Deal(n, unrank(n, r))
+        stored = catalogue.chunk_value(deal)
+        if n <= recursive_max_n:
+            expected = definition.val(deal)
+        else:
+            alpha = labeled_matrix(deal, catalogue.chunk_value)
+            maxmin = maximum(minimum(row) for row in alpha)
+            minmax = minimum(maximum(row[j] for row in alpha) for j in range(n))
+            expected = definition.simplest_in_interval(definition.Interval(maxmin, minmax))
+        if stored != expected:
+            problems.append(f"level {n}: deal {deal.label} has {stored} in its chunk, recomputed {expected}")
+    return problems
+
+
+# -- what is derived at query time -----------------------------------------------------------------
+
+
+def _binomials(size: int = 64) -> np.ndarray:
+    table = np.zeros((size, size), np.int64)
+    for p in range(size):
+        for t in range(p + 1):
+            table[p, t] = comb(p, t)
+    return table
+
+
+_BINOMIALS = _binomials()
+
+
+def colex_ranks(masks: np.ndarray, bits: int) -> np.ndarray:
+    """Colex ranks of masks with ``bits`` positions (vectorised :func:`whist_catalogue.theory.ranking.rank`)."""
+    ranks = np.zeros(masks.shape, np.int64)
+    ones = np.zeros(masks.shape, np.int64)
+    for p in range(bits):
+        bit = (masks >> p) & 1
+        ones += bit
+        ranks += bit * _BINOMIALS[p, ones]
+    return ranks
+
+
+def reduction_masks(n: int, west: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(W_i positions, E_j positions, West's mask of every D_ij as an n × n array) for West's mask ``west``."""
+    positions = np.arange(2 * n, dtype=np.int64)
+    held = (west >> positions) & 1
+    w, e = positions[held == 1], positions[held == 0]
+    low = np.minimum.outer(w, e)
+    high = np.maximum.outer(w, e)
+    m = np.int64(west)
+    # Delete bits high and low (high first, so low's place is unchanged) and close the gaps.
+    m = ((m >> (high + 1)) << high) | (m & ((np.int64(1) << high) - 1))
+    m = ((m >> (low + 1)) << low) | (m & ((np.int64(1) << low) - 1))
+    return w, e, m
+
+
+def alpha_keys(n: int, west: int, numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
+    """α_ij of §7.2 as integers whose order is the order of labeled values (§7.1,
+    :func:`whist_catalogue.engine.encoding.labeled_key`), from val(D_ij) as n × n engine arrays."""
+    from whist_catalogue.engine.encoding import INF_OFFSET, SCALE
+
+    w, e, _ = reduction_masks(n, west)
+    west_trick = np.greater.outer(w, e)
+    number = numerator.astype(np.int64) + west_trick * SCALE
+    rank = infinitesimal.astype(np.int64)
+    # Ties of value: East's label above West's for a number, West's above East's otherwise.
+    tie = np.where(rank == 0, ~west_trick, west_trick)
+    return ((number << 8) + (rank + INF_OFFSET)) * 2 + tie
+
+
+def move_masks_from_alpha(alpha: np.ndarray) -> tuple[int, ...]:
+    """Best leads and replies (SPEC §3) as :meth:`~whist_catalogue.theory.solution.SuitSolution.move_masks`
+    position masks, read off α (row i = W_i): the same rules as
+    :func:`whist_catalogue.theory.solution.solution_from_labeled`."""
+    n = alpha.shape[0]
+    weights = np.int64(1) << np.arange(n, dtype=np.int64)
+    row_min = alpha.min(axis=1)
+    col_max = alpha.max(axis=0)
+    west_leads = int(weights[row_min == row_min.max()].sum())
+    east_leads = int(weights[col_max == col_max.min()].sum())
+    east_replies = ((alpha == row_min[:, None]) * weights[None, :]).sum(axis=1)
+    west_replies = ((alpha == col_max[None, :]) * weights[:, None]).sum(axis=0)
+    return (west_leads, east_leads, *map(int, east_replies), *map(int, west_replies))
