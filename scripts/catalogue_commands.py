@@ -176,19 +176,24 @@ def run_search(args: argparse.Namespace) -> int:
     _check_limit("offset", args.offset)
     compile_search(args.expression)  # a bad expression is reported before the catalogue is opened
     with _open(args) as catalogue:
+        coverage = catalogue.coverage(args.expression)
         if args.count:
             count = catalogue.count(args.expression)
             if args.json:
-                emit_json({"count": count})
+                emit_json({"count": count, **coverage.to_json()})
             else:
                 sys.stdout.write(f"{count}\n")
-            return EXIT_OK
-        with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset) as records:
-            for record in records:
-                if args.json:
-                    emit_json(record.to_json())
-                else:
-                    sys.stdout.write(_record_line(record) + "\n")
+        else:
+            with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset) as records:
+                for record in records:
+                    if args.json:
+                        emit_json(record.to_json())
+                    else:
+                        sys.stdout.write(_record_line(record) + "\n")
+    # Which levels were searched, on stderr so that stdout stays the bare answer: a count over levels the
+    # catalogue lacks must never pass for a silent 0.
+    if not args.json or coverage.missing:
+        sys.stderr.write(f"{coverage.describe()}\n")
     return EXIT_OK
 
 

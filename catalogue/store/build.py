@@ -51,7 +51,8 @@ from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkT
 from whist_catalogue.engine.levels import CHECK_NAMES, Level
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from whist_catalogue.store.levels import ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values, table_to_bytes
+from whist_catalogue.store.levels import (ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values,
+                                          deal_columns, table_to_bytes, value_columns)
 from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
@@ -157,10 +158,6 @@ COLUMNS = (
 """The ``deal`` columns, in the order of the tuples :func:`level_rows` produces."""
 
 
-def _player(west: np.ndarray) -> np.ndarray:
-    return np.where(west, "W", "E")
-
-
 def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
     """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
 
@@ -168,45 +165,17 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
     plain tuples in key order, made a batch at a time (so memory holds the
     level's arrays, not millions of Python objects), ready for an executemany.
     """
-    from whist_catalogue.single_suit.formulas import level_quantities
-
     n = level.n
     if level.moves is None or level.flags is None:
         raise ValueError(f"level {n} must be computed with moves and checks to be stored")
-    masks = level_masks(n)
-    keys = masks | np.int64(1 << (2 * n))
-    scaled = level.numerator.astype(np.int64)
-    low_bit = scaled & -scaled
-    # The reduced denominator is 2^24 / (lowest set bit of q·2^24), at least 1; 0 is 0/1.
-    denominator = np.where(low_bit == 0, 1, np.maximum(1, SCALE // np.maximum(low_bit, 1)))
-    numerator = scaled * denominator // SCALE
-    rank = level.infinitesimal.astype(np.int64)
-    west_leads, east_leads = level.outcomes()
-    q = level_quantities(n, masks)
-    if not np.array_equal(q.ace_west, (masks >> (2 * n - 1)) & 1 == 1):
-        raise AssertionError(f"level {n}: the single-suit quantities are not in rank order")
-    width = 2 + 2 * n
+    columns = {**value_columns(level.numerator, level.infinitesimal), **deal_columns(n, level_masks(n))}
+    keys = columns["key"]
     moves = np.ascontiguousarray(level.moves, dtype="<u2")
-    checksum = level_checksum(keys, scaled, rank, moves)
+    width = 2 + 2 * n
+    checksum = level_checksum(keys, level.numerator.astype(np.int64), level.infinitesimal.astype(np.int64), moves)
     arrays = {
-        "key": keys,
-        "numerator": numerator,
-        "denominator": denominator.astype(np.int32),
-        "number_scaled": scaled.astype(np.int32),
-        "fraction_scaled": (scaled & (SCALE - 1)).astype(np.int32),
-        "inf_sign": np.sign(rank).astype(np.int8),
-        "stoppers": np.maximum(np.abs(rank) - 1, 0).astype(np.int8),
-        "west_leads": west_leads.astype(np.int8),
-        "east_leads": east_leads.astype(np.int8),
+        **columns,
         "moves": moves.view(np.dtype((np.void, 2 * width))).ravel(),
-        "h_lower": q.h_lower,
-        "h_upper": q.h_upper,
-        "h": q.h,
-        "greedy_west_leads": q.greedy_west_leads,
-        "greedy_east_leads": q.greedy_east_leads,
-        "five_card_west_leads": _player(q.five_card_west_wins_west_leads),
-        "five_card_east_leads": _player(q.five_card_west_wins_east_leads),
-        "ace": _player(q.ace_west),
         "flags": (level.flags & FLAG_MASK).astype(np.int16),
     }
 
@@ -500,7 +469,7 @@ def _prepare_engine() -> Iterator[BuildProgress]:
     (about 45 s here), which would otherwise look like a bar stuck at 0 %."""
     from whist_catalogue.engine import kernels as K
 
-    if K.level_values.signatures:
+    if getattr(K.level_values, "signatures", True):  # compiled already, or the JIT is off
         return
     yield BuildProgress("compile", None, 0, 1, "compiling the engine (first run only)")
     _value_range(1, Level.empty(), 0, 2)

@@ -13,7 +13,7 @@ import time, no Numba), so the look-up path stays quick to import:
 * :class:`ChunkCache` — decoded chunks, least recently used first out, bounded in bytes;
 * :func:`read_level_values` — a whole level's values, as the engine's arrays (the build
   resumes from the store instead of recomputing the levels below);
-* :func:`verify_level_store` — ``verify``'s part for the chunks: completeness per level,
+* :func:`check_level_store` — ``verify``'s part for the chunks: completeness per level,
   each chunk's SHA-256 (a damaged chunk is named), and a recomputed sample.
 """
 
@@ -23,7 +23,6 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Callable
 
@@ -42,8 +41,14 @@ __all__ = [
     "table_from_bytes",
     "chunk_count",
     "read_level_values",
-    "LevelStoreCheck",
-    "verify_level_store",
+    "check_level_store",
+    "level_ranges",
+    "value_columns",
+    "deal_columns",
+    "colex_ranks",
+    "reduction_masks",
+    "alpha_keys",
+    "move_masks_from_alpha",
 ]
 
 ROWS_MAX_N = 10
@@ -54,6 +59,19 @@ CACHE_BYTES = 256 << 20
 
 _chunks = LevelChunkRow.__table__
 _levels = LevelRow.__table__
+
+
+def level_ranges(ns: list[int]) -> str:
+    """``1…10, 12`` for [1, …, 10, 12]."""
+    parts, run = [], []
+    for n in sorted(ns):
+        if run and n != run[-1] + 1:
+            parts.append(run)
+            run = []
+        run.append(n)
+    if run:
+        parts.append(run)
+    return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
 
 
 def chunk_checksum(data: bytes) -> str:
@@ -143,95 +161,71 @@ def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, np
 # -- verify ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class LevelStoreCheck:
-    """The level store's verdict on one level."""
-
-    n: int
-    chunks: int = 0
-    stored_bytes: int = 0
-    problems: list[str] = field(default_factory=list)
-    sampled: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def verify_level_store(catalogue: Any, n: int, *, sample: int = 4, rng: Any = None,
-                       recursive_max_n: int = 9) -> LevelStoreCheck:
-    """Check level n's chunks: they tile [0, C(2n, n)) exactly, each SHA-256 matches and each decodes,
-    the level's table and statistics agree with them, and a sample of deals recomputed independently
-    has the stored value.
+def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample: int,
+                      recursive_max_n: int = 9) -> bool:
+    """``verify``'s part for level ``info.n``'s chunks, into ``check`` (a ``verify.LevelCheck``): they tile
+    [0, C(2n, n)) exactly, each SHA-256 matches and each decodes (a damaged chunk is named), the level's table
+    and statistics agree with them, and a sample of deals recomputed independently has the stored value.
+    Returns whether the level also has ``deal`` rows for ``verify`` to check.
 
     The sample is recomputed by the literal recursive definition up to ``recursive_max_n``
     (:mod:`whist_catalogue.theory.definition`); above it, by one step of that definition —
     the simplest element of I(D) from α, whose entries are level n−1's values as stored,
-    themselves checked the same way — rather than by the engine's kernels.
+    themselves checked the same way down to the definition — never by the engine's kernels.
     """
-    import random
-
-    check = LevelStoreCheck(n)
+    n = info.n
     size = comb(2 * n, n)
+    problems: list[str] = []
     with catalogue.connect() as connection:
-        info = connection.execute(sa.select(_levels).where(_levels.c.n == n)).first()
-        if info is None or not info.complete:
-            check.problems.append(f"level {n}: incomplete (rerun build to finish it)")
-            return check
-        if info.storage is None:
-            check.problems.append(f"level {n}: has no chunks (built before the level store; rerun build)")
-            return check
+        row = connection.execute(sa.select(_levels.c.value_table, _levels.c.statistics)
+                                 .where(_levels.c.n == n)).one()
         rows = connection.execute(
             sa.select(_chunks.c.chunk, _chunks.c.start, _chunks.c.stop, _chunks.c.checksum, _chunks.c.data)
             .where(_chunks.c.n == n).order_by(_chunks.c.chunk)
         )
         covered = 0
         counts: dict[int, int] = {}
-        key_of = {}
+        key_of: dict[tuple[int, int], int] = {}
         try:
-            table = table_from_bytes(info.value_table or b"")
-        except ChunkError as exc:
-            check.problems.append(f"level {n}: value table damaged: {exc}")
-            table = None
-        if table is not None:
+            table = table_from_bytes(row.value_table or b"")
             key_of = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(table.numerator, table.infinitesimal))}
+        except ChunkError as exc:
+            problems.append(f"level {n}: value table damaged: {exc}")
         for index, start, stop, checksum, data in rows:
-            check.chunks += 1
-            check.stored_bytes += len(data)
             name = f"level {n} chunk {index} (ranks {start:,}…{stop - 1:,})"
             if start != covered:
-                check.problems.append(f"{name}: expected to start at rank {covered:,}")
+                problems.append(f"{name}: expected to start at rank {covered:,}")
             covered = max(covered, stop)
             if chunk_checksum(data) != checksum:
-                check.problems.append(f"{name}: checksum differs from the one recorded at build time")
+                problems.append(f"{name}: checksum differs from the one recorded at build time")
                 continue
             try:
                 chunk = read_chunk(data)
             except ChunkError as exc:
-                check.problems.append(f"{name}: {exc}")
+                problems.append(f"{name}: {exc}")
                 continue
             if (chunk.n, chunk.start, chunk.stop) != (n, start, stop):
-                check.problems.append(f"{name}: its header says level {chunk.n}, ranks [{chunk.start}, {chunk.stop})")
+                problems.append(f"{name}: its header says level {chunk.n}, ranks [{chunk.start}, {chunk.stop})")
                 continue
-            per_code = np.bincount(chunk.codes, minlength=len(chunk.table))
-            for a, b, c in zip(chunk.table.numerator, chunk.table.infinitesimal, per_code):
-                i = key_of.get((int(a), int(b)))
+            per_code = np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()
+            for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(), per_code):
+                i = key_of.get((a, b))
                 if i is None:
-                    check.problems.append(f"{name}: a value missing from the level's table")
+                    problems.append(f"{name}: a value missing from the level's table")
                     break
-                counts[i] = counts.get(i, 0) + int(c)
+                counts[i] = counts.get(i, 0) + c
         if covered != size:
-            check.problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
-        if table is not None and not check.problems:
-            stored = json.loads(info.statistics or "{}").get("counts")
-            if stored != [counts.get(i, 0) for i in range(len(table))]:
-                check.problems.append(f"level {n}: stored statistics differ from the chunks' counts")
-    if sample > 0 and not check.problems:
-        rng = rng or random.Random()
-        check.problems.extend(_check_sample(catalogue, n, rng.sample(range(size), min(sample, size)),
-                                            recursive_max_n))
+            problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
+        if not problems:
+            stored = json.loads(row.statistics or "{}").get("counts")
+            if stored != [counts.get(i, 0) for i in range(len(key_of))]:
+                problems.append(f"level {n}: stored statistics differ from the chunks' counts")
+    check.checksum_ok = not problems
+    if sample > 0 and not problems:
+        problems.extend(_check_sample(catalogue, n, rng.sample(range(size), min(sample, size)), recursive_max_n))
         check.sampled = min(sample, size)
-    return check
+    check.problems.extend(problems)
+    return info.storage != "chunks"
 
 
 def _check_sample(catalogue: Any, n: int, ranks: list[int], recursive_max_n: int) -> list[str]:
@@ -259,6 +253,55 @@ def _check_sample(catalogue: Any, n: int, ranks: list[int], recursive_max_n: int
 # -- what is derived at query time -----------------------------------------------------------------
 
 
+def value_columns(numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``deal`` columns that follow from the value alone, from engine arrays (SPEC §5): the reduced
+    fraction, q·2^24 and its fractional part, the infinitesimal's sign and stoppers, and the outcome ρ(val)."""
+    from whist_catalogue.engine.encoding import SCALE
+    from whist_catalogue.engine.levels import Level
+
+    scaled = numerator.astype(np.int64)
+    low_bit = scaled & -scaled
+    # The reduced denominator is 2^24 / (lowest set bit of q·2^24), at least 1; 0 is 0/1.
+    denominator = np.where(low_bit == 0, 1, np.maximum(1, SCALE // np.maximum(low_bit, 1)))
+    rank = infinitesimal.astype(np.int64)
+    west_leads, east_leads = Level(0, numerator, infinitesimal).outcomes()
+    return {
+        "numerator": scaled * denominator // SCALE,
+        "denominator": denominator.astype(np.int32),
+        "number_scaled": scaled.astype(np.int32),
+        "fraction_scaled": (scaled & (SCALE - 1)).astype(np.int32),
+        "inf_sign": np.sign(rank).astype(np.int8),
+        "stoppers": np.maximum(np.abs(rank) - 1, 0).astype(np.int8),
+        "west_leads": west_leads.astype(np.int8),
+        "east_leads": east_leads.astype(np.int8),
+    }
+
+
+def deal_columns(n: int, masks: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``deal`` columns that follow from the deal alone, for West's masks of level n: the key, and the
+    single-suit paper's H̲, H̄, H, Greedy Whist, Five-card and the ace (its linear-time kernels)."""
+    from whist_catalogue.single_suit.formulas import level_quantities
+
+    q = level_quantities(n, masks)
+    if not np.array_equal(q.ace_west, (masks >> (2 * n - 1)) & 1 == 1):
+        raise AssertionError(f"level {n}: the single-suit quantities are not in the masks' order")
+
+    def player(west: np.ndarray) -> np.ndarray:
+        return np.where(west, "W", "E")
+
+    return {
+        "key": masks | np.int64(1 << (2 * n)),
+        "h_lower": q.h_lower,
+        "h_upper": q.h_upper,
+        "h": q.h,
+        "greedy_west_leads": q.greedy_west_leads,
+        "greedy_east_leads": q.greedy_east_leads,
+        "five_card_west_leads": player(q.five_card_west_wins_west_leads),
+        "five_card_east_leads": player(q.five_card_west_wins_east_leads),
+        "ace": player(q.ace_west),
+    }
+
+
 def _binomials(size: int = 64) -> np.ndarray:
     table = np.zeros((size, size), np.int64)
     for p in range(size):
@@ -268,17 +311,14 @@ def _binomials(size: int = 64) -> np.ndarray:
 
 
 _BINOMIALS = _binomials()
+_POSITIONS = np.arange(64, dtype=np.int64)
 
 
 def colex_ranks(masks: np.ndarray, bits: int) -> np.ndarray:
-    """Colex ranks of masks with ``bits`` positions (vectorised :func:`whist_catalogue.theory.ranking.rank`)."""
-    ranks = np.zeros(masks.shape, np.int64)
-    ones = np.zeros(masks.shape, np.int64)
-    for p in range(bits):
-        bit = (masks >> p) & 1
-        ones += bit
-        ranks += bit * _BINOMIALS[p, ones]
-    return ranks
+    """Colex ranks of masks with ``bits`` positions (vectorised :func:`whist_catalogue.theory.ranking.rank`):
+    a set bit at position p that is the t-th set bit from below adds C(p, t)."""
+    held = (masks[..., None] >> _POSITIONS[:bits]) & 1
+    return (held * _BINOMIALS[_POSITIONS[:bits], np.cumsum(held, axis=-1)]).sum(axis=-1)
 
 
 def reduction_masks(n: int, west: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

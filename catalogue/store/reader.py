@@ -5,6 +5,15 @@ schema and returns a :class:`Catalogue`; nothing on disk changes, and a missing,
 foreign, corrupt or newer database raises :class:`~whist_catalogue.errors.CatalogueError`.
 Connections are made lazily, on the first query, and pooled.
 
+A level is read from its ``deal`` rows when it has them (the low levels), else
+from the level store (:mod:`whist_catalogue.store.levels`): the value from its
+chunk, and everything else derived as the build would have stored it — the
+outcome ρ(val), the best leads and replies from α, whose entries are level
+n−1's values of the reductions D_ij (§7.2), and the single-suit paper's
+quantities by its direct formulas.  Decoded chunks are cached (about 256 MB),
+so once a deal's chunks are in memory a look-up with best moves takes well
+under a millisecond.
+
 A :class:`Catalogue` is a :class:`~whist_catalogue.theory.solution.Solver`: ``solve(deal)``
 returns the stored :class:`~whist_catalogue.theory.solution.SuitSolution`, or raises
 :class:`NotInCatalogue` (a :class:`LookupError`) when the deal's level is not
@@ -21,27 +30,33 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
+import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from whist_catalogue.engine.encoding import SCALE
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, read_chunk
+from whist_catalogue.engine.encoding import SCALE, decode_value
 from whist_catalogue.engine.levels import CHECK_NAMES
 from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
-from whist_catalogue.store.models import DealRow, LevelRow, SolvedGameRow
+from whist_catalogue.store.levels import (ChunkCache, alpha_keys, colex_ranks, move_masks_from_alpha,
+                                          reduction_masks, table_from_bytes)
+from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
-from whist_catalogue.theory.values import Infinitesimal, Outcome, Value
+from whist_catalogue.theory.ranking import rank, unrank
+from whist_catalogue.theory.values import Infinitesimal, Outcome, Value, rho
 
 __all__ = [
     "open_catalogue",
     "Catalogue",
     "DealRecord",
     "LevelInfo",
+    "SearchCoverage",
     "NotInCatalogue",
     "record_from_row",
     "value_from_columns",
@@ -175,6 +190,29 @@ def record_from_row(row: DealRow | Any) -> DealRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchCoverage:
+    """The levels a search covered, and those it asks for that the catalogue lacks."""
+
+    searched: list[int]
+    missing: list[int]
+
+    def describe(self) -> str:
+        """One line for a person: which levels were searched, and which are missing."""
+        from whist_catalogue.store.levels import level_ranges
+
+        text = f"searched levels {level_ranges(self.searched)}" if self.searched else "searched no level"
+        if self.missing:
+            text += (f"; level{'s' if len(self.missing) > 1 else ''} {level_ranges(self.missing)}"
+                     f" {'are' if len(self.missing) > 1 else 'is'} not in the catalogue"
+                     f" (whist-catalogue build --max-n {max(self.missing)} adds"
+                     f" {'them' if len(self.missing) > 1 else 'it'})")
+        return text
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {"levels": self.searched, "missing_levels": self.missing}
+
+
+@dataclass(frozen=True, slots=True)
 class LevelInfo:
     """The ``level`` row of one n."""
 
@@ -185,9 +223,21 @@ class LevelInfo:
     software_version: str | None
     built_at: datetime | None
     build_seconds: float | None
+    storage: str | None = None
+    """``rows`` (a ``deal`` row per deal, and chunks), ``chunks`` (chunks only), None (rows, built before the
+    level store)."""
+    stored_bytes: int | None = None
+    """Bytes of the level's chunks."""
+    chunk_deals: int | None = None
+
+    @property
+    def has_rows(self) -> bool:
+        return self.storage != "chunks"
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "storage": self.storage,
+            "stored_bytes": self.stored_bytes,
             "n": self.n,
             "complete": self.complete,
             "row_count": self.row_count,
@@ -225,7 +275,9 @@ class Catalogue:
         self.location = location
         self._engine = engine
         self._complete: frozenset[int] = frozenset()
+        self._info: dict[int, LevelInfo] = {}
         self._lock = threading.Lock()
+        self.chunks = ChunkCache(self._load_chunk)
 
     # -- life cycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -243,18 +295,108 @@ class Catalogue:
     def _session(self) -> Session:
         return Session(self._engine)
 
+    def connect(self) -> sa.Connection:
+        """A Core connection of the pool (a context manager)."""
+        return self._engine.connect()
+
+    # -- the level store --------------------------------------------------------------------------
+    def _load_chunk(self, n: int, index: int) -> bytes:
+        chunks = LevelChunkRow.__table__
+        with database_errors(self.location), self._engine.connect() as connection:
+            data = connection.execute(
+                sa.select(chunks.c.data).where(chunks.c.n == n, chunks.c.chunk == index)
+            ).scalar_one_or_none()
+        if data is None:
+            raise CatalogueError(f"catalogue {self.location} is damaged: level {n} is marked complete"
+                                 f" but its chunk {index} is missing (run whist-catalogue verify)")
+        return data
+
+    def _chunk_deals(self, n: int) -> int:
+        info = self.level_info(n)
+        if info is None or not info.complete or info.storage is None:
+            raise NotInCatalogue(f"level n = {n} is not in the level store of catalogue {self.location}")
+        return info.chunk_deals or CHUNK_DEALS
+
+    def _chunk_code(self, n: int, r: int) -> tuple[Chunk, int]:
+        """The chunk holding rank r of level n, and r's place in it."""
+        index = r // self._chunk_deals(n)
+        try:
+            chunk = self.chunks.get(n, index)
+        except ChunkError as exc:
+            raise CatalogueError(f"catalogue {self.location} is damaged: level {n} chunk {index}: {exc}"
+                                 " (run whist-catalogue verify)") from None
+        return chunk, r - chunk.start
+
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(numerator, infinitesimal) engine arrays of the deals of level n with these ranks, from the chunks."""
+        if n == 0:
+            return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
+        size = self._chunk_deals(n)
+        flat = ranks.ravel()
+        numerator = np.empty(flat.shape, np.int32)
+        infinitesimal = np.empty(flat.shape, np.int8)
+        indexes = flat // size
+        for index in np.unique(indexes).tolist():
+            chunk, _ = self._chunk_code(n, index * size)
+            where = indexes == index
+            codes = chunk.codes[flat[where] - chunk.start]
+            numerator[where] = chunk.table.numerator[codes]
+            infinitesimal[where] = chunk.table.infinitesimal[codes]
+        return numerator.reshape(ranks.shape), infinitesimal.reshape(ranks.shape)
+
+    def chunk_value(self, deal: Deal) -> Value:
+        """val(D) as its level's chunk holds it (whatever other form the level has)."""
+        if deal.n == 0:
+            return Value(0)
+        chunk, i = self._chunk_code(deal.n, rank(deal.west))
+        code = chunk.codes[i]
+        return decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
+
+    def derived_record(self, deal: Deal) -> DealRecord:
+        """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
+        from whist_catalogue.single_suit.formulas import quantities
+
+        n = deal.n
+        chunk, i = self._chunk_code(n, rank(deal.west))
+        code = chunk.codes[i]
+        value = decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
+        _, _, reductions = reduction_masks(n, deal.west)
+        numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
+        q = quantities(deal)
+        return DealRecord(
+            deal=deal,
+            value=value,
+            outcome=rho(value),
+            move_masks=move_masks_from_alpha(alpha_keys(n, deal.west, numerator, infinitesimal)),
+            h_lower=q.h_lower,
+            h_upper=q.h_upper,
+            h=q.h,
+            greedy=q.greedy_whist_outcome,
+            five_card=(q.five_card_west_leads, q.five_card_east_leads),
+            ace=deal.ace_holder,
+            flags=int(chunk.flags[i]),
+        )
+
     # -- levels ---------------------------------------------------------------------------------
     def levels(self) -> list[LevelInfo]:
         """Every ``level`` row, by n."""
         with database_errors(self.location), self._session() as session:
-            rows = session.execute(sa.select(LevelRow).order_by(LevelRow.n)).scalars().all()
-            infos = [
-                LevelInfo(r.n, r.complete, r.row_count, r.checksum, r.software_version, r.built_at, r.build_seconds)
-                for r in rows
-            ]
+            t = LevelRow.__table__.c
+            rows = session.execute(
+                sa.select(t.n, t.complete, t.row_count, t.checksum, t.software_version, t.built_at, t.build_seconds,
+                          t.storage, t.stored_bytes, t.chunk_deals).order_by(t.n)
+            ).all()
+            infos = [LevelInfo(*r) for r in rows]
         with self._lock:
             self._complete = frozenset(i.n for i in infos if i.complete)
+            self._info = {i.n: i for i in infos}
         return infos
+
+    def level_info(self, n: int) -> LevelInfo | None:
+        """The ``level`` row of n (None if there is none)."""
+        if n not in self._info or not self._info[n].complete:
+            self.levels()
+        return self._info.get(n)
 
     def complete_levels(self) -> frozenset[int]:
         self.levels()
@@ -286,6 +428,8 @@ class Catalogue:
         """The deal's row; :class:`NotInCatalogue` when its level is not complete."""
         if deal.n == 0 or not self._is_complete(deal.n):
             raise NotInCatalogue(f"deal {deal.label or '(empty)'}: level n = {deal.n} is not in catalogue {self.location}")
+        if not self._info[deal.n].has_rows:
+            return self.derived_record(deal)
         with database_errors(self.location), self._session() as session:
             row = session.get(DealRow, deal.key)
             if row is None:
@@ -298,6 +442,8 @@ class Catalogue:
         return self.record(deal).solution
 
     def value(self, deal: Deal) -> Value:
+        if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
+            return self.chunk_value(deal)
         return self.record(deal).value
 
     def records(self, deals: Sequence[Deal]) -> list[DealRecord]:
@@ -305,22 +451,77 @@ class Catalogue:
         for deal in deals:
             if deal.n == 0 or not self._is_complete(deal.n):
                 raise NotInCatalogue(f"deal {deal.label or '(empty)'}: level n = {deal.n} is not in the catalogue")
-        keys = sorted({d.key for d in deals})
-        with database_errors(self.location), self._session() as session:
-            rows = {r.key: r for r in session.execute(sa.select(DealRow).where(DealRow.key.in_(keys))).scalars()}
-            missing = [d.label for d in deals if d.key not in rows]
-            if missing:
-                raise CatalogueError(f"catalogue {self.location} is damaged: deals {missing} are missing")
-            return [record_from_row(rows[d.key]) for d in deals]
+        derived = {d.key: self.derived_record(d) for d in deals if not self._info[d.n].has_rows}
+        keys = sorted({d.key for d in deals if d.key not in derived})
+        rows: dict[int, Any] = {}
+        if keys:
+            with database_errors(self.location), self._session() as session:
+                rows = {r.key: r for r in session.execute(sa.select(DealRow).where(DealRow.key.in_(keys))).scalars()}
+        missing = [d.label for d in deals if d.key not in rows and d.key not in derived]
+        if missing:
+            raise CatalogueError(f"catalogue {self.location} is damaged: deals {missing} are missing")
+        return [derived[d.key] if d.key in derived else record_from_row(rows[d.key]) for d in deals]
 
     # -- search ---------------------------------------------------------------------------------
-    def count(self, expression: str | None = None, *, level: int | None = None) -> int:
-        """How many deals match a search expression (:mod:`whist_catalogue.store.search`) and/or lie in a level."""
-        from whist_catalogue.store.search import search_condition
+    # Row levels are searched by SQL; levels held only as chunks by the same condition evaluated over
+    # their chunks (:class:`whist_catalogue.store.search.ChunkQuery`).  Row levels lie below chunk-only
+    # levels, so "rows, then chunk levels by n, each in rank order" is key order.
 
-        condition = search_condition(expression, level=level)
+    def _chunk_only_levels(self, query: Any) -> list[int]:
+        self.levels()
+        asked = set(query.asked())
+        return sorted(n for n, i in self._info.items() if i.complete and i.storage == "chunks" and n in asked)
+
+    def level_table(self, n: int) -> tuple[ChunkTable, np.ndarray]:
+        """Level n's distinct values (V's order) and how many deals have each, as stored at build time."""
+        levels = LevelRow.__table__
+        with database_errors(self.location), self._engine.connect() as connection:
+            row = connection.execute(sa.select(levels.c.value_table, levels.c.statistics)
+                                     .where(levels.c.n == n)).one_or_none()
+        if row is None or row.value_table is None:
+            raise NotInCatalogue(f"level n = {n} is not in the level store of catalogue {self.location}")
+        return table_from_bytes(row.value_table), np.array(json.loads(row.statistics)["counts"], np.int64)
+
+    def scan_chunks(self, n: int) -> Iterator[Chunk]:
+        """Level n's chunks in rank order, decoded one at a time (bounded memory; the look-up cache is left alone)."""
+        chunks = LevelChunkRow.__table__
+        statement = sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n).order_by(chunks.c.chunk)
+        with database_errors(self.location), self._engine.connect() as connection:
+            for index, data in connection.execution_options(yield_per=1).execute(statement):
+                try:
+                    yield read_chunk(data)
+                except ChunkError as exc:
+                    raise CatalogueError(f"catalogue {self.location} is damaged: level {n} chunk {index}: {exc}"
+                                         " (run whist-catalogue verify)") from None
+
+    def _count_chunk_level(self, query: Any, n: int) -> int:
+        if not query.per_deal:
+            table, counts = self.level_table(n)
+            return int(counts[query.on_table(n, table.numerator, table.infinitesimal)].sum())
+        return sum(int(np.count_nonzero(query.on_chunk(chunk))) for chunk in self.scan_chunks(n))
+
+    def count(self, expression: str | None = None, *, level: int | None = None) -> int:
+        """How many deals match a search expression (:mod:`whist_catalogue.store.search`) and/or lie in a level,
+        over every complete level (:meth:`coverage` says which)."""
+        from whist_catalogue.store.search import ChunkQuery
+
+        query = ChunkQuery(expression, level=level)
         with database_errors(self.location), self._session() as session:
-            return session.execute(sa.select(sa.func.count()).select_from(DealRow).where(condition)).scalar_one()
+            total = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(query.condition)).scalar_one()
+        return total + sum(self._count_chunk_level(query, n) for n in self._chunk_only_levels(query))
+
+    def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
+        """Which levels a search covers, and which of those it asks for the catalogue lacks."""
+        from whist_catalogue.store.search import MAX_LEVEL_N, ChunkQuery
+
+        asked = ChunkQuery(expression, level=level).asked()
+        complete = self.complete_levels()
+        searched = [n for n in asked if n in complete]
+        # A search that does not restrict n asks for every level; only a bounded one can miss some.
+        bounded = len(asked) < MAX_LEVEL_N
+        top = max(complete, default=0)
+        missing = [n for n in asked if n not in complete and (bounded or n <= top)]
+        return SearchCoverage(searched, missing)
 
     def search(self, expression: str | None = None, *, level: int | None = None, limit: int | None = None,
                offset: int = 0) -> list[DealRecord]:
@@ -334,14 +535,41 @@ class Catalogue:
 
         The expression is parsed here, so a bad one raises before anything is read.
         """
-        from whist_catalogue.store.search import search_condition
+        from whist_catalogue.store.search import ChunkQuery
 
-        statement = sa.select(DealRow).where(search_condition(expression, level=level)).order_by(DealRow.key)
+        query = ChunkQuery(expression, level=level)
+        statement = sa.select(DealRow).where(query.condition).order_by(DealRow.key)
         if offset:
             statement = statement.offset(offset)
         if limit is not None:
             statement = statement.limit(limit)
-        return _RecordStream(self, statement)
+
+        def tail(emitted: int) -> Iterator[DealRecord]:
+            """The matches on chunk-only levels, after ``emitted`` rows from SQL."""
+            remaining = None if limit is None else limit - emitted
+            if remaining == 0:
+                return
+            skip = 0
+            if offset and not emitted:  # the offset may reach past every row match
+                with database_errors(self.location), self._session() as session:
+                    rows = session.execute(sa.select(sa.func.count()).select_from(DealRow)
+                                           .where(query.condition)).scalar_one()
+                skip = max(0, offset - rows)
+            for n in self._chunk_only_levels(query):
+                for chunk in self.scan_chunks(n):
+                    matches = np.flatnonzero(query.on_chunk(chunk))
+                    if skip >= len(matches):
+                        skip -= len(matches)
+                        continue
+                    matches, skip = matches[skip:], 0
+                    for i in matches.tolist():
+                        yield self.derived_record(Deal(n, unrank(n, chunk.start + i)))
+                        if remaining is not None:
+                            remaining -= 1
+                            if remaining == 0:
+                                return
+
+        return _RecordStream(self, statement, tail=tail)
 
     def iter_rows(self, statement: sa.Select) -> _RecordStream:
         """Stream the rows of a ``select(DealRow)`` built elsewhere (export, verify)."""
@@ -355,7 +583,13 @@ class Catalogue:
 
     # -- statistics -----------------------------------------------------------------------------
     def value_counts(self, n: int) -> dict[Value, int]:
-        """How many deals of level n have each value (read from the rows)."""
+        """How many deals of level n have each value: as counted at build time, or read from the rows of a
+        level built before the level store."""
+        info = self.level_info(n)
+        if info is not None and info.storage is not None:
+            table, counts = self.level_table(n)
+            return {decode_value(int(a), int(b)): int(c)
+                    for a, b, c in zip(table.numerator, table.infinitesimal, counts)}
         statement = (
             sa.select(DealRow.number_scaled, DealRow.inf_sign, DealRow.stoppers, sa.func.count())
             .where(DealRow.in_level(n))
@@ -389,19 +623,26 @@ class Catalogue:
 
 
 class _RecordStream:
-    """Records of a select, fetched in batches; close it (or use ``with``) to release the connection."""
+    """Records of a select, fetched in batches, then those of ``tail``; close it (or use ``with``) to release
+    the connection."""
 
-    def __init__(self, catalogue: Catalogue, statement: sa.Select, batch: int = 2_000) -> None:
+    def __init__(self, catalogue: Catalogue, statement: sa.Select, batch: int = 2_000,
+                 tail: Callable[[int], Iterator[DealRecord]] | None = None) -> None:
         self._catalogue = catalogue
         self._statement = statement
         self._batch = batch
+        self._tail = tail
         self._iterator: Iterator[DealRecord] | None = None
 
     def _generate(self) -> Iterator[DealRecord]:
+        emitted = 0
         with database_errors(self._catalogue.location), self._catalogue._session() as session:
             result = session.execute(self._statement, execution_options={"yield_per": self._batch})
             for row in result.scalars():
+                emitted += 1
                 yield record_from_row(row)
+        if self._tail is not None:
+            yield from self._tail(emitted)
 
     def __iter__(self) -> Iterator[DealRecord]:
         if self._iterator is None:

@@ -56,6 +56,13 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_DEPTH",
     "MAX_DIGITS",
+    "evaluate",
+    "columns_used",
+    "uses_key_field",
+    "levels_asked",
+    "VALUE_COLUMNS",
+    "UNKNOWN",
+    "ChunkQuery",
 ]
 
 MAX_LENGTH = 4000
@@ -859,3 +866,200 @@ def describe_fields() -> list[tuple[str, str, str]]:
     """(name, kind, help) of every field, for help texts and the app."""
     return [(f.name, f.kind, f.help) for f in FIELDS.values()]
 
+
+
+# -- the same conditions over the level store's chunks ------------------------------------------------------
+#
+# A level held only as chunks has no rows for SQL to scan.  The condition compiled above is evaluated
+# instead by NumPy, node by node, over columns derived from the chunks — the same tree, so the two can
+# never disagree on what an expression means (the suite compares them on levels held both ways).  A
+# condition on the value alone (n, number, frac, inf, outcome, …) is decided once per distinct value of a
+# chunk's table and read off the codes; one on the deal (h, greedy, five_card, ace, flags, key) needs the
+# deals' masks and the single-suit quantities, computed a chunk at a time (bounded memory).
+
+VALUE_COLUMNS = frozenset(
+    {"n", "numerator", "denominator", "number_scaled", "fraction_scaled", "inf_sign", "stoppers", "west_leads",
+     "east_leads"}
+)
+"""Columns that depend on the value only (and ``n``)."""
+
+
+class _Unknown:
+    """A column not known in :func:`levels_asked`'s three-valued evaluation."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+def _unwrap(element: Any) -> Any:
+    while type(element).__name__ in ("Grouping", "Cast", "TypeCoerce", "Label"):
+        element = element.element if hasattr(element, "element") else element.clause
+    return element
+
+
+def _logical(op: Any, items: list[Any]) -> Any:
+    import operator as _operator
+
+    import numpy as np
+
+    if op is _operator.and_ or op.__name__ == "and_":
+        if any(i is False or (not isinstance(i, np.ndarray) and i is not UNKNOWN and not i) for i in items):
+            return False
+        if any(i is UNKNOWN for i in items):
+            return UNKNOWN
+        result: Any = True
+        for i in items:
+            result = result & i if isinstance(i, np.ndarray) else (result if i else False)
+        return result
+    if any(i is True or (not isinstance(i, np.ndarray) and i is not UNKNOWN and i) for i in items):
+        return True
+    if any(i is UNKNOWN for i in items):
+        return UNKNOWN
+    result = False
+    for i in items:
+        result = result | i if isinstance(i, np.ndarray) else (result or bool(i))
+    return result
+
+
+def evaluate(condition: Any, column: Callable[[str], Any]) -> Any:
+    """The value of a compiled condition (or integer expression) over NumPy columns: ``column(name)`` gives a
+    ``deal`` column as an array (or a scalar, or :data:`UNKNOWN`); the result is a bool array or a scalar."""
+    import operator as _operator
+
+    import numpy as np
+
+    element = _unwrap(condition)
+    kind = type(element).__name__
+    if kind in ("Column", "AnnotatedColumn"):
+        return column(element.key)
+    if kind == "BindParameter":
+        return element.effective_value
+    if kind == "True_":
+        return True
+    if kind == "False_":
+        return False
+    if kind == "BooleanClauseList" or kind == "ClauseList":
+        return _logical(element.operator, [evaluate(c, column) for c in element.clauses])
+    if kind in ("UnaryExpression", "AsBoolean"):
+        inner = evaluate(element.element, column)
+        if element.operator is _operator.inv or getattr(element.operator, "__name__", "") in ("inv", "is_false"):
+            if inner is UNKNOWN:
+                return UNKNOWN
+            return ~inner if isinstance(inner, np.ndarray) else not inner
+        if getattr(element.operator, "__name__", "") == "is_true":
+            return inner
+        raise ValueError(f"cannot evaluate {element.operator} over chunks")
+    if kind == "BinaryExpression":
+        left, right = evaluate(element.left, column), evaluate(element.right, column)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        op = element.operator
+        name = getattr(op, "__name__", "")
+        if name == "bitwise_and_op":
+            return np.bitwise_and(left, right)
+        function = {"eq": _operator.eq, "ne": _operator.ne, "lt": _operator.lt, "le": _operator.le,
+                    "gt": _operator.gt, "ge": _operator.ge, "add": _operator.add, "sub": _operator.sub,
+                    "mul": _operator.mul, "neg": _operator.neg}.get(name)
+        if function is None:
+            raise ValueError(f"cannot evaluate the operator {name} over chunks")
+        if isinstance(left, np.ndarray) and left.dtype.kind in "iub":
+            left = left.astype(np.int64, copy=False)
+        if isinstance(right, np.ndarray) and right.dtype.kind in "iub":
+            right = right.astype(np.int64, copy=False)
+        return function(left, right)
+    raise ValueError(f"cannot evaluate {kind} over chunks")
+
+
+def columns_used(condition: Any) -> set[str]:
+    """The ``deal`` columns a compiled condition reads."""
+    names: set[str] = set()
+    stack = [condition]
+    while stack:
+        element = stack.pop()
+        if type(element).__name__ in ("Column", "AnnotatedColumn"):
+            names.add(element.key)
+        stack.extend(element.get_children())
+    return names
+
+
+def uses_key_field(expression: str | None) -> bool:
+    """Whether the expression names the ``key`` field itself (its n-conditions also compile to key ranges)."""
+    if expression is None:
+        return False
+    stack = [parse(expression)]
+    while stack:
+        node = stack.pop()
+        if node.kind == "name" and ALIASES.get(node.text.lower(), node.text.lower()) == "key":
+            return True
+        stack.extend(a for a in node.args if isinstance(a, Node))
+    return False
+
+
+def levels_asked(condition: Any, key_field: bool, top: int = MAX_LEVEL_N) -> list[int]:
+    """The levels n ≤ ``top`` on which the condition is not false whatever the deal: the levels a search asks for."""
+    asked = []
+    for n in range(1, top + 1):
+        key = UNKNOWN if key_field else 1 << (2 * n)
+
+        def column(name: str, n: int = n, key: Any = key) -> Any:
+            return n if name == "n" else key if name == "key" else UNKNOWN
+
+        if evaluate(condition, column) is not False:
+            asked.append(n)
+    return asked
+
+
+class ChunkQuery:
+    """A search expression (and/or a level) ready to run over chunks: :meth:`on_table` decides it per distinct
+    value when it reads the value alone, :meth:`on_chunk` per deal."""
+
+    def __init__(self, expression: str | None = None, *, level: int | None = None) -> None:
+        self.condition = search_condition(expression, level=level)
+        self.key_field = uses_key_field(expression)
+        used = columns_used(self.condition)
+        self.per_deal = self.key_field or not used <= VALUE_COLUMNS | {"key"}
+
+    def asked(self, top: int = MAX_LEVEL_N) -> list[int]:
+        """The levels this search asks for (:func:`levels_asked`)."""
+        return levels_asked(self.condition, self.key_field, top)
+
+    def on_table(self, n: int, numerator: Any, infinitesimal: Any) -> Any:
+        """Per value of a table (engine arrays): does a deal of level n with that value match?  Only when
+        not :attr:`per_deal`."""
+        import numpy as np
+
+        from whist_catalogue.store.levels import value_columns
+
+        if self.per_deal:
+            raise ValueError("this search needs the deals, not only their values")
+        columns = value_columns(numerator, infinitesimal)
+        key = 1 << (2 * n)
+        result = evaluate(self.condition, lambda name: n if name == "n" else key if name == "key" else columns[name])
+        return np.broadcast_to(np.asarray(result, bool), numerator.shape)
+
+    def on_chunk(self, chunk: Any) -> Any:
+        """Per deal of a decoded chunk (:class:`whist_catalogue.engine.chunks.Chunk`): does it match?"""
+        import numpy as np
+
+        n = chunk.n
+        if not self.per_deal:
+            return self.on_table(n, chunk.table.numerator, chunk.table.infinitesimal)[chunk.codes]
+        from whist_catalogue.store.levels import deal_columns, value_columns
+        from whist_catalogue.theory.ranking import level_masks
+
+        per_value = value_columns(chunk.table.numerator, chunk.table.infinitesimal)
+        cache: dict[str, Any] = {"n": n, "flags": chunk.flags}
+
+        def column(name: str) -> Any:
+            if name not in cache:
+                if name in per_value:
+                    cache[name] = per_value[name][chunk.codes]
+                else:
+                    cache.update(deal_columns(n, level_masks(n, chunk.start, chunk.stop)))
+            return cache[name]
+
+        result = evaluate(self.condition, column)
+        return np.broadcast_to(np.asarray(result, bool), chunk.codes.shape)

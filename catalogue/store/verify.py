@@ -185,6 +185,11 @@ def _check_level(catalogue, info, rng: random.Random, sample: int, recursive_max
     if not info.complete:
         check.problems.append(f"level {n}: incomplete (interrupted or not yet built; rerun build to finish it)")
         return check
+    from whist_catalogue.store.levels import check_level_store
+
+    if info.storage is not None and not check_level_store(catalogue, info, check, rng=rng, sample=sample,
+                                                          recursive_max_n=recursive_max_n):
+        return check  # the level store's chunks are all there is of this level
     try:
         found, wrong_n, checksum = _read_level(catalogue, n)
     except CatalogueError as exc:  # a damaged page: this level fails, the others are still checked
