@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +41,7 @@ __all__ = [
     "Chunk",
     "ChunkError",
     "encode_chunk",
+    "pack_chunk",
     "decode_chunk",
     "read_chunk",
     "chunk_header",
@@ -68,6 +69,10 @@ class ChunkTable(NamedTuple):
 
     def __len__(self) -> int:  # type: ignore[override]
         return int(self.numerator.shape[0])
+
+    def keys(self) -> np.ndarray:
+        """One int64 per value in V's order (as :meth:`whist_catalogue.engine.codes.ValueTable.keys`)."""
+        return _sort_key(self.numerator, self.infinitesimal)
 
 
 class Chunk(NamedTuple):
@@ -102,18 +107,31 @@ def encode_chunk(n: int, start: int, stop: int, numerator: np.ndarray, infinites
     size = stop - start
     if not (0 <= start <= stop and numerator.shape == (size,) and infinitesimal.shape == (size,)):
         raise ValueError(f"a chunk of ranks [{start}, {stop}) needs {size} values, got {numerator.shape}")
-    if np.any(numerator < 0):
-        raise ValueError("single-suit values are never negative")
     distinct, codes = np.unique(_sort_key(numerator, infinitesimal), return_inverse=True)
-    width = 1 if len(distinct) <= 256 else 2
-    table_num = (distinct >> 8).astype("<i4")
-    table_inf = ((distinct & 0xFF) - 128).astype("i1")
+    table = ChunkTable((distinct >> 8).astype(np.int32), ((distinct & 0xFF) - 128).astype(np.int8))
+    return pack_chunk(n, start, codes, table, flags)
+
+
+def pack_chunk(n: int, start: int, codes: np.ndarray, table: ChunkTable | Any,
+               flags: np.ndarray | None = None) -> bytes:
+    """The chunk of the deals of level n with ranks from ``start``, given as codes into a table of distinct
+    values in V's order (a :class:`ChunkTable` or :class:`whist_catalogue.engine.codes.ValueTable`, as
+    :func:`whist_catalogue.engine.codes.encode` makes them)."""
+    size = codes.shape[0]
+    table_num = np.asarray(table.numerator, "<i4")
+    table_inf = np.asarray(table.infinitesimal, "i1")
+    entries = table_num.shape[0]
+    if table_inf.shape != (entries,) or (size and int(codes.max()) >= entries):
+        raise ValueError("codes must index a table of parallel numerator and infinitesimal arrays")
+    if entries and (np.any(table_num < 0) or np.any(np.diff(_sort_key(table_num, table_inf)) <= 0)):
+        raise ValueError("a chunk's table holds distinct single-suit values (never negative) in V's order")
+    width = 1 if entries <= 256 else 2
     bit_flags = np.zeros(size, np.uint8) if flags is None else np.asarray(flags, np.uint8)
     if bit_flags.shape != (size,):
         raise ValueError("flags must have one entry a deal")
-    body = codes.astype("<u1" if width == 1 else "<u2").tobytes() + bit_flags.tobytes()
+    body = np.asarray(codes).astype("<u1" if width == 1 else "<u2").tobytes() + bit_flags.tobytes()
     payload = table_num.tobytes() + table_inf.tobytes() + zlib.compress(body, _LEVEL)
-    header = _HEADER.pack(MAGIC, n, width, 0, start, stop, len(distinct), zlib.crc32(payload))
+    header = _HEADER.pack(MAGIC, n, width, 0, start, start + size, entries, zlib.crc32(payload))
     return header + payload
 
 
@@ -154,6 +172,7 @@ def read_chunk(blob: bytes) -> Chunk:
 
 
 def decode_chunk(blob: bytes) -> tuple[np.ndarray, ChunkTable]:
-    """(codes, table) of a chunk (the shared contract's form; :func:`read_chunk` gives everything)."""
+    """(codes, table) of a chunk (the shared contract's form; :func:`read_chunk` gives everything).  The table
+    has the attributes of :class:`whist_catalogue.engine.codes.ValueTable`, whose ``remap`` and ``union`` take it."""
     chunk = read_chunk(blob)
     return chunk.codes, chunk.table

@@ -33,7 +33,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, levels
-from whist_catalogue.engine.statistics import LevelStatistics, value_counts_from_arrays
+from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import LabeledValue
 from whist_catalogue.theory.ranking import level_masks
@@ -247,7 +247,7 @@ def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
     """Value every deal with 1 ≤ n ≤ max_n level by level and report statistics and checks."""
     started = time.perf_counter()
     for level in levels(max_n, checks=True, progress=progress):
-        counts = value_counts_from_arrays(level.n, level.numerator, level.infinitesimal)
+        counts = level.value_counts()
         results = []
         assert level.checks is not None
         for c, name in enumerate(CHECK_NAMES):

@@ -18,7 +18,7 @@ Steps:
    value its deals chunk by chunk from level n−1 — read back from the
    catalogue's own chunks when this run did not just compute it, so a resumed
    build never recomputes the levels below — and commit each chunk
-   (:func:`whist_catalogue.engine.chunks.encode_chunk`, with its SHA-256) in its own
+   (:func:`whist_catalogue.engine.chunks.pack_chunk`, with its SHA-256) in its own
    transaction; a chunk an interrupted run committed is read, not recomputed.
    Then ONE transaction completes the level: for n ≤ ``rows_max_n`` its
    ``deal`` rows (best moves and the single-suit paper's quantities, Core
@@ -46,9 +46,9 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
-from whist_catalogue.engine.encoding import SCALE
-from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, encode_chunk, read_chunk
-from whist_catalogue.engine.levels import CHECK_NAMES, Level
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, encode_chunk, pack_chunk, read_chunk
+from whist_catalogue.engine.codes import ValueTable, encode, remap, union
+from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
 from whist_catalogue.store.levels import (ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values,
@@ -168,7 +168,8 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
     n = level.n
     if level.moves is None or level.flags is None:
         raise ValueError(f"level {n} must be computed with moves and checks to be stored")
-    columns = {**value_columns(level.numerator, level.infinitesimal), **deal_columns(n, level_masks(n))}
+    per_value = value_columns(level.table.numerator, level.table.infinitesimal)
+    columns = {**{name: column[level.codes] for name, column in per_value.items()}, **deal_columns(n, level_masks(n))}
     keys = columns["key"]
     moves = np.ascontiguousarray(level.moves, dtype="<u2")
     width = 2 + 2 * n
@@ -272,54 +273,47 @@ def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
 
 
 class _Values:
-    """Level n's values being filled chunk by chunk, with the counts the level's statistics need."""
+    """Level n's chunks as they are committed, with the counts the level's statistics need; at the end, the
+    level as the engine's codes into the union of the chunks' tables (:mod:`whist_catalogue.engine.codes`)."""
 
     def __init__(self, n: int) -> None:
-        size = comb(2 * n, n)
         self.n = n
-        self.numerator = np.empty(size, np.int32)
-        self.infinitesimal = np.empty(size, np.int8)
-        self.flags = np.zeros(size, np.uint8)
-        self.counts: dict[tuple[int, int], int] = {}
+        self.size = comb(2 * n, n)
+        self.chunks: list[Chunk] = []
+        self.flagged = np.zeros(len(CHECK_NAMES), np.int64)
 
     def add(self, chunk: Chunk) -> None:
-        s, e = chunk.start, chunk.stop
-        self.numerator[s:e] = chunk.table.numerator[chunk.codes]
-        self.infinitesimal[s:e] = chunk.table.infinitesimal[chunk.codes]
-        self.flags[s:e] = chunk.flags
-        for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(),
-                           np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()):
-            if c:
-                self.counts[(a, b)] = self.counts.get((a, b), 0) + c
+        self.chunks.append(chunk)
+        if chunk.flags.any():
+            self.flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
+
+    def table(self) -> ValueTable:
+        return union([ValueTable(c.table.numerator, c.table.infinitesimal) for c in self.chunks])
+
+    def level(self) -> Level:
+        """Level n's values (codes into :meth:`table`), to compute level n + 1 from."""
+        table = self.table()
+        codes = np.empty(self.size, np.uint16)
+        for c in self.chunks:
+            codes[c.start : c.stop] = remap(c.codes, ValueTable(c.table.numerator, c.table.infinitesimal), table)
+        return Level.from_codes(self.n, codes, table)
+
+    def flags(self) -> np.ndarray:
+        flags = np.empty(self.size, np.uint8)
+        for c in self.chunks:
+            flags[c.start : c.stop] = c.flags
+        return flags
 
     def table_and_statistics(self) -> tuple[bytes, str]:
-        values = sorted(self.counts)  # V's order: number, then the infinitesimal's rank
-        table = ChunkTable(np.array([a for a, _ in values], np.int32), np.array([b for _, b in values], np.int8))
-        flagged = {name: int(np.count_nonzero(self.flags & (1 << c))) for c, name in enumerate(CHECK_NAMES)}
-        statistics = {"counts": [self.counts[v] for v in values], "counterexamples": flagged}
+        table = self.table()
+        counts = np.zeros(len(table), np.int64)
+        for c in self.chunks:
+            mapped = remap(np.arange(len(c.table), dtype=np.uint16),
+                           ValueTable(c.table.numerator, c.table.infinitesimal), table)
+            np.add.at(counts, mapped, np.bincount(c.codes, minlength=len(c.table)))
+        flagged = {name: int(k) for name, k in zip(CHECK_NAMES, self.flagged)}
+        statistics = {"counts": counts.tolist(), "counterexamples": flagged}
         return table_to_bytes(table), json.dumps(statistics, separators=(",", ":"))
-
-
-def _value_range(n: int, previous: Level, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Values and check bits of the deals of level n with ranks in [start, stop), from level n−1."""
-    from whist_catalogue.engine import kernels as K
-    from whist_catalogue.engine.levels import _blocks
-    from whist_catalogue.theory.ranking import binomial_table
-
-    size = stop - start
-    blocks = _blocks()
-    numerator = np.empty(size, np.int32)
-    infinitesimal = np.empty(size, np.int8)
-    flags = np.zeros(size, np.uint8)
-    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
-    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
-    K.level_values(n, start, stop, binomial_table(), np.ascontiguousarray(previous.numerator, np.int32),
-                   np.ascontiguousarray(previous.infinitesimal, np.int8), SCALE, True, True, True,
-                   numerator, infinitesimal, flags, counts, first_bad, blocks)
-    if (flags & K.FLAG_AMBIGUOUS).any():
-        bad = start + int(np.flatnonzero(flags & K.FLAG_AMBIGUOUS)[0])
-        raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
-    return numerator, infinitesimal, flags & FLAG_MASK
 
 
 def _store_chunks(session: Session, n: int, previous: Level, values: _Values) -> Iterator[BuildProgress]:
@@ -343,8 +337,9 @@ def _store_chunks(session: Session, n: int, previous: Level, values: _Values) ->
             if chunk is not None and (chunk.start, chunk.stop) != (start, stop):
                 chunk = None
         if chunk is None:
-            numerator, infinitesimal, flags = _value_range(n, previous, start, stop)
-            data = encode_chunk(n, start, stop, numerator, infinitesimal, flags)
+            part = compute_range(n, previous, start, stop, checks=True)
+            codes, table = encode(part.numerator, part.infinitesimal)
+            data = pack_chunk(n, start, codes, table, part.flags & FLAG_MASK)
             with session.begin():
                 session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
                 session.execute(sa.insert(chunks).values(n=n, chunk=index, start=start, stop=stop, data=data,
@@ -394,8 +389,8 @@ def _load_level(session: Session, n: int) -> Level:
     if n == 0:
         return Level.empty()
     with session.begin():
-        numerator, infinitesimal, _ = read_level_values(session.connection(), n)
-    return Level(n, numerator, infinitesimal)
+        codes, table, _ = read_level_values(session.connection(), n)
+    return Level.from_codes(n, codes, table)
 
 
 def _finish_level(session: Session, n: int, previous: Level, values: _Values, started: float,
@@ -407,8 +402,8 @@ def _finish_level(session: Session, n: int, previous: Level, values: _Values, st
         if rows:
             from whist_catalogue.engine.levels import Checks, compute_moves
 
-            level = Level(n, values.numerator, values.infinitesimal, moves=compute_moves(n, previous),
-                          checks=Checks(n), flags=values.flags)
+            level = values.level()
+            level.moves, level.checks, level.flags = compute_moves(n, previous), Checks(n), values.flags()
             yield from _store_rows(session, level)
             checksum = session.info.pop("checksum")
         chunks = LevelChunkRow.__table__
@@ -472,7 +467,7 @@ def _prepare_engine() -> Iterator[BuildProgress]:
     if getattr(K.level_values, "signatures", True):  # compiled already, or the JIT is off
         return
     yield BuildProgress("compile", None, 0, 1, "compiling the engine (first run only)")
-    _value_range(1, Level.empty(), 0, 2)
+    compute_range(1, Level.empty(), 0, 2, checks=True)
     yield BuildProgress("compile", None, 1, 1, "engine ready")
 
 
@@ -522,9 +517,9 @@ def build_steps(
                 yield BuildProgress("finish", n, 0, 1, "storing rows and statistics" if rows else "statistics")
                 yield from _finish_level(session, n, previous, values, level_started, rows)
                 summary.stored.append(n)
-                summary.rows_written += len(values.numerator) if rows else 0
+                summary.rows_written += values.size if rows else 0
                 yield BuildProgress("level", n, 1, 1, "stored")
-                previous = Level(n, values.numerator, values.infinitesimal)
+                previous = values.level()
                 del values
             for n in complete:
                 if n > max(todo, default=0):

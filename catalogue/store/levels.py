@@ -137,25 +137,30 @@ class ChunkCache:
         return len(self._chunks)
 
 
-def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(numerator int32, infinitesimal int8, flags uint8) of every deal of level n, by rank, from its chunks."""
+def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, Any, np.ndarray]:
+    """(codes uint16, value table, flags uint8) of every deal of level n, by rank, from its chunks: the level as
+    the engine holds it (:class:`whist_catalogue.engine.levels.Level`)."""
+    from whist_catalogue.engine.codes import ValueTable, remap, union
+
     size = comb(2 * n, n)
-    numerator = np.empty(size, np.int32)
-    infinitesimal = np.empty(size, np.int8)
-    flags = np.empty(size, np.uint8)
+    chunks = []
     covered = 0
     rows = connection.execute(sa.select(_chunks.c.data).where(_chunks.c.n == n).order_by(_chunks.c.chunk))
     for (data,) in rows:
         chunk = read_chunk(data)
         if chunk.n != n or chunk.start != covered:
             raise ChunkError(f"level {n}: chunk of ranks [{chunk.start}, {chunk.stop}) out of place")
-        numerator[chunk.start : chunk.stop] = chunk.table.numerator[chunk.codes]
-        infinitesimal[chunk.start : chunk.stop] = chunk.table.infinitesimal[chunk.codes]
-        flags[chunk.start : chunk.stop] = chunk.flags
+        chunks.append(chunk)
         covered = chunk.stop
     if covered != size:
         raise ChunkError(f"level {n}: its chunks cover {covered:,} of {size:,} deals")
-    return numerator, infinitesimal, flags
+    table = union([ValueTable(c.table.numerator, c.table.infinitesimal) for c in chunks])
+    codes = np.empty(size, np.uint16)
+    flags = np.empty(size, np.uint8)
+    for c in chunks:
+        codes[c.start : c.stop] = remap(c.codes, c.table, table)
+        flags[c.start : c.stop] = c.flags
+    return codes, table, flags
 
 
 # -- verify ------------------------------------------------------------------------------------------
@@ -257,14 +262,14 @@ def value_columns(numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[str,
     """The ``deal`` columns that follow from the value alone, from engine arrays (SPEC §5): the reduced
     fraction, q·2^24 and its fractional part, the infinitesimal's sign and stoppers, and the outcome ρ(val)."""
     from whist_catalogue.engine.encoding import SCALE
-    from whist_catalogue.engine.levels import Level
+    from whist_catalogue.engine.levels import table_outcomes
 
     scaled = numerator.astype(np.int64)
     low_bit = scaled & -scaled
     # The reduced denominator is 2^24 / (lowest set bit of q·2^24), at least 1; 0 is 0/1.
     denominator = np.where(low_bit == 0, 1, np.maximum(1, SCALE // np.maximum(low_bit, 1)))
     rank = infinitesimal.astype(np.int64)
-    west_leads, east_leads = Level(0, numerator, infinitesimal).outcomes()
+    west_leads, east_leads = table_outcomes(ChunkTable(numerator, infinitesimal))  # ρ, elementwise
     return {
         "numerator": scaled * denominator // SCALE,
         "denominator": denominator.astype(np.int32),
