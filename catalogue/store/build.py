@@ -68,6 +68,10 @@ __all__ = [
     "BATCH_ROWS",
     "SOLVED_GAMES",
     "file_size",
+    "ChunkComputer",
+    "chunk_range",
+    "compute_chunk",
+    "local_chunks",
 ]
 
 MAX_BUILD_N = 16
@@ -316,37 +320,60 @@ class _Values:
         return table_to_bytes(table), json.dumps(statistics, separators=(",", ":"))
 
 
-def _store_chunks(session: Session, n: int, previous: Level, values: _Values) -> Iterator[BuildProgress]:
+ChunkComputer = Callable[[int, Level, list[int]], Iterator[tuple[int, bytes]]]
+"""``compute(n, previous, indexes)`` yields (index, encoded chunk) for each chunk index of level n asked for, in any
+order: the seam where a cluster plugs in (``build_steps(compute_chunks=…)``)."""
+
+
+def chunk_range(n: int, index: int) -> tuple[int, int]:
+    """[start, stop): the ranks of chunk ``index`` of level n."""
+    return index * CHUNK_DEALS, min(comb(2 * n, n), (index + 1) * CHUNK_DEALS)
+
+
+def compute_chunk(n: int, previous: Level, index: int) -> bytes:
+    """Chunk ``index`` of level n, valued from level n−1 and encoded (:mod:`whist_catalogue.engine.chunks`)."""
+    start, stop = chunk_range(n, index)
+    part = compute_range(n, previous, start, stop, checks=True)
+    codes, table = encode(part.numerator, part.infinitesimal)
+    return pack_chunk(n, start, codes, table, part.flags & FLAG_MASK)
+
+
+def local_chunks(n: int, previous: Level, indexes: list[int]) -> Iterator[tuple[int, bytes]]:
+    """The default :data:`ChunkComputer`: one chunk after another in this process (the kernels use every core)."""
+    for index in indexes:
+        yield index, compute_chunk(n, previous, index)
+
+
+def _store_chunks(session: Session, n: int, previous: Level, values: _Values,
+                  compute_chunks: ChunkComputer) -> Iterator[BuildProgress]:
     """Level n's chunks: those stored by an earlier, interrupted run are read back; each missing one is
     computed, encoded and committed in its own transaction (a killed build loses no finished chunk)."""
     size = comb(2 * n, n)
     chunks = LevelChunkRow.__table__
     with session.begin():
         stored = dict(session.execute(sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n)).all())
-    done = 0
-    yield BuildProgress("compute", n, 0, size)
-    for index in range(chunk_count(n)):
-        start, stop = index * CHUNK_DEALS, min(size, (index + 1) * CHUNK_DEALS)
-        data = stored.get(index)
-        chunk = None
-        if data is not None:
-            try:
-                chunk = read_chunk(data)
-            except ChunkError:
-                chunk = None  # damaged by a crash of the disk, not of the build: write it again
-            if chunk is not None and (chunk.start, chunk.stop) != (start, stop):
-                chunk = None
-        if chunk is None:
-            part = compute_range(n, previous, start, stop, checks=True)
-            codes, table = encode(part.numerator, part.infinitesimal)
-            data = pack_chunk(n, start, codes, table, part.flags & FLAG_MASK)
-            with session.begin():
-                session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
-                session.execute(sa.insert(chunks).values(n=n, chunk=index, start=start, stop=stop, data=data,
-                                                         checksum=chunk_checksum(data)))
-            chunk = read_chunk(data)
+    missing = []
+    for index in range(chunk_count(n, CHUNK_DEALS)):
+        try:
+            chunk = read_chunk(stored[index]) if index in stored else None
+        except ChunkError:
+            chunk = None  # damaged by the disk, not by a crash of the build (commits are atomic): write it again
+        if chunk is not None and (chunk.n, chunk.start, chunk.stop) == (n, *chunk_range(n, index)):
+            values.add(chunk)
+        else:
+            missing.append(index)
+    done = size - sum(stop - start for start, stop in map(lambda i: chunk_range(n, i), missing))
+    yield BuildProgress("compute", n, done, size)
+    for index, data in compute_chunks(n, previous, missing):
+        chunk = read_chunk(data)
+        if (chunk.n, chunk.start, chunk.stop) != (n, *chunk_range(n, index)):
+            raise AssertionError(f"level {n} chunk {index}: got ranks [{chunk.start}, {chunk.stop}) of level {chunk.n}")
+        with session.begin():
+            session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
+            session.execute(sa.insert(chunks).values(n=n, chunk=index, start=chunk.start, stop=chunk.stop, data=data,
+                                                     checksum=chunk_checksum(data)))
         values.add(chunk)
-        done = stop
+        done += chunk.stop - chunk.start
         yield BuildProgress("compute", n, done, size)
 
 
@@ -478,11 +505,16 @@ def build_steps(
     games: bool = True,
     create_parent: bool = False,
     rows_max_n: int = ROWS_MAX_N,
+    compute_chunks: ChunkComputer | None = None,
 ) -> Generator[BuildProgress, None, BuildSummary]:
     """Build (or resume) the catalogue at ``location`` up to ``max_n`` cards a hand; see the module docstring.
 
     A generator of :class:`BuildProgress`; its return value (``StopIteration.value``)
-    is the :class:`BuildSummary`.  Closing it early rolls back the level in progress.
+    is the :class:`BuildSummary`.  Closing it early (the app's cancel button) rolls back the
+    transaction in progress — at most one chunk, or one level's completion — within a second
+    or two at n = 16; every committed chunk is kept for the next run.  Levels n ≤ ``rows_max_n``
+    also get ``deal`` rows; ``compute_chunks`` (a :data:`ChunkComputer`) values chunks
+    elsewhere, e.g. on a cluster.
     """
     if not 1 <= max_n <= MAX_BUILD_N:
         raise DealTooLargeError(f"--max-n must be between 1 and {MAX_BUILD_N}, got {max_n}")
@@ -512,7 +544,7 @@ def build_steps(
                     previous = _load_level(session, n - 1)
                     yield BuildProgress("load", n - 1, 1, 1, f"read level {n - 1} back from the catalogue")
                 values = _Values(n)
-                yield from _store_chunks(session, n, previous, values)
+                yield from _store_chunks(session, n, previous, values, compute_chunks or local_chunks)
                 rows = n <= rows_max_n
                 yield BuildProgress("finish", n, 0, 1, "storing rows and statistics" if rows else "statistics")
                 yield from _finish_level(session, n, previous, values, level_started, rows)
