@@ -121,6 +121,8 @@ def run_build(args: argparse.Namespace) -> int:
                 break
             if event.stage in ("compute", "store") and event.n is not None:
                 bar(event.n, event.done, event.total)
+            elif event.stage in ("compile", "load", "finish"):  # say what the pause is, never a bar stuck at 0 %
+                bar.show(event.done, event.total, desc=event.message if event.n is None else f"n={event.n}: {event.message}")
             elif event.stage == "level":
                 bar.close()
             elif event.stage == "games":

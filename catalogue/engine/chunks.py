@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -61,13 +62,15 @@ class ChunkError(ValueError):
     """The bytes are not a well-formed chunk (damaged, truncated, or not a chunk at all)."""
 
 
-class ChunkTable(NamedTuple):
-    """Distinct values in V's order: ``numerator`` (int32, q·2^24) and ``infinitesimal`` (int8 rank)."""
+@dataclass(frozen=True, slots=True, eq=False)
+class ChunkTable:
+    """Distinct values in V's order: ``numerator`` (int32, q·2^24) and ``infinitesimal`` (int8 rank) — the
+    attributes of :class:`whist_catalogue.engine.codes.ValueTable`, without importing Numba."""
 
     numerator: np.ndarray
     infinitesimal: np.ndarray
 
-    def __len__(self) -> int:  # type: ignore[override]
+    def __len__(self) -> int:
         return int(self.numerator.shape[0])
 
     def keys(self) -> np.ndarray:

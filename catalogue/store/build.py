@@ -438,7 +438,7 @@ def _finish_level(session: Session, n: int, previous: Level, values: _Values, st
             sa.select(sa.func.count(), sa.func.sum(chunks.c.stop - chunks.c.start),
                       sa.func.sum(sa.func.length(chunks.c.data))).where(chunks.c.n == n)
         ).one()
-        if count != chunk_count(n) or covered != comb(2 * n, n):
+        if count != chunk_count(n, CHUNK_DEALS) or covered != comb(2 * n, n):
             raise AssertionError(f"level {n}: {count} chunks cover {covered} deals, expected {comb(2 * n, n)}")
         row = session.get(LevelRow, n) or LevelRow(n=n)
         row.complete = True
@@ -493,9 +493,10 @@ def _prepare_engine() -> Iterator[BuildProgress]:
 
     if getattr(K.level_values, "signatures", True):  # compiled already, or the JIT is off
         return
-    yield BuildProgress("compile", None, 0, 1, "compiling the engine (first run only)")
+    started = time.perf_counter()
+    yield BuildProgress("compile", None, 0, 1, "preparing the engine (Numba compiles it on a first run: about a minute)")
     compute_range(1, Level.empty(), 0, 2, checks=True)
-    yield BuildProgress("compile", None, 1, 1, "engine ready")
+    yield BuildProgress("compile", None, 1, 1, f"engine ready in {time.perf_counter() - started:.0f} s")
 
 
 def build_steps(
