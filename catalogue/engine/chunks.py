@@ -24,8 +24,11 @@ damaged chunk fails to decode even without the store.
 Layout (little-endian)::
 
     magic "WLC1" | n u8 | width u8 | zero u16 | start u64 | stop u64 | entries u32 | crc32 u32
-    numerator int32[entries] | infinitesimal int8[entries]
-    zlib( codes (uint8 or uint16)[stop − start] | flags uint8[stop − start] )
+    numerator int32[entries] | infinitesimal int8[entries] | codes_length u32
+    zlib( codes (uint8 or uint16)[stop − start] ) | zlib( flags uint8[stop − start] )
+
+The check bits have a stream of their own, so a look-up of values and best moves
+inflates only the codes.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -78,17 +81,30 @@ class ChunkTable:
         return _sort_key(self.numerator, self.infinitesimal)
 
 
-class Chunk(NamedTuple):
+class Chunk:
     """A decoded chunk: deals of level ``n`` with ranks in [start, stop)."""
 
-    n: int
-    start: int
-    stop: int
-    codes: np.ndarray
-    """uint8 or uint16 index into ``table``, per deal."""
-    table: ChunkTable
-    flags: np.ndarray
-    """uint8 counterexample bits per deal (``whist_catalogue.engine.levels.CHECK_NAMES`` order)."""
+    __slots__ = ("n", "start", "stop", "codes", "table", "_flags")
+
+    def __init__(self, n: int, start: int, stop: int, codes: np.ndarray, table: ChunkTable,
+                 flags: np.ndarray | bytes) -> None:
+        self.n, self.start, self.stop, self.codes, self.table = n, start, stop, codes, table
+        self._flags = flags
+
+    @property
+    def flags(self) -> np.ndarray:
+        """uint8 counterexample bits per deal (``whist_catalogue.engine.levels.CHECK_NAMES`` order), inflated
+        on first use."""
+        if not isinstance(self._flags, np.ndarray):
+            size = self.stop - self.start
+            try:
+                body = zlib.decompress(self._flags)
+            except zlib.error as exc:
+                raise ChunkError(f"{self}: cannot decompress its check bits ({exc})") from None
+            if len(body) != size:
+                raise ChunkError(f"{self}: {len(body)} bytes of check bits, expected {size}")
+            self._flags = np.frombuffer(body, np.uint8)
+        return self._flags
 
     @property
     def numerator(self) -> np.ndarray:
@@ -97,6 +113,14 @@ class Chunk(NamedTuple):
     @property
     def infinitesimal(self) -> np.ndarray:
         return self.table.infinitesimal[self.codes]
+
+    @property
+    def nbytes(self) -> int:
+        flags = self._flags.nbytes if isinstance(self._flags, np.ndarray) else len(self._flags)
+        return self.codes.nbytes + flags
+
+    def __str__(self) -> str:
+        return f"chunk of level {self.n}, ranks [{self.start}, {self.stop})"
 
 
 def _sort_key(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
@@ -132,8 +156,10 @@ def pack_chunk(n: int, start: int, codes: np.ndarray, table: ChunkTable | Any,
     bit_flags = np.zeros(size, np.uint8) if flags is None else np.asarray(flags, np.uint8)
     if bit_flags.shape != (size,):
         raise ValueError("flags must have one entry a deal")
-    body = np.asarray(codes).astype("<u1" if width == 1 else "<u2").tobytes() + bit_flags.tobytes()
-    payload = table_num.tobytes() + table_inf.tobytes() + zlib.compress(body, _LEVEL)
+    codes_stream = zlib.compress(np.asarray(codes).astype("<u1" if width == 1 else "<u2").tobytes(), _LEVEL)
+    flags_stream = zlib.compress(bit_flags.tobytes(), _LEVEL)
+    payload = (table_num.tobytes() + table_inf.tobytes() + struct.pack("<I", len(codes_stream)) + codes_stream
+               + flags_stream)
     header = _HEADER.pack(MAGIC, n, width, 0, start, start + size, entries, zlib.crc32(payload))
     return header + payload
 
@@ -160,18 +186,22 @@ def read_chunk(blob: bytes) -> Chunk:
     numerator = np.frombuffer(payload[: 4 * entries], "<i4")
     infinitesimal = np.frombuffer(payload[4 * entries : table_bytes], "i1")
     size = stop - start
+    if len(payload) < table_bytes + 4:
+        raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): truncated")
+    (codes_length,) = struct.unpack_from("<I", payload, table_bytes)
+    codes_start = table_bytes + 4
     try:
-        body = zlib.decompress(payload[table_bytes:])
+        body = zlib.decompress(payload[codes_start : codes_start + codes_length])
     except zlib.error as exc:
         raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): cannot decompress ({exc})") from None
-    if len(body) != (width + 1) * size:
+    if len(body) != width * size:
         raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): {len(body)} bytes of codes, "
-                         f"expected {(width + 1) * size}")
+                         f"expected {width * size}")
     codes = np.frombuffer(body, "<u1" if width == 1 else "<u2", size)
-    flags = np.frombuffer(body, np.uint8, size, offset=width * size)
     if size and int(codes.max()) >= entries:
         raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): a code beyond its table")
-    return Chunk(n, start, stop, codes, ChunkTable(numerator, infinitesimal), flags)
+    return Chunk(n, start, stop, codes, ChunkTable(numerator, infinitesimal),
+                 bytes(payload[codes_start + codes_length :]))
 
 
 def decode_chunk(blob: bytes) -> tuple[np.ndarray, ChunkTable]:

@@ -552,7 +552,7 @@ def build_steps(
                 summary.stored.append(n)
                 summary.rows_written += values.size if rows else 0
                 yield BuildProgress("level", n, 1, 1, "stored")
-                previous = values.level()
+                previous = values.level() if n < todo[-1] else None  # the last level is nobody's previous
                 del values
             for n in complete:
                 if n > max(todo, default=0):

@@ -106,26 +106,26 @@ class ChunkCache:
     def __init__(self, load: Callable[[int, int], bytes], max_bytes: int = CACHE_BYTES) -> None:
         self._load = load
         self.max_bytes = max_bytes
-        self._chunks: OrderedDict[tuple[int, int], Chunk] = OrderedDict()
+        self._chunks: OrderedDict[tuple[int, int], tuple[Chunk, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, n: int, index: int) -> Chunk:
         key = (n, index)
         with self._lock:
-            chunk = self._chunks.get(key)
-            if chunk is not None:
+            entry = self._chunks.get(key)
+            if entry is not None:
                 self._chunks.move_to_end(key)
-                return chunk
+                return entry[0]
         chunk = read_chunk(self._load(n, index))
-        size = chunk.codes.nbytes + chunk.flags.nbytes
+        size = chunk.codes.nbytes + chunk.stop - chunk.start  # with its check bits, once inflated
         with self._lock:
             if key not in self._chunks:
-                self._chunks[key] = chunk
+                self._chunks[key] = (chunk, size)
                 self._bytes += size
                 while self._bytes > self.max_bytes and len(self._chunks) > 1:
-                    _, old = self._chunks.popitem(last=False)
-                    self._bytes -= old.codes.nbytes + old.flags.nbytes
+                    _, (_, old) = self._chunks.popitem(last=False)
+                    self._bytes -= old
         return chunk
 
     def clear(self) -> None:

@@ -352,29 +352,35 @@ class Catalogue:
         code = chunk.codes[i]
         return decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
 
-    def derived_record(self, deal: Deal) -> DealRecord:
-        """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
-        from whist_catalogue.single_suit.formulas import quantities
-
+    def _derived(self, deal: Deal) -> tuple[Value, tuple[int, ...], int]:
+        """(value, best-move masks, check bits) of a deal of a chunk-only level: the value from its chunk, the
+        moves from α, whose entries are level n−1's values of the reductions D_ij (§7.2)."""
         n = deal.n
         chunk, i = self._chunk_code(n, rank(deal.west))
         code = chunk.codes[i]
         value = decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
         _, _, reductions = reduction_masks(n, deal.west)
         numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
+        return value, move_masks_from_alpha(alpha_keys(n, deal.west, numerator, infinitesimal)), int(chunk.flags[i])
+
+    def derived_record(self, deal: Deal) -> DealRecord:
+        """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
+        from whist_catalogue.single_suit.formulas import quantities
+
+        value, move_masks, flags = self._derived(deal)
         q = quantities(deal)
         return DealRecord(
             deal=deal,
             value=value,
             outcome=rho(value),
-            move_masks=move_masks_from_alpha(alpha_keys(n, deal.west, numerator, infinitesimal)),
+            move_masks=move_masks,
             h_lower=q.h_lower,
             h_upper=q.h_upper,
             h=q.h,
             greedy=q.greedy_whist_outcome,
             five_card=(q.five_card_west_leads, q.five_card_east_leads),
             ace=deal.ace_holder,
-            flags=int(chunk.flags[i]),
+            flags=flags,
         )
 
     # -- levels ---------------------------------------------------------------------------------
@@ -439,6 +445,9 @@ class Catalogue:
 
     def solve(self, deal: Deal) -> SuitSolution:
         """Value and optimal moves (SPEC §3); :class:`NotInCatalogue` when the level is not complete."""
+        if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
+            value, move_masks, _ = self._derived(deal)
+            return SuitSolution.from_move_masks(deal, value, move_masks)
         return self.record(deal).solution
 
     def value(self, deal: Deal) -> Value:
