@@ -32,19 +32,21 @@ from whist_catalogue.gui.models import LevelStatusModel
 from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
 from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
 from whist_catalogue.store.database import parse_location
+from whist_catalogue.store.levels import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
 
 
 def human_size(size: int | None) -> str:
+    """Bytes in decimal units (1 MB = 10^6 bytes), as the command line prints them."""
     if size is None:
         return "— (a database server)"
     value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
             return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
-        value /= 1024
+        value /= 1000
     return f"{size} bytes"
 
 
@@ -53,7 +55,9 @@ def describe_progress(event: BuildProgress) -> str:
     if event.stage == "plan":
         return f"Planning: {event.message}"
     if event.stage == "compute":
-        return f"Valuing level {event.n}: {event.total:,} deals …"
+        return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
+    if event.stage in ("compile", "load", "finish"):
+        return event.message[:1].upper() + event.message[1:] if event.n is None else f"Level {event.n}: {event.message}"
     if event.stage == "store":
         return f"Storing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage == "level":
@@ -207,6 +211,12 @@ class StatusView(QWidget):
             + (f" · {size / deals:.0f} bytes a deal" if size and deals else ""),
             f"Solved games stored: {len(games)}",
         ]
+        stored = [i for i in levels if i.complete]
+        for storage, label in (("rows", "a row per deal and chunks"), ("chunks", "chunks only")):
+            ns = [i.n for i in stored if i.storage == storage]
+            if ns:
+                chunk_bytes = sum(i.stored_bytes or 0 for i in stored if i.storage == storage)
+                lines.append(f"Levels {level_ranges(ns)}: {label} (chunks {human_size(chunk_bytes)})")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
@@ -278,9 +288,13 @@ class StatusView(QWidget):
             self.progress.setRange(0, event.total)
             self.progress.setValue(event.done)
             self.progress.setFormat(f"level {event.n}: %p %" if event.stage == "store" else "solved games: %p %")
-        elif event.stage == "compute":
-            self.progress.setRange(0, 0)
-            self.progress.setFormat(f"valuing level {event.n}")
+        elif event.stage == "compute" and event.total:
+            self.progress.setRange(0, event.total)
+            self.progress.setValue(event.done)
+            self.progress.setFormat(f"valuing level {event.n}: %p %")
+        elif event.stage in ("compile", "load", "finish"):
+            self.progress.setRange(0, 0)  # busy, and the label says with what
+            self.progress.setFormat(text)
         elif event.stage == "level":
             self.context.reset()  # the new level is readable now
 

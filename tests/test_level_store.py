@@ -287,3 +287,32 @@ def test_the_ten_line_decoder_of_the_docs_reads_a_chunk(chunked, tmp_path, monke
         value = cat.value(Deal(n, unrank(n, 0)))
     assert number == value.number and int(rank_) == value.infinitesimal.rank
     assert rank(unrank(n, 0)) == 0
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_export_over_chunks_equals_export_over_rows(both, fmt):
+    import io
+
+    from whist_catalogue.store.export import export
+
+    rows, chunks = both
+    for expression, level, limit in ((None, 5, None), ("holdup", None, 200), ("h = 1 and n >= 4", None, None)):
+        texts = []
+        for path in (rows, chunks):
+            out = io.StringIO()
+            with open_catalogue(path) as cat:
+                count = export(cat, expression, out, level=level, fmt=fmt, limit=limit)
+            texts.append((count, out.getvalue().splitlines()[1:]))  # the JSON header names the file
+        assert texts[0] == texts[1] and texts[0][0] > 0, expression
+
+
+def test_the_app_and_the_command_line_size_a_catalogue_in_the_same_units():
+    from whist_catalogue.gui.status import human_size
+
+    for size in (546_800_000, 35_995_648, 1_600_000_000):
+        cli = f"{size / 1e6:.1f} MB"  # the build summary's figure
+        shown = human_size(size)
+        value, unit = shown.split()
+        factor = {"kB": 1e3, "MB": 1e6, "GB": 1e9}[unit]
+        assert abs(float(value.replace(",", "")) * factor - float(cli.split()[0]) * 1e6) <= 0.05 * factor
+    assert human_size(546_800_000) == "546.8 MB"

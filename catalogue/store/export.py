@@ -185,7 +185,7 @@ def export(
         statement = statement.limit(limit)
     format_row = _RowFormatter(flat=fmt == "csv")
     count = 0
-    rows = catalogue.stream(statement)
+    rows = catalogue.stream_deals(statement, expression, level=level, limit=limit)  # chunk-only levels too
     try:
         if fmt == "csv":
             writer = csv.writer(out, lineterminator="\n")

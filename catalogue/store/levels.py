@@ -340,13 +340,14 @@ def reduction_masks(n: int, west: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return w, e, m
 
 
-def alpha_keys(n: int, west: int, numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
+def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.ndarray,
+               infinitesimal: np.ndarray) -> np.ndarray:
     """α_ij of §7.2 as integers whose order is the order of labeled values (§7.1,
-    :func:`whist_catalogue.engine.encoding.labeled_key`), from val(D_ij) as n × n engine arrays."""
+    :func:`whist_catalogue.engine.encoding.labeled_key`): W_i and E_j's positions (as
+    :func:`reduction_masks` gives them) and val(D_ij) as n × n engine arrays."""
     from whist_catalogue.engine.encoding import INF_OFFSET, SCALE
 
-    w, e, _ = reduction_masks(n, west)
-    west_trick = np.greater.outer(w, e)
+    west_trick = np.greater.outer(west_cards, east_cards)
     number = numerator.astype(np.int64) + west_trick * SCALE
     rank = infinitesimal.astype(np.int64)
     # Ties of value: East's label above West's for a number, West's above East's otherwise.

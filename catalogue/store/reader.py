@@ -359,9 +359,10 @@ class Catalogue:
         chunk, i = self._chunk_code(n, rank(deal.west))
         code = chunk.codes[i]
         value = decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
-        _, _, reductions = reduction_masks(n, deal.west)
+        west_cards, east_cards, reductions = reduction_masks(n, deal.west)
         numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
-        return value, move_masks_from_alpha(alpha_keys(n, deal.west, numerator, infinitesimal)), int(chunk.flags[i])
+        alpha = alpha_keys(west_cards, east_cards, numerator, infinitesimal)
+        return value, move_masks_from_alpha(alpha), int(chunk.flags[i])
 
     def derived_record(self, deal: Deal) -> DealRecord:
         """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
@@ -580,6 +581,26 @@ class Catalogue:
 
         return _RecordStream(self, statement, tail=tail)
 
+    def stream_deals(self, statement: sa.Select, expression: str | None = None, *, level: int | None = None,
+                     limit: int | None = None) -> Iterator[Any]:
+        """The Core rows of ``select(*deal columns)`` (``statement``, the condition of ``expression`` and
+        ``level``), then those of chunk-only levels as rows with the same attributes, derived deal by deal
+        (export): key order, constant memory, at most ``limit``."""
+        from whist_catalogue.store.search import ChunkQuery
+
+        query = ChunkQuery(expression, level=level)
+        emitted = 0
+        for row in self.stream(statement):
+            emitted += 1
+            yield row
+        for n in self._chunk_only_levels(query):
+            for chunk in self.scan_chunks(n):
+                for i in np.flatnonzero(query.on_chunk(chunk)).tolist():
+                    if limit is not None and emitted >= limit:
+                        return
+                    emitted += 1
+                    yield _deal_row(self.derived_record(Deal(n, unrank(n, chunk.start + i))))
+
     def iter_rows(self, statement: sa.Select) -> _RecordStream:
         """Stream the rows of a ``select(DealRow)`` built elsewhere (export, verify)."""
         return _RecordStream(self, statement)
@@ -629,6 +650,22 @@ class Catalogue:
                 sa.select(SolvedGameRow.solution).where(SolvedGameRow.name == name, SolvedGameRow.parameters == key)
             ).scalar_one_or_none()
         return None if text is None else json.loads(text)
+
+
+def _deal_row(record: DealRecord) -> Any:
+    """A derived record as a row with the ``deal`` table's column names (what export formats)."""
+    from types import SimpleNamespace
+
+    v = record.value
+    x = v.infinitesimal
+    return SimpleNamespace(
+        key=record.key, n=record.n, number_scaled=int(v.number * SCALE), inf_sign=x.sign, stoppers=abs(x.index),
+        west_leads=int(record.outcome.west_leads), east_leads=int(record.outcome.east_leads),
+        moves=b"".join(int(m).to_bytes(2, "little") for m in record.move_masks), h_lower=record.h_lower,
+        h_upper=record.h_upper, h=record.h, greedy_west_leads=int(record.greedy.west_leads),
+        greedy_east_leads=int(record.greedy.east_leads), five_card_west_leads=record.five_card[0],
+        five_card_east_leads=record.five_card[1], ace=record.ace, flags=record.flags,
+    )
 
 
 class _RecordStream:

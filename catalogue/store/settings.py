@@ -16,7 +16,7 @@ import platformdirs
 
 APP_NAME = "whist-catalogue"
 ENV_DB = "WHIST_CATALOGUE_DB"
-DEFAULT_MAX_N = 12
+DEFAULT_MAX_N = 14
 """The size bound of the default catalogue built by the README's first command."""
 
 
