@@ -1051,13 +1051,19 @@ class ChunkQuery:
         from whist_catalogue.theory.ranking import level_masks
 
         per_value = value_columns(chunk.table.numerator, chunk.table.infinitesimal)
-        cache: dict[str, Any] = {"n": n, "flags": chunk.flags}
+        cache: dict[str, Any] = {"n": n}
+        if not self.key_field:  # the key then appears only in n's ranges, alike for every deal of the level
+            cache["key"] = 1 << (2 * n)
 
         def column(name: str) -> Any:
             if name not in cache:
                 if name in per_value:
                     cache[name] = per_value[name][chunk.codes]
-                else:
+                elif name == "flags":
+                    cache[name] = chunk.flags
+                elif name == "key":
+                    cache[name] = level_masks(n, chunk.start, chunk.stop) | np.int64(1 << (2 * n))
+                else:  # the single-suit kernels: only for the fields that need them
                     cache.update(deal_columns(n, level_masks(n, chunk.start, chunk.stop)))
             return cache[name]
 

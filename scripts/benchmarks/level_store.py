@@ -1,0 +1,116 @@
+"""The level store (SPEC §7, docs/level-store.md): size and build time per level, look-up latency per level
+with a cold and a cached chunk, and searches and statistics on the top level.
+
+    .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--searches] [--json]
+
+Against an already built catalogue, in one process:
+
+* per level: the chunks' bytes (``level.stored_bytes``), bytes a deal, and ``level.build_seconds``;
+* per level: ``Catalogue.solve`` (value and every best lead and reply, SPEC §3) of random deals — *cold*,
+  each in a fresh :class:`~whist_catalogue.store.reader.Catalogue` whose chunk cache is empty (the deal's
+  chunk and level n−1's chunks are read and inflated), and *cached*, the same deals asked again; median
+  and 95th percentile;
+* with ``--searches``: ``Catalogue.count`` of searches on the top level (one decided per value from the stored
+  statistics, one that runs the single-suit kernels over every chunk), and ``Catalogue.statistics``.
+
+CPU time (``time.process_time``) is printed beside wall time: on a shared machine it is the steadier figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from whist_catalogue.store.reader import open_catalogue  # noqa: E402
+from whist_catalogue.theory.deals import Deal  # noqa: E402
+from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
+
+
+def _ms(seconds: list[float]) -> dict[str, float]:
+    ms = sorted(s * 1000 for s in seconds)
+    return {"median_ms": round(statistics.median(ms), 3), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3)}
+
+
+def _timed(call):  # noqa: ANN001, ANN202
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = call()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def levels_table(db: str, lookups: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    with open_catalogue(db) as catalogue:
+        infos = [i for i in catalogue.levels() if i.complete]
+    rows = []
+    for info in infos:
+        n = info.n
+        deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for _ in range(lookups)]
+        cold, cached = [], []
+        for deal in deals[: max(1, lookups // 10)]:
+            with open_catalogue(db) as catalogue:  # an empty chunk cache
+                catalogue.levels()
+                _, wall, _ = _timed(lambda: catalogue.solve(deal))
+                cold.append(wall)
+        with open_catalogue(db) as catalogue:
+            for deal in deals:
+                catalogue.solve(deal)
+            for deal in deals:
+                _, wall, _ = _timed(lambda: catalogue.solve(deal))
+                cached.append(wall)
+        rows.append({
+            "n": n, "deals": level_size(n), "storage": info.storage, "chunk_bytes": info.stored_bytes,
+            "bytes_a_deal": round((info.stored_bytes or 0) / level_size(n), 4), "build_seconds": info.build_seconds,
+            "cold": _ms(cold), "cached": _ms(cached),
+        })
+    return rows
+
+
+def searches(db: str) -> list[dict]:
+    with open_catalogue(db) as catalogue:
+        top = max(catalogue.complete_levels())
+        results = []
+        for expression in (f"frac = 3/8 and n = {top}", f"n = {top}", f"h = 1 and n = {top}",
+                           f"holdup and n = {top}"):
+            count, wall, cpu = _timed(lambda: catalogue.count(expression))
+            results.append({"search": expression, "count": count, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)})
+        stats, wall, cpu = _timed(lambda: catalogue.statistics(top).to_json())
+        results.append({"statistics": top, "distinct_values": stats["distinct_values"], "wall_s": round(wall, 3),
+                        "cpu_s": round(cpu, 3)})
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--lookups", type=int, default=200)
+    parser.add_argument("--searches", action="store_true")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    result = {"levels": levels_table(args.db, args.lookups, args.seed)}
+    if args.searches:
+        result["searches"] = searches(args.db)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print("| n | deals | storage | chunks | bytes a deal | build | look-up, cold chunk (median / p95) | cached (median / p95) |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for r in result["levels"]:
+        print(f"| {r['n']} | {r['deals']:,} | {r['storage']} | {r['chunk_bytes']:,} B | {r['bytes_a_deal']} |"
+              f" {r['build_seconds']} s | {r['cold']['median_ms']} / {r['cold']['p95_ms']} ms |"
+              f" {r['cached']['median_ms']} / {r['cached']['p95_ms']} ms |")
+    for r in result.get("searches", []):
+        print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
