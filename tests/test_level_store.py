@@ -316,3 +316,23 @@ def test_the_app_and_the_command_line_size_a_catalogue_in_the_same_units():
         factor = {"kB": 1e3, "MB": 1e6, "GB": 1e9}[unit]
         assert abs(float(value.replace(",", "")) * factor - float(cli.split()[0]) * 1e6) <= 0.05 * factor
     assert human_size(546_800_000) == "546.8 MB"
+
+
+def test_postgresql_holds_the_level_store_as_sqlite_does(both):
+    from catalogue_testing import postgres_server
+
+    _, chunks = both
+    with postgres_server() as url:
+        top = max(open_catalogue(chunks).complete_levels())
+        build(url, top, games=False, rows_max_n=2)
+        with open_catalogue(url) as pg, open_catalogue(chunks) as lite:
+            assert {i.n: i.storage for i in pg.levels()} == {i.n: i.storage for i in lite.levels()}
+            for expression in ("frac = 3/8", "h = 1 and ace = W", "holdup", f"n = {top}"):
+                assert pg.count(expression) == lite.count(expression), expression
+            rng = np.random.default_rng(3)
+            for r in rng.choice(comb(2 * top, top), 50, replace=False).tolist():
+                deal = Deal(top, unrank(top, r))
+                assert pg.record(deal) == lite.record(deal)
+            assert pg.statistics(top).to_json() == lite.statistics(top).to_json()
+        code, out, _ = run_cli("verify", "--db", url, "--sample", "2")
+        assert code == 0 and out.startswith("verify OK"), out
