@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from itertools import compress
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -332,17 +333,21 @@ class Catalogue:
         if n == 0:
             return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
         size = self._chunk_deals(n)
-        flat = ranks.ravel()
-        numerator = np.empty(flat.shape, np.int32)
-        infinitesimal = np.empty(flat.shape, np.int8)
-        indexes = flat // size
+        indexes = ranks // size
+        first, last = int(indexes.min()), int(indexes.max())
+        if first == last:  # one chunk: the common case below n = 14
+            chunk, _ = self._chunk_code(n, first * size)
+            codes = chunk.codes[ranks - chunk.start]
+            return chunk.table.numerator[codes], chunk.table.infinitesimal[codes]
+        numerator = np.empty(ranks.shape, np.int32)
+        infinitesimal = np.empty(ranks.shape, np.int8)
         for index in np.unique(indexes).tolist():
             chunk, _ = self._chunk_code(n, index * size)
             where = indexes == index
-            codes = chunk.codes[flat[where] - chunk.start]
+            codes = chunk.codes[ranks[where] - chunk.start]
             numerator[where] = chunk.table.numerator[codes]
             infinitesimal[where] = chunk.table.infinitesimal[codes]
-        return numerator.reshape(ranks.shape), infinitesimal.reshape(ranks.shape)
+        return numerator, infinitesimal
 
     def chunk_value(self, deal: Deal) -> Value:
         """val(D) as its level's chunk holds it (whatever other form the level has)."""
@@ -352,17 +357,38 @@ class Catalogue:
         code = chunk.codes[i]
         return decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
 
-    def _derived(self, deal: Deal) -> tuple[Value, tuple[int, ...], int]:
-        """(value, best-move masks, check bits) of a deal of a chunk-only level: the value from its chunk, the
-        moves from α, whose entries are level n−1's values of the reductions D_ij (§7.2)."""
+    def _alpha(self, deal: Deal) -> tuple[Value, np.ndarray, Chunk, int]:
+        """(value, α as labeled-value keys, its chunk, its place there) of a deal of a chunk-only level: the
+        value from its chunk, α_ij from level n−1's values of the reductions D_ij (§7.2)."""
         n = deal.n
         chunk, i = self._chunk_code(n, rank(deal.west))
         code = chunk.codes[i]
         value = decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
         west_cards, east_cards, reductions = reduction_masks(n, deal.west)
         numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
-        alpha = alpha_keys(west_cards, east_cards, numerator, infinitesimal)
+        return value, alpha_keys(west_cards, east_cards, numerator, infinitesimal), chunk, i
+
+    def _derived(self, deal: Deal) -> tuple[Value, tuple[int, ...], int]:
+        """(value, best-move masks, check bits) of a deal of a chunk-only level."""
+        value, alpha, chunk, i = self._alpha(deal)
         return value, move_masks_from_alpha(alpha), int(chunk.flags[i])
+
+    def derived_solution(self, deal: Deal) -> SuitSolution:
+        """Value and optimal moves (SPEC §3) of a deal of a chunk-only level, read off α as
+        :func:`whist_catalogue.theory.solution.solution_from_labeled` does, without the check bits or the
+        single-suit quantities."""
+        value, alpha, _, _ = self._alpha(deal)
+        west, east = deal.west_cards, deal.east_cards
+        row_min = alpha.min(axis=1)
+        col_max = alpha.max(axis=0)
+        return SuitSolution(
+            deal=deal,
+            value=value,
+            west_leads=tuple(compress(west, (row_min == row_min.max()).tolist())),
+            east_leads=tuple(compress(east, (col_max == col_max.min()).tolist())),
+            east_replies=tuple(tuple(compress(east, row)) for row in (alpha == row_min[:, None]).tolist()),
+            west_replies=tuple(tuple(compress(west, col)) for col in (alpha == col_max[None, :]).T.tolist()),
+        )
 
     def derived_record(self, deal: Deal) -> DealRecord:
         """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
@@ -447,8 +473,7 @@ class Catalogue:
     def solve(self, deal: Deal) -> SuitSolution:
         """Value and optimal moves (SPEC §3); :class:`NotInCatalogue` when the level is not complete."""
         if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
-            value, move_masks, _ = self._derived(deal)
-            return SuitSolution.from_move_masks(deal, value, move_masks)
+            return self.derived_solution(deal)
         return self.record(deal).solution
 
     def value(self, deal: Deal) -> Value:
