@@ -2,6 +2,8 @@
 
 * :mod:`.encoding` — values and labeled values as small exact integers;
 * :mod:`.codes` — a level's values as 2-byte codes into a table of its distinct values;
+* :mod:`.chunks` — a rank range of a level as a compressed, checksummed, self-contained chunk of codes
+  (the level store's format, pure NumPy and zlib, shared by the store and the cluster's workers);
 * :mod:`.kernels` — the Numba kernels (reduction ranks in O(1), §7.2's α matrix, the shortcuts);
 * :mod:`.levels` — level n from level n − 1, the public API over the kernels;
 * :mod:`.statistics` — per-level counts shared by ``scan`` and ``stats``;

@@ -7,14 +7,18 @@ and its ``level`` row holds the union of their value tables and the statistics
 counted at build time.  Levels n ≤ :data:`ROWS_MAX_N` have a ``deal`` row per
 deal as well, for people who open the file with sqlite3 or pandas.
 
-This module reads and checks chunks with SQLAlchemy Core only (no ORM at
-import time, no Numba), so the look-up path stays quick to import:
+This module reads and checks chunks with SQLAlchemy Core statements, and imports
+no Numba (the engine's kernels load only where a function needs them):
 
 * :class:`ChunkCache` — decoded chunks, least recently used first out, bounded in bytes;
 * :func:`read_level_values` — a whole level's values, as the engine's arrays (the build
   resumes from the store instead of recomputing the levels below);
 * :func:`check_level_store` — ``verify``'s part for the chunks: completeness per level,
-  each chunk's SHA-256 (a damaged chunk is named), and a recomputed sample.
+  each chunk's SHA-256 (a damaged chunk is named), and a recomputed sample;
+* :func:`value_columns`, :func:`deal_columns` — the ``deal`` table's columns from values and from
+  masks, shared by the build's rows and the searches over chunks;
+* :func:`reduction_masks`, :func:`colex_ranks`, :func:`alpha_keys`, :func:`move_masks_from_alpha` —
+  a deal's α matrix (§7.2) from level n−1's values, and its best moves (SPEC §3).
 """
 
 from __future__ import annotations
