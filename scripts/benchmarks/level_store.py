@@ -2,6 +2,7 @@
 with a cold and a cached chunk, and searches and statistics on the top level.
 
     .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--searches] [--json]
+    .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE --value-batch 3000 --batch-n 13 14
 
 Against an already built catalogue, in one process:
 
@@ -11,7 +12,10 @@ Against an already built catalogue, in one process:
   chunk and level n−1's chunks are read and inflated), and *cached*, the same deals asked again; median
   and 95th percentile;
 * with ``--searches``: ``Catalogue.count`` of searches on the top level (one decided per value from the stored
-  statistics, one that runs the single-suit kernels over every chunk), and ``Catalogue.statistics``.
+  statistics, one that runs the single-suit kernels over every chunk), and ``Catalogue.statistics``;
+* with ``--value-batch K``: ``whist-catalogue value --json -`` on K random deals of the levels ``--batch-n``
+  (alternating), in a fresh process, start-up included; every outcome is checked against Theorem 9.1's
+  formula of the single-suit paper (:func:`whist_catalogue.single_suit.formulas.whist_outcome`).
 
 CPU time (``time.process_time``) is printed beside wall time: on a shared machine it is the steadier figure.
 """
@@ -87,6 +91,38 @@ def searches(db: str) -> list[dict]:
     return results
 
 
+def value_batch(db: str, count: int, sizes: list[int], seed: int) -> dict:
+    import os
+    import subprocess
+    import tempfile
+
+    from whist_catalogue.single_suit.formulas import whist_outcome
+
+    rng = random.Random(seed)
+    deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for n in (sizes[i % len(sizes)] for i in range(count))]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("".join(d.label + "\n" for d in deals))
+    try:
+        with open(f.name) as stdin:
+            wall = time.perf_counter()
+            before = os.times()
+            done = subprocess.run([sys.executable, "-m", "whist_catalogue", "value", "--json", "-", "--db", db],
+                                  stdin=stdin, capture_output=True, text=True, check=True)
+            wall = time.perf_counter() - wall
+            after = os.times()
+    finally:
+        os.unlink(f.name)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    agree = sum(
+        (o := whist_outcome(d)) is not None and (line["outcome"]["west_leads"], line["outcome"]["east_leads"])
+        == (o.west_leads, o.east_leads)
+        for d, line in zip(deals, lines)
+    )
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"deals": count, "levels": sizes, "answers": len(lines), "outcomes_equal_theorem_9_1": agree,
+            "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)
@@ -94,7 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", action="store_true")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--value-batch", type=int, metavar="K")
+    parser.add_argument("--batch-n", type=int, nargs="+", default=[13, 14])
     args = parser.parse_args(argv)
+    if args.value_batch:
+        print(json.dumps(value_batch(args.db, args.value_batch, args.batch_n, args.seed)))
+        return 0
     result = {"levels": levels_table(args.db, args.lookups, args.seed)}
     if args.searches:
         result["searches"] = searches(args.db)
