@@ -24,6 +24,8 @@ class CatalogueUsageError(WhistError, ValueError):
     """A bad option value for one of the catalogue's sub-commands."""
 
 
+MAX_RECURSIVE_N = 10
+"""The recursive definition takes seconds a deal above this; ``verify`` uses the engine there."""
 MAX_BUILD_N = 16
 """As :data:`whist_catalogue.store.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
 
@@ -164,9 +166,16 @@ def _open(args: argparse.Namespace):  # noqa: ANN202
     return open_catalogue(database_location(args.db))
 
 
-def _check_limit(name: str, value: int | None) -> None:
+def _check_limit(name: str, value: int | None, bound: int | None = None) -> None:
+    """A count option checked before any work: not negative, and at most ``bound`` (default: more rows than any
+    catalogue holds, :data:`whist_catalogue.store.search.MAX_ROWS`)."""
+    from whist_catalogue.store.search import MAX_ROWS
+
+    bound = MAX_ROWS if bound is None else bound
     if value is not None and value < 0:
         raise CatalogueUsageError(f"--{name} must not be negative, got {value}")
+    if value is not None and value > bound:
+        raise CatalogueUsageError(f"--{name} must be at most {bound:,}, got {value}")
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -280,11 +289,13 @@ def _export_to_file(catalogue, expression: str | None, path: Path, options: dict
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.verify import DEFAULT_SAMPLE, RECURSIVE_MAX_N, verify
+    from whist_catalogue.store.verify import DEFAULT_SAMPLE, MAX_SAMPLE, RECURSIVE_MAX_N, verify
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
-    _check_limit("sample", sample)
+    _check_limit("sample", sample, MAX_SAMPLE)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
+    if not 0 <= recursive <= MAX_RECURSIVE_N:
+        raise CatalogueUsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:

@@ -40,12 +40,16 @@ __all__ = [
     "verify",
     "RECURSIVE_MAX_N",
     "DEFAULT_SAMPLE",
+    "MAX_SAMPLE",
 ]
 
 RECURSIVE_MAX_N = 9
 """Sampled deals up to this size are recomputed by the literal recursive definition (≈ 0.5 s a deal at n = 9)."""
 DEFAULT_SAMPLE = 4
 """Sampled deals per level."""
+MAX_SAMPLE = 100_000
+"""The most sampled deals a level ``verify`` accepts (about a minute a thousand by the recursive definition at
+n = 9): a larger request is refused before any work."""
 CHUNK = 65_536
 
 
