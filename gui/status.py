@@ -32,7 +32,7 @@ from whist_catalogue.gui.models import LevelStatusModel
 from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
 from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
 from whist_catalogue.store.database import parse_location
-from whist_catalogue.store.settings import DEFAULT_MAX_N
+from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
 
@@ -256,7 +256,7 @@ class StatusView(QWidget):
             str(location),
             self.max_n.value(),
             games=self.games.isChecked(),
-            create_parent=self.context.db is None,
+            create_parent=is_default_location(self.context.db),
             progress=self._progress,
             returned=self._built,
             errored=self._failed,

@@ -17,7 +17,7 @@ from pathlib import Path
 from whist_catalogue import documentation
 from whist_catalogue.errors import WhistError
 from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json
-from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location
+from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
 
 
 class CatalogueUsageError(WhistError, ValueError):
@@ -111,7 +111,7 @@ def run_build(args: argparse.Namespace) -> int:
 
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
-    steps = build_steps(location, max_n, games=not args.no_games, create_parent=args.db is None)
+    steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db))
     enabled = False if args.no_progress else None
     with LevelProgress("building", enabled=enabled) as bar, \
             ProgressBar("solving games", " games", enabled=enabled) as games:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import struct
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +58,7 @@ __all__ = [
     "head_revision",
     "known_revisions",
     "database_errors",
+    "corrupt_message",
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
@@ -100,6 +102,7 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
     backend = url.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise CatalogueError(f"unsupported database {backend!r} in {text!r} (use a SQLite path or a PostgreSQL URL)")
+    _check_driver(url, text)
     path = None
     if backend == "sqlite":
         if url.database in (None, "", ":memory:") or url.query.get("mode") == "memory":
@@ -107,6 +110,25 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
         path = Path(url.database).expanduser().absolute()
         url = url.set(database=str(path))
     return Location(text, path, url)
+
+
+def _check_driver(url: sa.URL, text: str) -> None:
+    """The URL's driver is known to SQLAlchemy, installed, and synchronous: else one clear line now, not an
+    import error at the first query."""
+    from sqlalchemy.exc import NoSuchModuleError
+
+    try:
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise CatalogueError(f"unknown database driver {url.drivername!r} in {text!r}"
+                             " (use postgresql+psycopg://…, or a SQLite path)") from None
+    if getattr(dialect, "is_async", False):
+        raise CatalogueError(f"database driver {url.get_driver_name()!r} is asynchronous; use postgresql+psycopg://…")
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise CatalogueError(f"database driver {url.get_driver_name()!r} is not installed ({exc});"
+                             " use postgresql+psycopg://… (pip install 'whist-catalogue[postgres]' installs psycopg 3)") from None
 
 
 # -- engines -----------------------------------------------------------------------------------------
@@ -192,15 +214,33 @@ def _check_sqlite_file(path: Path) -> None:
 
 @contextmanager
 def database_errors(location: Location | str) -> Iterator[None]:
-    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`."""
+    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`.
+
+    Also what the catalogue's own contents can raise when they are not what this software wrote — text in
+    an integer column, a short moves blob, invalid JSON, a date that does not parse: the catalogue is then
+    reported as corrupt, with ``verify`` or a rebuild as the way out.
+    """
     try:
         yield
+    except CatalogueError:
+        raise
     except SQLAlchemyError as exc:
         detail = getattr(exc, "orig", None) or exc
+        if isinstance(detail, (TypeError, ValueError, OverflowError)):
+            raise CatalogueError(corrupt_message(location, detail)) from None
         text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
         raise CatalogueError(f"catalogue {location}: {text}") from None
     except sqlite3.Error as exc:
         raise CatalogueError(f"catalogue {location}: {exc}") from None
+    except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error, IndexError, KeyError) as exc:
+        raise CatalogueError(corrupt_message(location, exc)) from None
+
+
+def corrupt_message(location: Location | str, detail: object) -> str:
+    """The one line for a catalogue whose contents are malformed."""
+    text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
+    return (f"catalogue {location} is corrupt: {text} (run whist-catalogue verify --db … to see the damage;"
+            " rebuild the catalogue to repair it)")
 
 
 # -- identity -------------------------------------------------------------------------------------

@@ -198,6 +198,24 @@ class LevelInfo:
         }
 
 
+MAX_LEVEL_N = 30
+"""No catalogue level can be larger: its keys would not fit the database's 64-bit integers."""
+
+
+def _check_level_info(info: LevelInfo) -> None:
+    """A ``level`` row this software could have written (else the catalogue is corrupt: ValueError, reported
+    by :func:`~whist_catalogue.store.database.database_errors`)."""
+    if isinstance(info.n, bool) or not isinstance(info.n, int) or not 1 <= info.n <= MAX_LEVEL_N:
+        raise ValueError(f"the level table names level n = {info.n!r} (levels are 1…{MAX_LEVEL_N})")
+    if not isinstance(info.row_count, int) or info.row_count < 0:
+        raise ValueError(f"level {info.n} records {info.row_count!r} rows")
+    if info.complete not in (True, False):
+        raise ValueError(f"level {info.n} records complete = {info.complete!r}")
+    for name in ("checksum", "software_version"):
+        if getattr(info, name) is not None and not isinstance(getattr(info, name), str):
+            raise ValueError(f"level {info.n} records a {name} of the wrong type")
+
+
 # -- the catalogue ----------------------------------------------------------------------------
 
 
@@ -252,6 +270,8 @@ class Catalogue:
                 LevelInfo(r.n, r.complete, r.row_count, r.checksum, r.software_version, r.built_at, r.build_seconds)
                 for r in rows
             ]
+            for info in infos:
+                _check_level_info(info)
         with self._lock:
             self._complete = frozenset(i.n for i in infos if i.complete)
         return infos
@@ -376,7 +396,7 @@ class Catalogue:
         with database_errors(self.location), self._session() as session:
             rows = session.execute(sa.select(SolvedGameRow.name, SolvedGameRow.parameters)
                                    .order_by(SolvedGameRow.name, SolvedGameRow.id)).all()
-        return [(name, json.loads(params)) for name, params in rows]
+            return [(name, _json_object(params, f"solved game {name}")) for name, params in rows]
 
     def solved_game(self, name: str, **parameters: int) -> dict[str, Any] | None:
         """The stored solution (SPEC §6 JSON) of a game, or None if it is not stored."""
@@ -385,7 +405,18 @@ class Catalogue:
             text = session.execute(
                 sa.select(SolvedGameRow.solution).where(SolvedGameRow.name == name, SolvedGameRow.parameters == key)
             ).scalar_one_or_none()
-        return None if text is None else json.loads(text)
+            return None if text is None else _json_object(text, f"solved game {name} {key}")
+
+
+def _json_object(text: Any, what: str) -> dict[str, Any]:
+    """A JSON object stored by ``build``; ValueError (reported as a corrupt catalogue) when it is not one."""
+    try:
+        obj = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} is not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return obj
 
 
 class _RecordStream:
