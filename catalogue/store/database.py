@@ -152,9 +152,9 @@ def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, writer: bool) -> No
 def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     """A pooled engine on one SQLite file; readers never create it (``mode=rw``)."""
     mode = "rwc" if writer else "rw"
-    if not writer and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-        # A catalogue on read-only storage: nobody can be writing it, and SQLite could not
-        # create the WAL side files, so read it as an immutable file.
+    if not writer and (not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)) or _no_room(path)):
+        # A catalogue on read-only or full storage: SQLite could not create the WAL side files, and no
+        # build can be writing it (a build's WAL file would be there), so read it as an immutable file.
         mode = "ro&immutable=1"
     uri = f"file:{quote(str(path))}?mode={mode}"
 
@@ -176,6 +176,21 @@ def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
         conn.exec_driver_sql("BEGIN")
 
     return engine
+
+
+READ_ROOM_BYTES = 1 << 20
+"""Below this much free space, a reader does not try to make the WAL side files (they need about 32 KiB)."""
+
+
+def _no_room(path: Path) -> bool:
+    """The file system is (nearly) full and no build is writing the file (no ``-wal`` beside it)."""
+    if path.with_name(path.name + "-wal").exists():
+        return False
+    try:
+        stat = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < READ_ROOM_BYTES
 
 
 def sqlite_maintenance(engine: Engine, *, analyze: bool = True) -> None:
