@@ -52,6 +52,8 @@ def describe_progress(event: BuildProgress) -> str:
     """One line for a build event."""
     if event.stage == "plan":
         return f"Planning: {event.message}"
+    if event.stage == "repair":
+        return f"Repairing: {event.message}"
     if event.stage == "compute":
         return f"Valuing level {event.n}: {event.total:,} deals …"
     if event.stage == "store":

@@ -90,11 +90,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser(
         "verify",
         parents=[common],
-        help="check the catalogue: completeness, checksums, a recomputed sample",
-        description="Check every level: complete with C(2n, n) rows, checksum as recorded, and a random sample "
-        "recomputed independently (recursive definition up to --recursive-max-n).  Exit status 0 only when "
-        "every check holds, 1 when one fails.",
+        help="check the catalogue: database integrity, completeness, checksums, a recomputed sample, solved games",
+        description="Check the catalogue: the database's own integrity check (pages and indexes), the level "
+        "metadata, every level complete with C(2n, n) rows whose checksum over every column is the one recorded, "
+        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray rows, "
+        "and every solved game equal to the game solved again.  --full also recomputes every column of every "
+        "deal with the engine and runs the full integrity check.  Exit status 0 only when every check holds, "
+        "1 when one fails.",
     )
+    p.add_argument("--full", action="store_true",
+                   help="recompute every column of every deal, and SQLite's full integrity_check (slower)")
     p.add_argument("--sample", type=int, default=None, metavar="K", help="deals recomputed per level (default 4)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random sample")
     p.add_argument("--recursive-max-n", type=int, default=None, metavar="N",
@@ -127,11 +132,15 @@ def run_build(args: argparse.Namespace) -> int:
                 bar.close()
             elif event.stage == "games":
                 games.show(event.done, event.total, postfix=event.message)
+            elif event.stage == "repair":
+                sys.stderr.write(f"whist-catalogue: {event.message}\n")
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
     stored = _ranges(summary.stored) or "none"
     kept = f"; levels {_ranges(summary.already_complete)} were already complete" if summary.already_complete else ""
+    if summary.repaired:
+        kept += f"; levels {_ranges(summary.repaired)} were damaged and stored again"
     size = ""
     if summary.file_bytes is not None:
         size = f", {summary.file_bytes / 1e6:.1f} MB, {summary.bytes_per_deal:.0f} bytes a deal"
@@ -299,12 +308,14 @@ def run_verify(args: argparse.Namespace) -> int:
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
-        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive,
+        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, full=args.full,
                         progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:
         emit_json(report.to_json())
     else:
         for problem in report.all_problems:
             sys.stdout.write(f"  {problem}\n")
+        for note in report.notes:
+            sys.stdout.write(f"  note: {note}\n")
         sys.stdout.write(report.summary() + "\n")
     return EXIT_OK if report.ok else EXIT_FAILED

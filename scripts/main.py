@@ -25,7 +25,7 @@ import sys
 from typing import Callable, Iterator, NoReturn, Sequence
 
 from whist_catalogue import __version__
-from whist_catalogue.errors import InvalidDealError, WhistError
+from whist_catalogue.errors import CatalogueDamagedError, InvalidDealError, WhistError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -44,10 +44,6 @@ in number notation fits; a longer line is refused before it fills memory."""
 
 class Terminated(BaseException):
     """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run."""
-
-
-class CheckFailed(WhistError):
-    """A check that ran and found damage: exit status 1, one line."""
 
 
 class UsageError(WhistError):
@@ -139,8 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
-    except CheckFailed as exc:
-        return _fail(str(exc), EXIT_FAILED)
+    except CatalogueDamagedError as exc:
+        return _fail(f"check failed: {exc}", EXIT_FAILED)
     except WhistError as exc:
         return _fail(str(exc), EXIT_USAGE)
     except KeyboardInterrupt:

@@ -44,8 +44,9 @@ from sqlalchemy.orm import Session
 from whist_catalogue import __version__
 from whist_catalogue.engine.encoding import SCALE
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_level
-from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.errors import CatalogueDamagedError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
+from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import DealRow, LevelRow, SolvedGameRow
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
@@ -56,6 +57,7 @@ __all__ = [
     "build_steps",
     "build",
     "level_rows",
+    "level_columns",
     "COLUMNS",
     "MAX_BUILD_N",
     "BATCH_ROWS",
@@ -75,14 +77,15 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
 
-Stage = Literal["plan", "compute", "store", "level", "games", "done"]
+Stage = Literal["repair", "plan", "compute", "store", "level", "games", "done"]
 
 
 @dataclass(frozen=True, slots=True)
 class BuildProgress:
     """One step of a build.
 
-    ``stage`` is ``plan`` (once, ``total`` = levels to store), ``compute`` (level
+    ``stage`` is ``repair`` (level n was marked complete but its rows are not all there: it is
+    stored again; ``done`` = rows found), ``plan`` (once, ``total`` = levels to store), ``compute`` (level
     n being valued, ``done`` = 0), ``store`` (``done`` of ``total`` rows of level n
     inserted), ``level`` (level n committed, or skipped if it was complete),
     ``games`` (``done`` of ``total`` solved games) and ``done`` (once, at the end).
@@ -105,6 +108,8 @@ class BuildSummary:
     """Levels written by this run."""
     already_complete: list[int] = field(default_factory=list)
     """Levels that were complete before this run (resumed past)."""
+    repaired: list[int] = field(default_factory=list)
+    """Levels marked complete whose rows were not all there: stored again by this run."""
     rows_written: int = 0
     deals: int = 0
     """Deals in the catalogue's complete levels 1…max_n."""
@@ -126,6 +131,7 @@ class BuildSummary:
             "max_n": self.max_n,
             "levels_stored": self.stored,
             "levels_already_complete": self.already_complete,
+            "levels_repaired": self.repaired,
             "rows_written": self.rows_written,
             "deals": self.deals,
             "solved_games_written": self.solved_games,
@@ -150,12 +156,11 @@ def _player(west: np.ndarray) -> np.ndarray:
     return np.where(west, "W", "E")
 
 
-def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
-    """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
+def level_columns(level: Level) -> dict[str, np.ndarray]:
+    """Every ``deal`` column of a level computed with moves and checks, as numpy arrays in key order.
 
-    Every column is derived from the engine's arrays with numpy; the rows are
-    plain tuples in key order, made a batch at a time (so memory holds the
-    level's arrays, not millions of Python objects), ready for an executemany.
+    ``moves`` is the (rows, 2 + 2n) uint16 array of position masks; the player columns hold ``"W"``/``"E"``.
+    What :func:`level_rows` stores, and what ``verify --full`` compares the stored rows with.
     """
     from whist_catalogue.single_suit.formulas import level_quantities
 
@@ -174,11 +179,9 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
     q = level_quantities(n, masks)
     if not np.array_equal(q.ace_west, (masks >> (2 * n - 1)) & 1 == 1):
         raise AssertionError(f"level {n}: the single-suit quantities are not in rank order")
-    width = 2 + 2 * n
-    moves = np.ascontiguousarray(level.moves, dtype="<u2")
-    checksum = level_checksum(keys, scaled, rank, moves)
-    arrays = {
+    return {
         "key": keys,
+        "n": np.full(len(keys), n, dtype=np.int16),
         "numerator": numerator,
         "denominator": denominator.astype(np.int32),
         "number_scaled": scaled.astype(np.int32),
@@ -187,7 +190,7 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
         "stoppers": np.maximum(np.abs(rank) - 1, 0).astype(np.int8),
         "west_leads": west_leads.astype(np.int8),
         "east_leads": east_leads.astype(np.int8),
-        "moves": moves.view(np.dtype((np.void, 2 * width))).ravel(),
+        "moves": np.ascontiguousarray(level.moves, dtype="<u2"),
         "h_lower": q.h_lower,
         "h_upper": q.h_upper,
         "h": q.h,
@@ -199,6 +202,21 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
         "flags": (level.flags & FLAG_MASK).astype(np.int16),
     }
 
+
+def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
+    """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
+
+    Every column is derived from the engine's arrays with numpy (:func:`level_columns`); the rows are
+    plain tuples in key order, made a batch at a time (so memory holds the level's arrays, not millions
+    of Python objects), ready for an executemany.  The checksum covers every column
+    (:func:`whist_catalogue.store.verify.level_checksum`).
+    """
+    n = level.n
+    arrays = level_columns(level)
+    checksum = level_checksum(n, arrays)
+    width = 2 + 2 * n
+    arrays["moves"] = arrays["moves"].view(np.dtype((np.void, 2 * width))).ravel()
+    keys = arrays["key"]
     size = batch or BATCH_ROWS
 
     def batches() -> Iterator[list[tuple]]:
@@ -324,6 +342,47 @@ def _canonical(params: dict[str, int]) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
 
+# -- before a build: the lock, and a check of what it resumes from -----------------------------------
+
+
+def _lock(loc: Location, create_parent: bool) -> BuildLock:
+    if create_parent and loc.path is not None:
+        loc.path.parent.mkdir(parents=True, exist_ok=True)
+    lock = BuildLock(loc)
+    lock.__enter__()
+    return lock
+
+
+def _preflight(session: Session, loc: Location, max_n: int) -> list[tuple[int, int]]:
+    """Check what the build resumes from; return (n, rows found) of each complete level to store again.
+
+    The schema's tables must all be there (else :class:`CatalogueDamagedError`: the catalogue is
+    damaged beyond resuming), and each level marked complete must hold exactly C(2n, n) rows as
+    recorded — a level that does not is marked incomplete here, in one transaction, so the build
+    stores it again.  (Checksums are ``verify``'s: they read every row.)
+    """
+    with session.begin():
+        tables = set(sa.inspect(session.connection()).get_table_names())
+    missing = sorted({DealRow.__tablename__, LevelRow.__tablename__, SolvedGameRow.__tablename__} - tables)
+    if missing:
+        raise CatalogueDamagedError(
+            f"catalogue {loc} is damaged: table {', '.join(missing)} is missing; delete the catalogue and build"
+            " it again"
+        )
+    repairs = []
+    with session.begin():
+        for row in session.execute(sa.select(LevelRow).where(LevelRow.complete)).scalars():
+            if not 1 <= row.n <= MAX_BUILD_N:
+                raise CatalogueDamagedError(f"catalogue {loc} is damaged: its level table names level {row.n!r};"
+                                            " delete the catalogue and build it again")
+            found = session.execute(sa.select(sa.func.count()).select_from(DealRow)
+                                    .where(DealRow.in_level(row.n))).scalar_one()
+            if found != comb(2 * row.n, row.n) or row.row_count != found:
+                row.complete = False
+                repairs.append((row.n, found))
+    return repairs
+
+
 def build_steps(
     location: str | os.PathLike[str],
     max_n: int,
@@ -340,10 +399,20 @@ def build_steps(
         raise DealTooLargeError(f"--max-n must be between 1 and {MAX_BUILD_N}, got {max_n}")
     started = time.perf_counter()
     loc = parse_location(location)
-    engine = writer_engine(loc, create_parent=create_parent)
+    lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
+    try:
+        engine = writer_engine(loc, create_parent=create_parent)
+    except BaseException:
+        lock.release()
+        raise
     summary = BuildSummary(str(loc), max_n)
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
+            for n, found in _preflight(session, loc, max_n):
+                summary.repaired.append(n)
+                yield BuildProgress("repair", n, found, comb(2 * n, n),
+                                    f"level {n} was marked complete but holds {found:,} of {comb(2 * n, n):,} rows:"
+                                    " storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
@@ -371,9 +440,11 @@ def build_steps(
                     yield event
             summary.deals = sum(comb(2 * n, n) for n in range(1, max_n + 1))
         if loc.is_sqlite:
-            sqlite_maintenance(engine, analyze=bool(summary.stored))
+            with database_errors(loc):
+                sqlite_maintenance(engine, analyze=bool(summary.stored))
     finally:
         engine.dispose()
+        lock.release()
     summary.file_bytes = file_size(loc)
     summary.seconds = time.perf_counter() - started
     yield BuildProgress("done", None, 1, 1, "done")

@@ -172,8 +172,10 @@ def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:  # noqa: ANN001
         # pysqlite's own transaction handling is off; open the transaction explicitly
-        # (the documented recipe), so a level's rows and its metadata commit together.
-        conn.exec_driver_sql("BEGIN")
+        # (the documented recipe), so a level's rows and its metadata commit together.  A writer takes
+        # the write lock at BEGIN: upgrading a read transaction later would fail at once with "database
+        # is locked" when another connection writes, without waiting out the busy timeout.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
     return engine
 
