@@ -277,15 +277,27 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_to_file(catalogue, expression: str | None, path: Path, options: dict) -> int:  # noqa: ANN001
+    """Write the export to ``path`` as ``cp`` would: through a symlink to its target; straight into a device
+    or a pipe; and to a regular file (or a new one) atomically — into ``PATH.partial``, renamed over PATH only
+    once complete, so an interrupted export leaves the old file whole and no ``.partial`` behind."""
     from whist_catalogue.store.export import export
 
-    if not path.parent.is_dir():
-        raise CatalogueUsageError(f"cannot write {path}: no directory {path.parent}")
-    partial = path.with_name(path.name + ".partial")
+    target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
+    if target.is_dir():
+        raise CatalogueUsageError(f"cannot write {path}: it is a directory")
+    if not target.parent.is_dir():
+        raise CatalogueUsageError(f"cannot write {path}: no directory {target.parent}")
+    if target.exists() and not target.is_file():
+        try:
+            with target.open("w", encoding="utf-8", newline="") as out:
+                return export(catalogue, expression, out, **options)
+        except OSError as exc:
+            raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
+    partial = target.with_name(target.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8", newline="") as out:
             count = export(catalogue, expression, out, **options)
-        os.replace(partial, path)
+        os.replace(partial, target)
     except OSError as exc:
         raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
     finally:
