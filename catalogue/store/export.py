@@ -25,7 +25,7 @@ from whist_catalogue import __version__
 from whist_catalogue.engine.levels import CHECK_NAMES
 from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.models import DealRow
-from whist_catalogue.store.reader import Catalogue, DealRecord, value_from_columns
+from whist_catalogue.store.reader import Catalogue, DealRecord, check_row_types, value_from_columns
 from whist_catalogue.store.search import search_condition
 
 __all__ = ["COLUMNS", "FORMATS", "export", "record_columns"]
@@ -134,6 +134,7 @@ class _RowFormatter:
         return list(names) if isinstance(names, list) else names
 
     def __call__(self, row: Any) -> list[Any]:
+        check_row_types(row)  # a malformed cell is a corrupt catalogue, not a value to export
         n = row.n
         west = row.key ^ (1 << (2 * n))
         label = format(west, f"0{2 * n}b")[::-1].replace("1", "W").replace("0", "E")

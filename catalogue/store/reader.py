@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -44,6 +45,7 @@ __all__ = [
     "LevelInfo",
     "NotInCatalogue",
     "record_from_row",
+    "check_row_types",
     "value_from_columns",
 ]
 
@@ -157,8 +159,26 @@ def _outcome_json(o: Outcome) -> dict[str, int]:
     return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
 
 
+_INTEGER_COLUMNS = ("key", "number_scaled", "inf_sign", "stoppers", "west_leads", "east_leads", "h_lower",
+                    "h_upper", "h", "greedy_west_leads", "greedy_east_leads", "flags")
+
+
+def check_row_types(row: DealRow | Any) -> None:
+    """ValueError (reported as a corrupt catalogue) for a cell this software would not have written."""
+    for name in _INTEGER_COLUMNS:
+        if type(getattr(row, name)) is not int:
+            raise ValueError(f"deal key {row.key!r}: column {name} holds {type(getattr(row, name)).__name__},"
+                             " not an integer")
+    if type(row.moves) is not bytes:
+        raise ValueError(f"deal key {row.key}: moves hold {type(row.moves).__name__}, not bytes")
+    for name in ("five_card_west_leads", "five_card_east_leads", "ace"):
+        if getattr(row, name) not in ("W", "E"):
+            raise ValueError(f"deal key {row.key}: column {name} holds {getattr(row, name)!r}, not W or E")
+
+
 def record_from_row(row: DealRow | Any) -> DealRecord:
     """A :class:`DealRecord` from a ``deal`` row (ORM object or a Core row with the same names)."""
+    check_row_types(row)
     return DealRecord(
         deal=Deal.from_key(row.key),
         value=value_from_columns(row.number_scaled, row.inf_sign, row.stoppers),
@@ -244,9 +264,14 @@ class Catalogue:
         self._engine = engine
         self._complete: frozenset[int] = frozenset()
         self._lock = threading.Lock()
+        self._streams: weakref.WeakSet = weakref.WeakSet()
 
     # -- life cycle -------------------------------------------------------------------------
     def close(self) -> None:
+        # Streams a caller abandoned (an error mid-export, say) still hold connections: close them first, so
+        # that every connection is closed now and SQLite removes its -wal and -shm files.
+        for stream in list(self._streams):
+            stream.close()
         self._engine.dispose()
 
     def __enter__(self) -> Catalogue:
@@ -369,6 +394,11 @@ class Catalogue:
 
     def stream(self, statement: sa.Select, batch: int = 10_000) -> Iterator[sa.Row]:
         """Stream the Core rows of any select, in batches (constant memory)."""
+        rows = self._stream(statement, batch)
+        self._streams.add(rows)
+        return rows
+
+    def _stream(self, statement: sa.Select, batch: int) -> Iterator[sa.Row]:
         with database_errors(self.location), self._engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(statement)
             yield from result
@@ -437,6 +467,7 @@ class _RecordStream:
     def __iter__(self) -> Iterator[DealRecord]:
         if self._iterator is None:
             self._iterator = self._generate()
+            self._catalogue._streams.add(self._iterator)
         return self._iterator
 
     def __next__(self) -> DealRecord:

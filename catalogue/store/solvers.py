@@ -88,6 +88,14 @@ class ChainSolver:
     def value(self, deal: Deal) -> Value:
         return self._each(deal, "value")
 
+    def close(self) -> None:
+        """Close the solvers that hold resources (a catalogue's connections: SQLite then folds and removes its
+        ``-wal`` and ``-shm`` files)."""
+        for solver in self.solvers:
+            close = getattr(solver, "close", None)
+            if close is not None:
+                close()
+
 
 def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int = 14) -> Solver:
     """The catalogue at ``db`` (or the default one) backed by direct computation.
