@@ -208,3 +208,29 @@ def test_export_writes_through_a_symlink_and_into_a_device_or_a_pipe(built, tmp_
     code, _, err = run_cli("export", "--level", "2", "--db", str(built), "-o", str(fifo))
     reader.join(30)
     assert code == 0 and stat.S_ISFIFO(fifo.stat().st_mode) and received[0].count("\n") == 7
+
+
+def test_a_level_with_a_format_1_checksum_verifies_with_a_note_and_full_checks_the_other_columns(copy):
+    """Catalogues built before the checksum covered every column: their value and moves stay covered."""
+    import numpy as np
+
+    from whist_catalogue.store.verify import level_checksum_v1
+
+    with sqlite3.connect(copy) as conn:
+        rows = conn.execute("SELECT key, number_scaled, inf_sign, stoppers, moves FROM deal WHERE n = 3 ORDER BY key"
+                            ).fetchall()
+        moves = np.frombuffer(b"".join(r[4] for r in rows), "<u2").reshape(len(rows), 8)
+        old = level_checksum_v1(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                                np.array([r[2] * (r[3] + 1) for r in rows]), moves)
+        conn.execute("UPDATE level SET checksum = ? WHERE n = 3", (old,))
+    conn.close()
+    assert checksum_version(old) == 1
+    code, out = _verify(copy)
+    assert code == 0 and "note: level 3 was built before checksums covered every column" in out
+    _sql(copy, f"UPDATE deal SET h = h + 2 WHERE key = {Deal.from_label('WWEEWE').key}")
+    assert _verify(copy)[0] == 0  # format 1 does not cover H …
+    code, out = _verify(copy, "--full")
+    assert code == 1 and "level 3: column h differs from the recomputed level in 1 deal (first: WWEEWE)" in out
+    _sql(copy, f"UPDATE deal SET number_scaled = number_scaled + 1 WHERE key = {Deal.from_label('WWEEWE').key}")
+    code, out = _verify(copy)
+    assert code == 1 and "level 3: checksum differs" in out  # … but it does cover the value

@@ -399,9 +399,20 @@ class Catalogue:
         return rows
 
     def _stream(self, statement: sa.Select, batch: int) -> Iterator[sa.Row]:
+        for chunk in self._chunks(statement, batch):
+            yield from chunk
+
+    def stream_chunks(self, statement: sa.Select, batch: int = 65_536) -> Iterator[list[sa.Row]]:
+        """Stream the Core rows of any select as lists of up to ``batch`` rows (for numpy: no per-row call)."""
+        chunks = self._chunks(statement, batch)
+        self._streams.add(chunks)
+        return chunks
+
+    def _chunks(self, statement: sa.Select, batch: int) -> Iterator[list[sa.Row]]:
         with database_errors(self.location), self._engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(statement)
-            yield from result
+            for part in result.partitions(batch):
+                yield part
 
     # -- statistics -----------------------------------------------------------------------------
     def value_counts(self, n: int) -> dict[Value, int]:

@@ -450,7 +450,7 @@ def _scan_level(ctx: VerifyContext, n: int, expected: Mapping[str, np.ndarray] |
     differing: dict[str, int] = {}
     first_bad: dict[str, int] = {}
     comparable = expected is not None
-    for chunk in _chunks(ctx.stream(statement), CHUNK):
+    for chunk in ctx.catalogue.stream_chunks(statement, CHUNK):
         columns, problem = _columns(chunk, width)
         if problem:
             scan.rows += len(chunk)
@@ -505,17 +505,6 @@ def _columns(chunk: list, width: int) -> tuple[dict[str, np.ndarray], str | None
 
 def _first_odd(cells: list) -> object:
     return next(v for v in cells if type(v) is not int)
-
-
-def _chunks(rows: Iterator, size: int) -> Iterator[list]:
-    chunk: list = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _check_sample(catalogue, n: int, rng: random.Random, sample: int, recursive_max_n: int,  # noqa: ANN001
