@@ -37,7 +37,7 @@ EXIT_SOFTWARE = 70
 EXIT_SIGINT = 128 + signal.SIGINT
 EXIT_SIGTERM = 128 + signal.SIGTERM
 
-MAX_LINE_CHARS = 400_000_000
+MAX_LINE_BYTES = 400_000_000
 """The longest line read from stdin: a deal of :data:`whist_catalogue.theory.deals.MAX_HAND_SIZE` cards a hand
 in number notation fits; a longer line is refused before it fills memory."""
 
@@ -69,23 +69,23 @@ def deal_arguments(items: Sequence[str]) -> Iterator[str]:
 
 
 def _stdin_lines() -> Iterator[str]:
-    """Non-blank lines of stdin, decoded strictly as UTF-8, each at most :data:`MAX_LINE_CHARS` long."""
+    """Non-blank lines of stdin, decoded strictly as UTF-8, each at most :data:`MAX_LINE_BYTES` long."""
     stream = getattr(sys.stdin, "buffer", None)
     number = 0
     while True:
         number += 1
         if stream is None:  # a text stream (tests' StringIO)
-            line = sys.stdin.readline(MAX_LINE_CHARS + 1)
+            raw = sys.stdin.readline(MAX_LINE_BYTES + 2).encode("utf-8", "surrogateescape")
         else:
-            raw = stream.readline(MAX_LINE_CHARS + 1)
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidDealError(f"stdin line {number}: not UTF-8 text (byte {exc.start + 1})") from None
-        if not line:
+            raw = stream.readline(MAX_LINE_BYTES + 2)
+        if not raw:
             return
-        if len(line) > MAX_LINE_CHARS:
-            raise InvalidDealError(f"stdin line {number}: longer than {MAX_LINE_CHARS:,} characters")
+        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # the line went on past the limit: refuse, read no more
+            raise InvalidDealError(f"stdin line {number}: longer than {MAX_LINE_BYTES:,} bytes")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidDealError(f"stdin line {number}: not UTF-8 text (byte {exc.start + 1})") from None
         if line.strip():
             yield line.strip()
 
