@@ -234,3 +234,34 @@ def test_a_level_with_a_format_1_checksum_verifies_with_a_note_and_full_checks_t
     _sql(copy, f"UPDATE deal SET number_scaled = number_scaled + 1 WHERE key = {Deal.from_label('WWEEWE').key}")
     code, out = _verify(copy)
     assert code == 1 and "level 3: checksum differs" in out  # … but it does cover the value
+
+
+def test_postgresql_amcheck_and_the_build_lock():
+    """On a real server: without amcheck a note says the indexes were not checked, with it they are; a
+    build is refused while another session holds the build lock."""
+    import sqlalchemy as sa
+    from catalogue_testing import postgres_server
+
+    from whist_catalogue.store.lock import ADVISORY_KEY
+
+    with postgres_server() as url:
+        code, _, err = run_cli("build", "--max-n", "4", "--db", url, "--no-progress", "--no-games")
+        assert code == 0, err
+        code, out, _ = run_cli("verify", "--db", url, "--sample", "1")
+        assert code == 0 and "note: PostgreSQL: the amcheck extension is not installed" in out
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(sa.text("CREATE EXTENSION amcheck"))
+        code, out, _ = run_cli("verify", "--db", url, "--sample", "1", "--json")
+        report = json.loads(out)
+        assert code == 0 and report["ok"] and report["notes"] == [], report
+        with engine.connect() as holder:
+            pid = holder.execute(sa.text("SELECT pg_backend_pid()")).scalar()
+            holder.execute(sa.text("SELECT pg_advisory_lock(:key)"), {"key": ADVISORY_KEY})
+            code, _, err = run_cli("build", "--max-n", "5", "--db", url, "--no-progress", "--no-games")
+            assert code == 2 and err.count("\n") == 1 and "another build is running on" in err
+            assert f"(server pid {pid})" in err
+            holder.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_KEY})
+        code, _, err = run_cli("build", "--max-n", "5", "--db", url, "--no-progress", "--no-games")
+        assert code == 0, err
+        engine.dispose()
