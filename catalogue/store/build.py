@@ -348,12 +348,10 @@ def _canonical(params: dict[str, int]) -> str:
 def _lock(loc: Location, create_parent: bool) -> BuildLock:
     if create_parent and loc.path is not None:
         loc.path.parent.mkdir(parents=True, exist_ok=True)
-    lock = BuildLock(loc)
-    lock.__enter__()
-    return lock
+    return BuildLock(loc).acquire()
 
 
-def _preflight(session: Session, loc: Location, max_n: int) -> list[tuple[int, int]]:
+def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
     """Check what the build resumes from; return (n, rows found) of each complete level to store again.
 
     The schema's tables must all be there (else :class:`CatalogueDamagedError`: the catalogue is
@@ -408,7 +406,7 @@ def build_steps(
     summary = BuildSummary(str(loc), max_n)
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
-            for n, found in _preflight(session, loc, max_n):
+            for n, found in _preflight(session, loc):
                 summary.repaired.append(n)
                 yield BuildProgress("repair", n, found, comb(2 * n, n),
                                     f"level {n} was marked complete but holds {found:,} of {comb(2 * n, n):,} rows:"

@@ -49,12 +49,16 @@ class BuildLock:
         self._engine = None
         self._connection = None
 
-    def __enter__(self) -> BuildLock:
+    def acquire(self) -> BuildLock:
+        """Take the lock, or raise :class:`CatalogueBusyError` at once; :meth:`release` gives it back."""
         if self.location.path is not None:
             self._lock_file(lock_path(self.location.path))
         else:
             self._lock_server()
         return self
+
+    def __enter__(self) -> BuildLock:
+        return self.acquire()
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
