@@ -317,16 +317,9 @@ def run_verify(args: argparse.Namespace) -> int:
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
     if not 0 <= recursive <= MAX_RECURSIVE_N:
         raise CatalogueUsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
-    from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
     from whist_catalogue.scripts.progress import ProgressBar
 
-    try:
-        opened = _open(args)
-    except CatalogueError as exc:
-        if "malformed" in str(exc):  # SQLite's word for damaged pages: a failed check, not bad input
-            raise CatalogueDamagedError(str(exc)) from None
-        raise
-    with opened as catalogue, ProgressBar("verifying", " levels") as bar:
+    with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
         report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, full=args.full,
                         progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:

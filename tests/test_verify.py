@@ -265,16 +265,3 @@ def test_postgresql_amcheck_and_the_build_lock():
         code, _, err = run_cli("build", "--max-n", "5", "--db", url, "--no-progress", "--no-games")
         assert code == 0, err
         engine.dispose()
-
-
-def test_damaged_schema_pages_are_a_failed_check_not_bad_input(copy):
-    with open(copy, "r+b") as f:  # the end of page 1: the schema table's cells
-        f.seek(4096 - 300)
-        f.write(b"\xff" * 200)
-    before = file_state(copy)
-    code, out, err = run_cli("verify", "--db", str(copy))
-    assert code == 1 and out == "" and err.count("\n") == 1
-    assert err.startswith("whist-catalogue: error: check failed:") and "database disk image is malformed" in err
-    code, _, err = run_cli("value", "--db", str(copy), "AQ/KJ")
-    assert code == 2 and err.count("\n") == 1 and "malformed" in err
-    assert file_state(copy) == before
