@@ -41,6 +41,10 @@ class CatalogueError(WhistError):
     """A catalogue that is missing, foreign, corrupt or incomplete."""
 
 
+class CatalogueDamagedError(CatalogueError):
+    """A check found the catalogue physically damaged (a table gone, rows lost): exit status 1, "check failed"."""
+
+
 class SearchSyntaxError(WhistError, ValueError):
     """A search expression that does not parse or names unknown fields."""
 

@@ -33,7 +33,7 @@ from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, e
 from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.levels import level_ranges
-from whist_catalogue.store.settings import DEFAULT_MAX_N
+from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
 
@@ -54,6 +54,8 @@ def describe_progress(event: BuildProgress) -> str:
     """One line for a build event."""
     if event.stage == "plan":
         return f"Planning: {event.message}"
+    if event.stage == "repair":
+        return f"Repairing: {event.message}"
     if event.stage == "compute":
         return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage in ("compile", "load", "finish"):
@@ -266,7 +268,7 @@ class StatusView(QWidget):
             str(location),
             self.max_n.value(),
             games=self.games.isChecked(),
-            create_parent=self.context.db is None,
+            create_parent=is_default_location(self.context.db),
             progress=self._progress,
             returned=self._built,
             errored=self._failed,

@@ -17,13 +17,15 @@ from pathlib import Path
 from whist_catalogue import documentation
 from whist_catalogue.errors import WhistError
 from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json
-from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location
+from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
 
 
 class CatalogueUsageError(WhistError, ValueError):
     """A bad option value for one of the catalogue's sub-commands."""
 
 
+MAX_RECURSIVE_N = 10
+"""The recursive definition takes seconds a deal above this; ``verify`` uses the engine there."""
 MAX_BUILD_N = 16
 """As :data:`whist_catalogue.store.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
 
@@ -88,11 +90,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser(
         "verify",
         parents=[common],
-        help="check the catalogue: completeness, checksums, a recomputed sample",
-        description="Check every level: complete with C(2n, n) rows, checksum as recorded, and a random sample "
-        "recomputed independently (recursive definition up to --recursive-max-n).  Exit status 0 only when "
-        "every check holds, 1 when one fails.",
+        help="check the catalogue: database integrity, completeness, checksums, a recomputed sample, solved games",
+        description="Check the catalogue: the database's own integrity check (pages and indexes), the level "
+        "metadata, every level complete with C(2n, n) rows whose checksum over every column is the one recorded, "
+        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray rows, "
+        "and every solved game equal to the game solved again.  --full also recomputes every column of every "
+        "deal with the engine and runs the full integrity check.  Exit status 0 only when every check holds, "
+        "1 when one fails.",
     )
+    p.add_argument("--full", action="store_true",
+                   help="recompute every column of every deal, and SQLite's full integrity_check (slower)")
     p.add_argument("--sample", type=int, default=None, metavar="K", help="deals recomputed per level (default 4)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random sample")
     p.add_argument("--recursive-max-n", type=int, default=None, metavar="N",
@@ -109,7 +116,7 @@ def run_build(args: argparse.Namespace) -> int:
 
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
-    steps = build_steps(location, max_n, games=not args.no_games, create_parent=args.db is None)
+    steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db))
     enabled = False if args.no_progress else None
     with LevelProgress("building", enabled=enabled) as bar, \
             ProgressBar("solving games", " games", enabled=enabled) as games:
@@ -127,11 +134,15 @@ def run_build(args: argparse.Namespace) -> int:
                 bar.close()
             elif event.stage == "games":
                 games.show(event.done, event.total, postfix=event.message)
+            elif event.stage == "repair":
+                sys.stderr.write(f"whist-catalogue: {event.message}\n")
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
     stored = _ranges(summary.stored) or "none"
     kept = f"; levels {_ranges(summary.already_complete)} were already complete" if summary.already_complete else ""
+    if summary.repaired:
+        kept += f"; levels {_ranges(summary.repaired)} were damaged and stored again"
     size = ""
     if summary.file_bytes is not None:
         size = f", {summary.file_bytes / 1e6:.1f} MB, {summary.bytes_per_deal:.0f} bytes a deal"
@@ -166,9 +177,16 @@ def _open(args: argparse.Namespace):  # noqa: ANN202
     return open_catalogue(database_location(args.db))
 
 
-def _check_limit(name: str, value: int | None) -> None:
+def _check_limit(name: str, value: int | None, bound: int | None = None) -> None:
+    """A count option checked before any work: not negative, and at most ``bound`` (default: more rows than any
+    catalogue holds, :data:`whist_catalogue.store.search.MAX_ROWS`)."""
+    from whist_catalogue.store.search import MAX_ROWS
+
+    bound = MAX_ROWS if bound is None else bound
     if value is not None and value < 0:
         raise CatalogueUsageError(f"--{name} must not be negative, got {value}")
+    if value is not None and value > bound:
+        raise CatalogueUsageError(f"--{name} must be at most {bound:,}, got {value}")
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -266,15 +284,27 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def _export_to_file(catalogue, expression: str | None, path: Path, options: dict) -> int:  # noqa: ANN001
+    """Write the export to ``path`` as ``cp`` would: through a symlink to its target; straight into a device
+    or a pipe; and to a regular file (or a new one) atomically — into ``PATH.partial``, renamed over PATH only
+    once complete, so an interrupted export leaves the old file whole and no ``.partial`` behind."""
     from whist_catalogue.store.export import export
 
-    if not path.parent.is_dir():
-        raise CatalogueUsageError(f"cannot write {path}: no directory {path.parent}")
-    partial = path.with_name(path.name + ".partial")
+    target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
+    if target.is_dir():
+        raise CatalogueUsageError(f"cannot write {path}: it is a directory")
+    if not target.parent.is_dir():
+        raise CatalogueUsageError(f"cannot write {path}: no directory {target.parent}")
+    if target.exists() and not target.is_file():
+        try:
+            with target.open("w", encoding="utf-8", newline="") as out:
+                return export(catalogue, expression, out, **options)
+        except OSError as exc:
+            raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
+    partial = target.with_name(target.name + ".partial")
     try:
         with partial.open("w", encoding="utf-8", newline="") as out:
             count = export(catalogue, expression, out, **options)
-        os.replace(partial, path)
+        os.replace(partial, target)
     except OSError as exc:
         raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
     finally:
@@ -287,20 +317,24 @@ def _export_to_file(catalogue, expression: str | None, path: Path, options: dict
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.verify import DEFAULT_SAMPLE, RECURSIVE_MAX_N, verify
+    from whist_catalogue.store.verify import DEFAULT_SAMPLE, MAX_SAMPLE, RECURSIVE_MAX_N, verify
 
     sample = DEFAULT_SAMPLE if args.sample is None else args.sample
-    _check_limit("sample", sample)
+    _check_limit("sample", sample, MAX_SAMPLE)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
+    if not 0 <= recursive <= MAX_RECURSIVE_N:
+        raise CatalogueUsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
-        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive,
+        report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, full=args.full,
                         progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:
         emit_json(report.to_json())
     else:
         for problem in report.all_problems:
             sys.stdout.write(f"  {problem}\n")
+        for note in report.notes:
+            sys.stdout.write(f"  note: {note}\n")
         sys.stdout.write(report.summary() + "\n")
     return EXIT_OK if report.ok else EXIT_FAILED

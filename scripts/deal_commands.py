@@ -61,10 +61,19 @@ def run_value(args: argparse.Namespace) -> int:
     from whist_catalogue.store.solvers import default_solver
 
     solver = default_solver(args.db)
-    for text in deal_arguments(args.deals):
-        suit = parse_suit(text)
-        _print_value(suit, solver, args.json)
+    try:
+        for text in deal_arguments(args.deals):
+            suit = parse_suit(text)
+            _print_value(suit, solver, args.json)
+    finally:
+        _close(solver)
     return 0
+
+
+def _close(solver: "Solver") -> None:
+    close = getattr(solver, "close", None)
+    if close is not None:
+        close()
 
 
 def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
@@ -93,9 +102,18 @@ def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
 
 def run_outcome(args: argparse.Namespace) -> int:
     from whist_catalogue.store.solvers import default_solver
-    from whist_catalogue.theory.multisuit import analyse
 
     solver = default_solver(args.db)
+    try:
+        _run_outcome(args, solver)
+    finally:
+        _close(solver)
+    return 0
+
+
+def _run_outcome(args: argparse.Namespace, solver: "Solver") -> None:
+    from whist_catalogue.theory.multisuit import analyse
+
     for text in deal_arguments(args.deals):
         suits = parse_multisuit(text)
         try:
@@ -127,7 +145,6 @@ def run_outcome(args: argparse.Namespace) -> int:
                 f" {lead.rule.describe(p)}"
             )
         sys.stdout.write("\n".join(lines) + "\n")
-    return 0
 
 
 def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:

@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
             "no display to open the app on (set DISPLAY, or QT_QPA_PLATFORM=offscreen; "
             "--screenshot DIR renders the views without one)"
         )
+    if args.screenshot is not None:
+        _check_directory(args.screenshot)
     if args.db:
         # A catalogue named explicitly must exist and be ours (SPEC §4: exit status 2 otherwise);
         # without --db the app also works with no catalogue at all, and can build one.
@@ -43,6 +45,25 @@ def run(args: argparse.Namespace) -> int:
     from whist_catalogue.gui.app import run as run_app  # Qt is imported only when the app is wanted
 
     return run_app(args.db, args.screenshot)
+
+
+def _check_directory(directory: str) -> None:
+    """The screenshots' directory exists or can be made, and is writable — checked before the app starts."""
+    import tempfile
+    from pathlib import Path
+
+    from whist_catalogue.errors import WhistError
+
+    path = Path(directory)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        # A probe file: permissions alone do not tell (root, read-only mounts, full devices).
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".whist-probe-"):
+            pass
+    except FileExistsError:
+        raise WhistError(f"cannot write screenshots to {directory}: not a directory") from None
+    except OSError as exc:
+        raise WhistError(f"cannot write screenshots to {directory}: {exc.strerror}") from None
 
 
 def _no_display() -> bool:

@@ -2,25 +2,48 @@
 
 Each group of sub-commands lives in its own module with a ``register`` function;
 this module builds the parser, reads deals from the arguments or stdin, and is
-the one place where an error the user caused becomes one line on stderr and
-exit status 2.
+the one place where a problem becomes an exit status (:func:`main`):
+
+* 0 — done;
+* 1 — a check ran and failed (``verify``, or ``build`` finding its catalogue damaged);
+* 2 — the user's input, options, environment, catalogue or output stream is at
+  fault (a :class:`~whist_catalogue.errors.WhistError`, a full device, a closed
+  pipe, text that is not UTF-8): one line on stderr, nothing changed on disk;
+* 130 / 143 — interrupted by SIGINT / SIGTERM (one line; a build keeps every
+  finished level);
+* 70 — a bug: one line naming it (``WHIST_CATALOGUE_TRACEBACK=1`` shows the traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
+import signal
 import sys
 from typing import Callable, Iterator, NoReturn, Sequence
 
 from whist_catalogue import __version__
-from whist_catalogue.errors import WhistError
+from whist_catalogue.errors import CatalogueDamagedError, InvalidDealError, WhistError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-"""A check that ran and found a problem (``verify``)."""
+"""A check that ran and found a problem (``verify``; ``build`` on a damaged catalogue)."""
 EXIT_USAGE = 2
 """Bad input of any kind: nothing was changed on disk."""
+EXIT_SOFTWARE = 70
+"""An internal error (sysexits' EX_SOFTWARE): a bug to report."""
+EXIT_SIGINT = 128 + signal.SIGINT
+EXIT_SIGTERM = 128 + signal.SIGTERM
+
+MAX_LINE_BYTES = 400_000_000
+"""The longest line read from stdin: a deal of :data:`whist_catalogue.theory.deals.MAX_HAND_SIZE` cards a hand
+in number notation fits; a longer line is refused before it fills memory."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run."""
 
 
 class UsageError(WhistError):
@@ -38,13 +61,33 @@ class _Parser(argparse.ArgumentParser):
 def deal_arguments(items: Sequence[str]) -> Iterator[str]:
     """The deals to work on: the arguments, or one per line of stdin when the only argument is ``-``."""
     if list(items) == ["-"]:
-        for line in sys.stdin:
-            if line.strip():
-                yield line.strip()
+        yield from _stdin_lines()
     else:
         if not items:
             raise UsageError("no deals given (pass deals as arguments, or - to read them from stdin)")
         yield from items
+
+
+def _stdin_lines() -> Iterator[str]:
+    """Non-blank lines of stdin, decoded strictly as UTF-8, each at most :data:`MAX_LINE_BYTES` long."""
+    stream = getattr(sys.stdin, "buffer", None)
+    number = 0
+    while True:
+        number += 1
+        if stream is None:  # a text stream (tests' StringIO)
+            raw = sys.stdin.readline(MAX_LINE_BYTES + 2).encode("utf-8", "surrogateescape")
+        else:
+            raw = stream.readline(MAX_LINE_BYTES + 2)
+        if not raw:
+            return
+        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # the line went on past the limit: refuse, read no more
+            raise InvalidDealError(f"stdin line {number}: longer than {MAX_LINE_BYTES:,} bytes")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidDealError(f"stdin line {number}: not UTF-8 text (byte {exc.start + 1})") from None
+        if line.strip():
+            yield line.strip()
 
 
 def emit_json(obj: object) -> None:
@@ -84,18 +127,76 @@ def _registrars() -> list[Callable[[argparse._SubParsersAction, argparse.Argumen
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command; every way out is an exit status (module docstring) and at most one line on stderr."""
+    previous = _handle_sigterm()
     try:
-        return int(args.func(args) or EXIT_OK)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        code = int(args.func(args) or EXIT_OK)
+        sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
+        return code
+    except CatalogueDamagedError as exc:
+        return _fail(f"check failed: {exc}", EXIT_FAILED)
     except WhistError as exc:
-        sys.stderr.write(f"whist-catalogue: error: {exc}\n")
-        return EXIT_USAGE
+        return _fail(str(exc), EXIT_USAGE)
     except KeyboardInterrupt:
-        sys.stderr.write("whist-catalogue: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
+        return _fail("interrupted", EXIT_SIGINT)
+    except Terminated:
+        return _fail("terminated", EXIT_SIGTERM)
+    except OSError as exc:
+        return _fail(_os_error_text(exc), EXIT_USAGE)
+    except MemoryError:
+        return _fail("out of memory (the input is too large for this machine)", EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - the last resort: a bug, still one line
+        if os.environ.get("WHIST_CATALOGUE_TRACEBACK"):
+            raise
+        return _fail(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                     " (please report it; WHIST_CATALOGUE_TRACEBACK=1 shows the traceback)", EXIT_SOFTWARE)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _fail(message: str, code: int) -> int:
+    _silence_stdout()
+    try:
+        sys.stderr.write(f"whist-catalogue: error: {message}\n")
+        sys.stderr.flush()
+    except OSError:
+        pass  # stderr itself is gone: the exit status is all that is left
+    return code
+
+
+def _os_error_text(exc: OSError) -> str:
+    if isinstance(exc, BrokenPipeError) or exc.errno == errno.EPIPE:
+        return "output closed before the end (broken pipe)"
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    # Without a file name it was a write to stdout (the only stream written without one).
+    return f"{exc.filename}: {reason}" if exc.filename else f"cannot write the output: {reason}"
+
+
+def _silence_stdout() -> None:
+    """Drop what stdout still buffers: after a full device or a closed pipe, the interpreter's own flush
+    at exit would fail again and print a traceback (the recipe of Python's signal documentation)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass  # not a real file (tests' StringIO): nothing is flushed at exit
+
+
+def _handle_sigterm():  # noqa: ANN202 - the previous handler, or None off the main thread
+    def terminated(_signum, _frame) -> None:  # noqa: ANN001
+        raise Terminated
+
+    try:
+        return signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (the app's workers): leave signals alone
+        return None
 
 
 if __name__ == "__main__":

@@ -33,10 +33,13 @@ def built(tmp_path_factory) -> Path:
 
 
 def test_build_text_summary_and_default_location(tmp_path, monkeypatch):
+    from whist_catalogue.store import settings
+
     target = tmp_path / "data" / "default.sqlite"
-    monkeypatch.setenv("WHIST_CATALOGUE_DB", str(target))
+    monkeypatch.delenv("WHIST_CATALOGUE_DB")
+    monkeypatch.setattr(settings, "default_database_path", lambda: target)
     code, out, err = run_cli("build", "--max-n", "2", "--no-progress", "--no-games")
-    assert code == 0, err  # without --db the catalogue's directory is created (the user data directory)
+    assert code == 0, err  # the default location's directory is created (the user data directory)
     assert out.startswith(f"catalogue {target}: levels 1…2 complete (8 deals") and "stored levels 1–2" in out
     code, out, _ = run_cli("search", "--count", "n = 2")
     assert code == 0 and out == "6\n"

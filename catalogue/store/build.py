@@ -49,10 +49,11 @@ from whist_catalogue import __version__
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, encode_chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
-from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.errors import CatalogueDamagedError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
 from whist_catalogue.store.levels import (ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values,
                                           deal_columns, table_to_bytes, value_columns)
+from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
@@ -63,6 +64,7 @@ __all__ = [
     "build_steps",
     "build",
     "level_rows",
+    "level_columns",
     "COLUMNS",
     "MAX_BUILD_N",
     "BATCH_ROWS",
@@ -86,22 +88,23 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
 
-Stage = Literal["plan", "compile", "load", "compute", "finish", "store", "level", "games", "done"]
+Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "store", "level", "games", "done"]
 
 
 @dataclass(frozen=True, slots=True)
 class BuildProgress:
     """One step of a build.
 
-    ``stage`` is ``plan`` (once, ``total`` = levels to store), ``compile`` (the
-    engine's kernels loading — compiled by Numba on a first run), ``load`` (level
-    n read back from the catalogue to resume above it), ``compute`` (``done`` of
-    ``total`` deals of level n valued and their chunks committed), ``finish``
-    (level n's statistics, and rows for a low level), ``store`` (``done`` of
-    ``total`` rows of level n inserted), ``level`` (level n committed, or skipped
-    if it was complete), ``games`` (``done`` of ``total`` solved games) and
-    ``done`` (once, at the end).  Events come at least every second or so in
-    every stage, so closing the generator cancels promptly.
+    ``stage`` is ``repair`` (level n was marked complete but is not all there: it
+    is stored again; ``done`` = rows or deals found), ``plan`` (once, ``total`` =
+    levels to store), ``compile`` (the engine's kernels loading — compiled by Numba
+    on a first run), ``load`` (level n read back from the catalogue to resume above
+    it), ``compute`` (``done`` of ``total`` deals of level n valued and their chunks
+    committed), ``finish`` (level n's statistics, and rows for a low level),
+    ``store`` (``done`` of ``total`` rows of level n inserted), ``level`` (level n
+    committed, or skipped if it was complete), ``games`` (``done`` of ``total``
+    solved games) and ``done`` (once, at the end).  Events come at least every
+    second or so in every stage, so closing the generator cancels promptly.
     """
 
     stage: Stage
@@ -121,6 +124,8 @@ class BuildSummary:
     """Levels written by this run."""
     already_complete: list[int] = field(default_factory=list)
     """Levels that were complete before this run (resumed past)."""
+    repaired: list[int] = field(default_factory=list)
+    """Levels marked complete whose rows were not all there: stored again by this run."""
     rows_written: int = 0
     deals: int = 0
     """Deals in the catalogue's complete levels 1…max_n."""
@@ -142,6 +147,7 @@ class BuildSummary:
             "max_n": self.max_n,
             "levels_stored": self.stored,
             "levels_already_complete": self.already_complete,
+            "levels_repaired": self.repaired,
             "rows_written": self.rows_written,
             "deals": self.deals,
             "solved_games_written": self.solved_games,
@@ -162,28 +168,39 @@ COLUMNS = (
 """The ``deal`` columns, in the order of the tuples :func:`level_rows` produces."""
 
 
-def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
-    """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
+def level_columns(level: Level) -> dict[str, np.ndarray]:
+    """Every ``deal`` column of a level computed with moves and checks, as numpy arrays in key order.
 
-    Every column is derived from the engine's arrays with numpy; the rows are
-    plain tuples in key order, made a batch at a time (so memory holds the
-    level's arrays, not millions of Python objects), ready for an executemany.
+    ``moves`` is the (rows, 2 + 2n) uint16 array of position masks; the player columns hold ``"W"``/``"E"``.
+    What :func:`level_rows` stores, and what ``verify --full`` compares the stored rows with.
     """
     n = level.n
     if level.moves is None or level.flags is None:
         raise ValueError(f"level {n} must be computed with moves and checks to be stored")
     per_value = value_columns(level.table.numerator, level.table.infinitesimal)
-    columns = {**{name: column[level.codes] for name, column in per_value.items()}, **deal_columns(n, level_masks(n))}
-    keys = columns["key"]
-    moves = np.ascontiguousarray(level.moves, dtype="<u2")
-    width = 2 + 2 * n
-    checksum = level_checksum(keys, level.numerator.astype(np.int64), level.infinitesimal.astype(np.int64), moves)
-    arrays = {
-        **columns,
-        "moves": moves.view(np.dtype((np.void, 2 * width))).ravel(),
+    return {
+        **{name: column[level.codes] for name, column in per_value.items()},
+        **deal_columns(n, level_masks(n)),
+        "n": np.full(len(level), n, dtype=np.int16),
+        "moves": np.ascontiguousarray(level.moves, dtype="<u2"),
         "flags": (level.flags & FLAG_MASK).astype(np.int16),
     }
 
+
+def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
+    """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
+
+    Every column is derived from the engine's arrays with numpy (:func:`level_columns`); the rows are
+    plain tuples in key order, made a batch at a time (so memory holds the level's arrays, not millions
+    of Python objects), ready for an executemany.  The checksum covers every column
+    (:func:`whist_catalogue.store.verify.level_checksum`).
+    """
+    n = level.n
+    arrays = level_columns(level)
+    checksum = level_checksum(n, arrays)
+    width = 2 + 2 * n
+    arrays["moves"] = arrays["moves"].view(np.dtype((np.void, 2 * width))).ravel()
+    keys = arrays["key"]
     size = batch or BATCH_ROWS
 
     def batches() -> Iterator[list[tuple]]:
@@ -499,6 +516,55 @@ def _prepare_engine() -> Iterator[BuildProgress]:
     yield BuildProgress("compile", None, 1, 1, f"engine ready in {time.perf_counter() - started:.0f} s")
 
 
+# -- before a build: the lock, and a check of what it resumes from -----------------------------------
+
+
+def _lock(loc: Location, create_parent: bool) -> BuildLock:
+    if create_parent and loc.path is not None:
+        loc.path.parent.mkdir(parents=True, exist_ok=True)
+    return BuildLock(loc).acquire()
+
+
+def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
+    """Check what the build resumes from; return (n, deals found) of each complete level to store again.
+
+    The schema's tables must all be there (else :class:`CatalogueDamagedError`: the catalogue is
+    damaged beyond resuming), and each level marked complete must hold all C(2n, n) deals as
+    recorded — in its chunks, and in its ``deal`` rows when it has them.  A level that does not is
+    marked incomplete here, in one transaction, so the build stores it again.  (Checksums are
+    ``verify``'s: they read every row and chunk.)
+    """
+    with session.begin():
+        tables = set(sa.inspect(session.connection()).get_table_names())
+    needed = {DealRow.__tablename__, LevelRow.__tablename__, LevelChunkRow.__tablename__, SolvedGameRow.__tablename__}
+    missing = sorted(needed - tables)
+    if missing:
+        raise CatalogueDamagedError(
+            f"catalogue {loc} is damaged: table {', '.join(missing)} is missing; delete the catalogue and build"
+            " it again"
+        )
+    repairs = []
+    with session.begin():
+        for row in session.execute(sa.select(LevelRow).where(LevelRow.complete)).scalars():
+            if not 1 <= row.n <= MAX_BUILD_N:
+                raise CatalogueDamagedError(f"catalogue {loc} is damaged: its level table names level {row.n!r};"
+                                            " delete the catalogue and build it again")
+            size = comb(2 * row.n, row.n)
+            counts = []
+            if row.storage is not None:  # a level of the level store: its chunks cover every rank once
+                chunks = LevelChunkRow.__table__.c
+                counts.append(session.execute(sa.select(sa.func.coalesce(sa.func.sum(chunks.stop - chunks.start), 0))
+                                              .where(chunks.n == row.n)).scalar_one())
+            if row.storage != "chunks":  # rows too (and only rows, before the level store)
+                counts.append(session.execute(sa.select(sa.func.count()).select_from(DealRow)
+                                              .where(DealRow.in_level(row.n))).scalar_one())
+            found = min(counts)
+            if found != size or row.row_count != size:
+                row.complete = False
+                repairs.append((row.n, found))
+    return repairs
+
+
 def build_steps(
     location: str | os.PathLike[str],
     max_n: int,
@@ -521,10 +587,20 @@ def build_steps(
         raise DealTooLargeError(f"--max-n must be between 1 and {MAX_BUILD_N}, got {max_n}")
     started = time.perf_counter()
     loc = parse_location(location)
-    engine = writer_engine(loc, create_parent=create_parent)
+    lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
+    try:
+        engine = writer_engine(loc, create_parent=create_parent)
+    except BaseException:
+        lock.release()
+        raise
     summary = BuildSummary(str(loc), max_n)
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
+            for n, found in _preflight(session, loc):
+                summary.repaired.append(n)
+                yield BuildProgress("repair", n, found, comb(2 * n, n),
+                                    f"level {n} was marked complete but holds {found:,} of {comb(2 * n, n):,} deals:"
+                                    " storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
@@ -564,9 +640,11 @@ def build_steps(
                     yield event
             summary.deals = sum(comb(2 * n, n) for n in range(1, max_n + 1))
         if loc.is_sqlite:
-            sqlite_maintenance(engine, analyze=bool(summary.stored))
+            with database_errors(loc):
+                sqlite_maintenance(engine, analyze=bool(summary.stored))
     finally:
         engine.dispose()
+        lock.release()
     summary.file_bytes = file_size(loc)
     summary.seconds = time.perf_counter() - started
     yield BuildProgress("done", None, 1, 1, "done")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import struct
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +58,7 @@ __all__ = [
     "head_revision",
     "known_revisions",
     "database_errors",
+    "corrupt_message",
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
@@ -100,6 +102,7 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
     backend = url.get_backend_name()
     if backend not in ("sqlite", "postgresql"):
         raise CatalogueError(f"unsupported database {backend!r} in {text!r} (use a SQLite path or a PostgreSQL URL)")
+    _check_driver(url, text)
     path = None
     if backend == "sqlite":
         if url.database in (None, "", ":memory:") or url.query.get("mode") == "memory":
@@ -107,6 +110,25 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
         path = Path(url.database).expanduser().absolute()
         url = url.set(database=str(path))
     return Location(text, path, url)
+
+
+def _check_driver(url: sa.URL, text: str) -> None:
+    """The URL's driver is known to SQLAlchemy, installed, and synchronous: else one clear line now, not an
+    import error at the first query."""
+    from sqlalchemy.exc import NoSuchModuleError
+
+    try:
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise CatalogueError(f"unknown database driver {url.drivername!r} in {text!r}"
+                             " (use postgresql+psycopg://…, or a SQLite path)") from None
+    if getattr(dialect, "is_async", False):
+        raise CatalogueError(f"database driver {url.get_driver_name()!r} is asynchronous; use postgresql+psycopg://…")
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        raise CatalogueError(f"database driver {url.get_driver_name()!r} is not installed ({exc});"
+                             " use postgresql+psycopg://… (pip install 'whist-catalogue[postgres]' installs psycopg 3)") from None
 
 
 # -- engines -----------------------------------------------------------------------------------------
@@ -130,9 +152,9 @@ def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, writer: bool) -> No
 def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     """A pooled engine on one SQLite file; readers never create it (``mode=rw``)."""
     mode = "rwc" if writer else "rw"
-    if not writer and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-        # A catalogue on read-only storage: nobody can be writing it, and SQLite could not
-        # create the WAL side files, so read it as an immutable file.
+    if not writer and (not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)) or _no_room(path)):
+        # A catalogue on read-only or full storage: SQLite could not create the WAL side files, and no
+        # build can be writing it (a build's WAL file would be there), so read it as an immutable file.
         mode = "ro&immutable=1"
     uri = f"file:{quote(str(path))}?mode={mode}"
 
@@ -150,10 +172,27 @@ def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:  # noqa: ANN001
         # pysqlite's own transaction handling is off; open the transaction explicitly
-        # (the documented recipe), so a level's rows and its metadata commit together.
-        conn.exec_driver_sql("BEGIN")
+        # (the documented recipe), so a level's rows and its metadata commit together.  A writer takes
+        # the write lock at BEGIN: upgrading a read transaction later would fail at once with "database
+        # is locked" when another connection writes, without waiting out the busy timeout.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")
 
     return engine
+
+
+READ_ROOM_BYTES = 1 << 20
+"""Below this much free space, a reader does not try to make the WAL side files (they need about 32 KiB)."""
+
+
+def _no_room(path: Path) -> bool:
+    """The file system is (nearly) full and no build is writing the file (no ``-wal`` beside it)."""
+    if path.with_name(path.name + "-wal").exists():
+        return False
+    try:
+        stat = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < READ_ROOM_BYTES
 
 
 def sqlite_maintenance(engine: Engine, *, analyze: bool = True) -> None:
@@ -192,15 +231,33 @@ def _check_sqlite_file(path: Path) -> None:
 
 @contextmanager
 def database_errors(location: Location | str) -> Iterator[None]:
-    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`."""
+    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`.
+
+    Also what the catalogue's own contents can raise when they are not what this software wrote — text in
+    an integer column, a short moves blob, invalid JSON, a date that does not parse: the catalogue is then
+    reported as corrupt, with ``verify`` or a rebuild as the way out.
+    """
     try:
         yield
+    except CatalogueError:
+        raise
     except SQLAlchemyError as exc:
         detail = getattr(exc, "orig", None) or exc
+        if isinstance(detail, (TypeError, ValueError, OverflowError)):
+            raise CatalogueError(corrupt_message(location, detail)) from None
         text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
         raise CatalogueError(f"catalogue {location}: {text}") from None
     except sqlite3.Error as exc:
         raise CatalogueError(f"catalogue {location}: {exc}") from None
+    except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error, IndexError, KeyError) as exc:
+        raise CatalogueError(corrupt_message(location, exc)) from None
+
+
+def corrupt_message(location: Location | str, detail: object) -> str:
+    """The one line for a catalogue whose contents are malformed."""
+    text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
+    return (f"catalogue {location} is corrupt: {text} (run whist-catalogue verify --db … to see the damage;"
+            " rebuild the catalogue to repair it)")
 
 
 # -- identity -------------------------------------------------------------------------------------

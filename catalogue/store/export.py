@@ -23,8 +23,9 @@ import sqlalchemy as sa
 
 from whist_catalogue import __version__
 from whist_catalogue.engine.levels import CHECK_NAMES
+from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.models import DealRow
-from whist_catalogue.store.reader import Catalogue, DealRecord, value_from_columns
+from whist_catalogue.store.reader import Catalogue, DealRecord, check_row_types, value_from_columns
 from whist_catalogue.store.search import search_condition
 
 __all__ = ["COLUMNS", "FORMATS", "export", "record_columns"]
@@ -133,6 +134,7 @@ class _RowFormatter:
         return list(names) if isinstance(names, list) else names
 
     def __call__(self, row: Any) -> list[Any]:
+        check_row_types(row)  # a malformed cell is a corrupt catalogue, not a value to export
         n = row.n
         west = row.key ^ (1 << (2 * n))
         label = format(west, f"0{2 * n}b")[::-1].replace("1", "W").replace("0", "E")
@@ -184,26 +186,33 @@ def export(
     if limit is not None:
         statement = statement.limit(limit)
     format_row = _RowFormatter(flat=fmt == "csv")
-    count = 0
     rows = catalogue.stream_deals(statement, expression, level=level, limit=limit)  # chunk-only levels too
     try:
-        if fmt == "csv":
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(names)
-            for row in rows:
-                writer.writerow(format_row(row))
-                count += 1
-                if progress and count % 10_000 == 0:
-                    progress(count)
-        else:
+        with database_errors(catalogue.location):  # a malformed row: the catalogue is reported corrupt
             header = {"columns": names, "catalogue": str(catalogue.location), "query": expression, "level": level,
                       "software_version": __version__}
-            out.write(json.dumps(header, ensure_ascii=False) + "\n")
-            for row in rows:
-                out.write(json.dumps(dict(zip(names, format_row(row))), ensure_ascii=False) + "\n")
-                count += 1
-                if progress and count % 10_000 == 0:
-                    progress(count)
+            count = _write(rows, out, fmt, names, format_row, progress, header)
     finally:
         rows.close()
+    return count
+
+
+def _write(rows, out: TextIO, fmt: str, names: list[str], format_row: _RowFormatter,  # noqa: ANN001
+           progress: Callable[[int], None] | None, header: dict) -> int:
+    count = 0
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(names)
+        write = writer.writerow
+    else:
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+
+        def write(values: list[Any]) -> None:
+            out.write(json.dumps(dict(zip(names, values)), ensure_ascii=False) + "\n")
+
+    for row in rows:
+        write(format_row(row))
+        count += 1
+        if progress and count % 10_000 == 0:
+            progress(count)
     return count

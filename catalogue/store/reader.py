@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import weakref
 from itertools import compress
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +61,7 @@ __all__ = [
     "SearchCoverage",
     "NotInCatalogue",
     "record_from_row",
+    "check_row_types",
     "value_from_columns",
 ]
 
@@ -173,8 +175,26 @@ def _outcome_json(o: Outcome) -> dict[str, int]:
     return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
 
 
+_INTEGER_COLUMNS = ("key", "number_scaled", "inf_sign", "stoppers", "west_leads", "east_leads", "h_lower",
+                    "h_upper", "h", "greedy_west_leads", "greedy_east_leads", "flags")
+
+
+def check_row_types(row: DealRow | Any) -> None:
+    """ValueError (reported as a corrupt catalogue) for a cell this software would not have written."""
+    for name in _INTEGER_COLUMNS:
+        if type(getattr(row, name)) is not int:
+            raise ValueError(f"deal key {row.key!r}: column {name} holds {type(getattr(row, name)).__name__},"
+                             " not an integer")
+    if type(row.moves) is not bytes:
+        raise ValueError(f"deal key {row.key}: moves hold {type(row.moves).__name__}, not bytes")
+    for name in ("five_card_west_leads", "five_card_east_leads", "ace"):
+        if getattr(row, name) not in ("W", "E"):
+            raise ValueError(f"deal key {row.key}: column {name} holds {getattr(row, name)!r}, not W or E")
+
+
 def record_from_row(row: DealRow | Any) -> DealRecord:
     """A :class:`DealRecord` from a ``deal`` row (ORM object or a Core row with the same names)."""
+    check_row_types(row)
     return DealRecord(
         deal=Deal.from_key(row.key),
         value=value_from_columns(row.number_scaled, row.inf_sign, row.stoppers),
@@ -249,6 +269,26 @@ class LevelInfo:
         }
 
 
+MAX_LEVEL_N = 30
+"""No catalogue level can be larger: its keys would not fit the database's 64-bit integers."""
+
+
+def _check_level_info(info: LevelInfo) -> None:
+    """A ``level`` row this software could have written (else the catalogue is corrupt: ValueError, reported
+    by :func:`~whist_catalogue.store.database.database_errors`)."""
+    if isinstance(info.n, bool) or not isinstance(info.n, int) or not 1 <= info.n <= MAX_LEVEL_N:
+        raise ValueError(f"the level table names level n = {info.n!r} (levels are 1…{MAX_LEVEL_N})")
+    if not isinstance(info.row_count, int) or info.row_count < 0:
+        raise ValueError(f"level {info.n} records {info.row_count!r} rows")
+    if info.complete not in (True, False):
+        raise ValueError(f"level {info.n} records complete = {info.complete!r}")
+    if info.storage not in (None, "rows", "chunks"):
+        raise ValueError(f"level {info.n} records a storage of no known kind: {str(info.storage)[:20]!r}")
+    for name in ("checksum", "software_version"):
+        if getattr(info, name) is not None and not isinstance(getattr(info, name), str):
+            raise ValueError(f"level {info.n} records a {name} of the wrong type")
+
+
 # -- the catalogue ----------------------------------------------------------------------------
 
 
@@ -279,9 +319,14 @@ class Catalogue:
         self._info: dict[int, LevelInfo] = {}
         self._lock = threading.Lock()
         self.chunks = ChunkCache(self._load_chunk)
+        self._streams: weakref.WeakSet = weakref.WeakSet()
 
     # -- life cycle -------------------------------------------------------------------------
     def close(self) -> None:
+        # Streams a caller abandoned (an error mid-export, say) still hold connections: close them first, so
+        # that every connection is closed now and SQLite removes its -wal and -shm files.
+        for stream in list(self._streams):
+            stream.close()
         self._engine.dispose()
 
     def __enter__(self) -> Catalogue:
@@ -420,6 +465,8 @@ class Catalogue:
                           t.storage, t.stored_bytes, t.chunk_deals).order_by(t.n)
             ).all()
             infos = [LevelInfo(*r) for r in rows]
+            for info in infos:
+                _check_level_info(info)
         with self._lock:
             self._complete = frozenset(i.n for i in infos if i.complete)
             self._info = {i.n: i for i in infos}
@@ -632,9 +679,25 @@ class Catalogue:
 
     def stream(self, statement: sa.Select, batch: int = 10_000) -> Iterator[sa.Row]:
         """Stream the Core rows of any select, in batches (constant memory)."""
+        rows = self._stream(statement, batch)
+        self._streams.add(rows)
+        return rows
+
+    def _stream(self, statement: sa.Select, batch: int) -> Iterator[sa.Row]:
+        for chunk in self._chunks(statement, batch):
+            yield from chunk
+
+    def stream_chunks(self, statement: sa.Select, batch: int = 65_536) -> Iterator[list[sa.Row]]:
+        """Stream the Core rows of any select as lists of up to ``batch`` rows (for numpy: no per-row call)."""
+        chunks = self._chunks(statement, batch)
+        self._streams.add(chunks)
+        return chunks
+
+    def _chunks(self, statement: sa.Select, batch: int) -> Iterator[list[sa.Row]]:
         with database_errors(self.location), self._engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(statement)
-            yield from result
+            for part in result.partitions(batch):
+                yield part
 
     # -- statistics -----------------------------------------------------------------------------
     def value_counts(self, n: int) -> dict[Value, int]:
@@ -665,7 +728,7 @@ class Catalogue:
         with database_errors(self.location), self._session() as session:
             rows = session.execute(sa.select(SolvedGameRow.name, SolvedGameRow.parameters)
                                    .order_by(SolvedGameRow.name, SolvedGameRow.id)).all()
-        return [(name, json.loads(params)) for name, params in rows]
+            return [(name, _json_object(params, f"solved game {name}")) for name, params in rows]
 
     def solved_game(self, name: str, **parameters: int) -> dict[str, Any] | None:
         """The stored solution (SPEC §6 JSON) of a game, or None if it is not stored."""
@@ -674,7 +737,18 @@ class Catalogue:
             text = session.execute(
                 sa.select(SolvedGameRow.solution).where(SolvedGameRow.name == name, SolvedGameRow.parameters == key)
             ).scalar_one_or_none()
-        return None if text is None else json.loads(text)
+            return None if text is None else _json_object(text, f"solved game {name} {key}")
+
+
+def _json_object(text: Any, what: str) -> dict[str, Any]:
+    """A JSON object stored by ``build``; ValueError (reported as a corrupt catalogue) when it is not one."""
+    try:
+        obj = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} is not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return obj
 
 
 def _deal_row(record: DealRecord) -> Any:
@@ -718,6 +792,7 @@ class _RecordStream:
     def __iter__(self) -> Iterator[DealRecord]:
         if self._iterator is None:
             self._iterator = self._generate()
+            self._catalogue._streams.add(self._iterator)
         return self._iterator
 
     def __next__(self) -> DealRecord:

@@ -63,11 +63,16 @@ __all__ = [
     "VALUE_COLUMNS",
     "UNKNOWN",
     "ChunkQuery",
+    "MAX_ROWS",
+    "check_page",
 ]
 
 MAX_LENGTH = 4000
 MAX_DEPTH = 60
 MAX_DIGITS = 15
+MAX_ROWS = 10**15
+"""The largest ``limit`` or ``offset`` of a search: more deals than any catalogue holds, and far below the
+database's 64-bit integers."""
 MAX_SQL_INT = 1 << 62
 MAX_LEVEL_N = 30
 """Keys of levels up to 30 stay below 2^61 (the database's integers are signed 64-bit)."""
@@ -166,7 +171,10 @@ class _Parser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise SearchSyntaxError(f"search: expression nested too deeply (more than {MAX_DEPTH} levels)")
+            raise SearchSyntaxError(
+                f"search: expression nested too deeply (more than {MAX_DEPTH} levels of parentheses, operators"
+                " and chained + - * /)"
+            )
 
     def parse(self) -> Node:
         if self.tok.kind == "end":
@@ -210,17 +218,27 @@ class _Parser:
             return Node("in", t.pos, (left, self.sum()))
         return left
 
+    # A chain a + b + c … is a left-deep tree, as deep as it is long, and compiling it recurses that deep:
+    # each operator counts as one level of nesting.
     def sum(self) -> Node:
         node = self.product()
+        entered = 0
         while (t := self.accept("+", "-", "+-")) is not None:
+            self.enter()
+            entered += 1
             kind = {"+": "add", "-": "sub", "+-": "pm"}[t.text]
             node = Node(kind, t.pos, (node, self.product()))
+        self.depth -= entered
         return node
 
     def product(self) -> Node:
         node = self.unary()
+        entered = 0
         while (t := self.accept("*", "/")) is not None:
+            self.enter()
+            entered += 1
             node = Node("mul" if t.text == "*" else "div", t.pos, (node, self.unary()))
+        self.depth -= entered
         return node
 
     def unary(self) -> Node:
@@ -860,6 +878,17 @@ def search_condition(expression: str | None = None, *, level: int | None = None)
     if level is not None:
         parts.append(_n_range("=", Fraction(level)))
     return sa.and_(*parts) if parts else sa.true()
+
+
+def check_page(limit: int | None, offset: int | None = 0, *, what: str = "search") -> None:
+    """A page of results, checked before any query: limit and offset whole numbers in [0, :data:`MAX_ROWS`]."""
+    for name, number in (("limit", limit), ("offset", offset)):
+        if number is None:
+            continue
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise SearchSyntaxError(f"{what}: {name} must be a whole number, got {number!r}")
+        if not 0 <= number <= MAX_ROWS:
+            raise SearchSyntaxError(f"{what}: {name} must be between 0 and {MAX_ROWS:,}, got {number}")
 
 
 def describe_fields() -> list[tuple[str, str, str]]:

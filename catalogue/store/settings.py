@@ -5,6 +5,11 @@ The default catalogue is ``catalogue.sqlite`` in the user's data directory
 ``~/.local/share/whist-catalogue/catalogue.sqlite`` on Linux).  The environment
 variable ``WHIST_CATALOGUE_DB`` (a path or a SQLAlchemy URL) overrides it; the
 ``--db`` option overrides both.
+
+``build`` creates the directories of the default location only: a location the
+user names (``--db`` or ``WHIST_CATALOGUE_DB``) is taken as written, and a
+missing directory there is reported rather than created — a typo should not
+silently put a catalogue somewhere new.
 """
 
 from __future__ import annotations
@@ -29,3 +34,8 @@ def database_location(db: str | os.PathLike[str] | None = None) -> str:
     if db:
         return os.fspath(db)
     return os.environ.get(ENV_DB) or os.fspath(default_database_path())
+
+
+def is_default_location(db: str | os.PathLike[str] | None = None) -> bool:
+    """True when neither ``db`` nor ``$WHIST_CATALOGUE_DB`` names the catalogue (its directory may be created)."""
+    return not db and not os.environ.get(ENV_DB)

@@ -13,7 +13,7 @@ import os
 import threading
 from pathlib import Path
 
-from whist_catalogue.errors import CatalogueError, DealTooLargeError
+from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
@@ -88,24 +88,29 @@ class ChainSolver:
     def value(self, deal: Deal) -> Value:
         return self._each(deal, "value")
 
+    def close(self) -> None:
+        """Close the solvers that hold resources (a catalogue's connections: SQLite then folds and removes its
+        ``-wal`` and ``-shm`` files)."""
+        for solver in self.solvers:
+            close = getattr(solver, "close", None)
+            if close is not None:
+                close()
+
 
 def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int = 14) -> Solver:
     """The catalogue at ``db`` (or the default one) backed by direct computation.
 
-    A catalogue named explicitly must exist and be ours (:class:`CatalogueError`
-    otherwise); the default catalogue is used only if it has been built.
+    A catalogue named by ``--db`` must exist and be ours (:class:`CatalogueError`
+    otherwise).  Without it — ``$WHIST_CATALOGUE_DB`` or the default file — a file
+    that does not exist means "not built yet": values are computed.  Anything that
+    does exist must be a readable catalogue: a text file, a foreign or damaged
+    database is reported, never silently passed over.
     """
     computing = ComputingSolver(max_n)
     location = database_location(db)
     is_url = "://" in location
-    if db is None and not is_url and not Path(location).exists():
+    if db is None and not is_url and not Path(location).expanduser().exists():
         return computing
     from whist_catalogue.store.reader import open_catalogue  # only the store imports SQLAlchemy
 
-    try:
-        catalogue = open_catalogue(location)
-    except CatalogueError:
-        if db is None:
-            return computing
-        raise
-    return ChainSolver(catalogue, computing)
+    return ChainSolver(open_catalogue(location), computing)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, TypeAlias
 
-from whist_catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
+from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
 
 __all__ = [
     "Card",
@@ -32,6 +32,9 @@ __all__ = [
     "parse_multisuit",
     "deal_label",
     "RANK_NAMES",
+    "MAX_HAND_SIZE",
+    "MAX_DEAL_CHARS",
+    "check_deal_size",
 ]
 
 Card: TypeAlias = int
@@ -40,6 +43,12 @@ HandMask: TypeAlias = int
 """Bit k−1 set when the hand holds card k."""
 DealKey: TypeAlias = int
 """Integer key of SPEC §2: West's mask plus the sentinel bit 2n; unique across all n."""
+
+MAX_HAND_SIZE = 10_000_000
+"""The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
+MAX_DEAL_CHARS = 40 * MAX_HAND_SIZE
+"""The longest deal text: every card of a deal of :data:`MAX_HAND_SIZE` cards a hand in number notation,
+with numbers of up to 19 digits."""
 
 RANK_NAMES = {14: "A", 13: "K", 12: "Q", 11: "J", 10: "T", 9: "9", 8: "8", 7: "7", 6: "6", 5: "5", 4: "4", 3: "3", 2: "2"}
 _RANK_VALUES = {name: rank for rank, name in RANK_NAMES.items()}
@@ -200,7 +209,8 @@ class Suit:
             )
         cards = self.west + self.east
         if len(set(cards)) != len(cards):
-            dup = sorted({c for c in cards if cards.count(c) > 1})
+            seen: set[int] = set()
+            dup = sorted(c for c in cards if c in seen or seen.add(c))  # linear: a huge suit is not quadratic
             raise DuplicateCardError(f"card {self.card_name(dup[0])} appears twice in {self}")
 
     @property
@@ -290,13 +300,61 @@ def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Su
     return Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
 
 
+def check_deal_size(text: str) -> None:
+    """Refuse, before any parsing, a deal text with more than :data:`MAX_HAND_SIZE` cards a hand.
+
+    Linear and at C speed: below 2·MAX_HAND_SIZE characters nothing is counted (every card takes at least
+    one); above, the cards are counted as the notation writes them — an owner string has a card a letter,
+    a side in number notation a card a whitespace-separated number, a side in rank notation a card a
+    character.
+    """
+    if not isinstance(text, str):
+        raise InvalidDealError(f"not a deal: {text!r}")
+    if len(text) <= 2 * MAX_HAND_SIZE:
+        return
+    if len(text) > MAX_DEAL_CHARS:
+        raise DealTooLargeError(
+            f"deal too large: {len(text):,} characters (at most {MAX_DEAL_CHARS:,}, and {MAX_HAND_SIZE:,} cards a hand)"
+        )
+    for part in text.replace(";", ",").split(","):
+        if "/" not in part:
+            cards = len(part.strip())
+        else:
+            cards = 0
+            for side in part.split("/"):
+                if side.translate(_NUMBER_CHARACTERS):  # more than digits, signs and spaces: rank notation
+                    ranks = len(side) - sum(side.count(c) for c in _WHITESPACE)
+                    if ranks > 2 * len(RANK_NAMES):  # A…2, and 10 for T: no legal hand is that long
+                        raise DuplicateCardError(f"{ranks:,} cards in rank notation: a hand holds at most 13 ranks")
+                    cards += ranks
+                else:
+                    cards += _numbers(side)
+        if cards > 2 * MAX_HAND_SIZE:
+            raise DealTooLargeError(f"deal too large: {cards:,} cards (at most {MAX_HAND_SIZE:,} cards a hand)")
+
+
+_WHITESPACE = " \t\n\r\v\f"
+_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789+-" + _WHITESPACE)
+
+
+def _numbers(side: str) -> int:
+    """The whitespace-separated numbers of a side: one more than its spaces when that is small enough to
+    accept (cheap, never too few), else counted exactly."""
+    side = side.strip()
+    gaps = sum(side.count(c) for c in _WHITESPACE)
+    return gaps + 1 if gaps < 2 * MAX_HAND_SIZE else len(side.split())
+
+
 def parse_suit(text: str) -> Suit:
     """Parse one suit in any notation of SPEC §2.
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
     * an owner string, lowest card first: ``EWEW``.
+
+    A deal of more than :data:`MAX_HAND_SIZE` cards a hand is refused first (:func:`check_deal_size`).
     """
+    check_deal_size(text)
     stripped = text.strip()
     if not stripped:
         raise InvalidDealError("empty deal")
@@ -330,6 +388,7 @@ def parse_deal(text: str) -> Deal:
 
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
     """Parse a multi-suit deal: single-suit deals separated by ``,`` or ``;``."""
+    check_deal_size(text)
     parts = [p for p in re.split(r"[,;]", text)]
     if not text.strip():
         raise InvalidDealError("empty deal")
