@@ -1,0 +1,401 @@
+"""The engine on a Dask cluster: each level split by rank ranges over worker processes (SPEC §7, ``--cluster``).
+
+Level n depends only on level n − 1, and its deals are independent of each other
+(§7.2 of the multi-suit paper: a deal's value comes from its reductions D_ij
+one level down).  So a level is cut into rank ranges, one task each, and:
+
+1. level n − 1 reaches the workers as a file of 2-byte value codes (by rank)
+   and the small table of the distinct values they stand for, in a work
+   directory every worker sees.  Workers on one machine share its pages
+   through the page cache, so there is no copy per task, nor per worker of the
+   file (docs/cluster.md measures this against scattering it);
+2. a task (:func:`value_range`) values its range, runs the papers' checks on
+   it and compares it with Theorem 9.1 of the single-suit paper, and returns
+   a :class:`RangeResult`: its deals as codes into its own small value table,
+   the counts of each value and of each check;
+3. the client hands each finished range to a callback (:func:`run_levels`'s
+   ``on_range``) and writes its codes into level n's file.  A task whose worker
+   dies is recomputed by the scheduler, and a range is written only once its
+   whole result has arrived, so nothing is ever half-written.  When the last
+   range is in, the level's table is put in the order of V, the codes are
+   re-expressed in it, and the file is renamed into place: level n is then the
+   input of level n + 1.
+
+The client holds no level in memory: level n streams to disk range by range,
+which is what takes the engine past one machine's memory (n = 18).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from whist_catalogue.engine import kernels as K
+from whist_catalogue.engine.encoding import SCALE, SCALE_BITS, decode_value
+from whist_catalogue.engine.levels import Checks, Level, _blocks
+from whist_catalogue.engine.scan import (
+    REVERIFY_BUDGET,
+    LevelReport,
+    level_report,
+    two_theories_range,
+    two_theories_result,
+)
+from whist_catalogue.errors import WhistError
+from whist_catalogue.theory.ranking import binomial_table, level_size
+from whist_catalogue.theory.values import Value
+
+__all__ = [
+    "ClusterError",
+    "LevelFile",
+    "RangeResult",
+    "LevelTotals",
+    "parse_address",
+    "connect",
+    "value_range",
+    "run_levels",
+    "cluster_scan",
+    "MAX_RANGE",
+]
+
+MAX_RANGE = 1 << 22
+"""Deals per task at most: 4 M deals take a few seconds on one core, and their codes are 8 MB to ship back."""
+MIN_RANGE = 1 << 14
+"""Deals per task at least, so that small levels are not drowned in scheduling overhead."""
+TASKS_PER_WORKER = 8
+"""Ranges per worker and level, so that the slowest task of a level leaves the other workers little idle time."""
+
+
+class ClusterError(WhistError):
+    """A ``--cluster`` address that is malformed or does not answer, or the cluster extra missing."""
+
+
+def parse_address(text: str) -> str | int:
+    """``tcp://HOST:PORT`` (returned as given) or ``local:K`` (returned as the int K ≥ 1)."""
+    if text.startswith("local:"):
+        count = text.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise ClusterError(f"--cluster {text!r}: local:K needs a number of workers K ≥ 1")
+        return int(count)
+    host, _, port = text.removeprefix("tcp://").rpartition(":")
+    if not text.startswith("tcp://") or not host or not port.isdigit():
+        raise ClusterError(f"--cluster {text!r}: expected tcp://HOST:PORT (a Dask scheduler) or local:K")
+    return text
+
+
+@contextmanager
+def connect(address: str, *, timeout: float = 15.0) -> Iterator["distributed.Client"]:  # noqa: F821
+    """A Dask client of the scheduler at ``address``, or of a local cluster of K worker processes for ``local:K``."""
+    target = parse_address(address)
+    try:
+        import distributed
+    except ModuleNotFoundError:
+        raise ClusterError("--cluster needs Dask: pip install 'whist-catalogue[cluster]'") from None
+    import logging
+
+    if isinstance(target, int):
+        # One thread a worker: the kernels hold the GIL, and each task sets its own Numba threads.
+        # No memory limit: the page cache behind the level files counts in a worker's RSS, and a
+        # nanny that kills a worker for it would only recompute the same task.
+        with distributed.LocalCluster(n_workers=target, threads_per_worker=1, processes=True,
+                                      dashboard_address=None, memory_limit=0,
+                                      silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = distributed.Client(target, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"--cluster {address}: no Dask scheduler answers there ({exc})") from None
+    with client:
+        if not client.scheduler_info()["workers"]:
+            client.wait_for_workers(1, timeout=timeout)
+        yield client
+
+
+@dataclass(frozen=True)
+class LevelFile:
+    """Where a level's value codes live: ``level-NN.codes.npy`` (uint16 by rank) and ``level-NN.table.npy``
+    (the distinct values as keys ``numerator · 256 + infinitesimal + 128``, in the order of V), in a
+    directory every worker sees at the same path."""
+
+    directory: str
+    n: int
+
+    @property
+    def codes_path(self) -> Path:
+        return Path(self.directory) / f"level-{self.n:02d}.codes.npy"
+
+    @property
+    def table_path(self) -> Path:
+        return Path(self.directory) / f"level-{self.n:02d}.table.npy"
+
+    def exists(self) -> bool:
+        return self.codes_path.is_file() and self.table_path.is_file()
+
+    def open(self) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, table keys): the codes memory-mapped read-only."""
+        return np.load(self.codes_path, mmap_mode="r"), np.load(self.table_path)
+
+    def remove(self) -> None:
+        for path in (self.codes_path, self.table_path):
+            path.unlink(missing_ok=True)
+
+
+def _keys(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
+    """One int64 per value whose integer order is the order of V on single-suit values (never ±ε₀ together)."""
+    return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
+
+
+def _unkey(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return (keys >> 8).astype(np.int32), ((keys & 255) - 128).astype(np.int8)
+
+
+# Level n − 1 as the kernels read it, once per worker process and level, not once per task.
+_previous: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+_previous_lock = threading.Lock()
+_kernel_lock = threading.Lock()  # Numba's default threading layer runs one parallel kernel at a time
+
+
+def _previous_level(source: LevelFile | None) -> tuple[np.ndarray, np.ndarray]:
+    if source is None:
+        empty = Level.empty()
+        return empty.numerator, empty.infinitesimal
+    key = (source.directory, source.n)
+    with _previous_lock:
+        if key not in _previous:
+            _previous.clear()  # only one level is ever needed: free the one before first
+            codes, table = source.open()
+            numerator, infinitesimal = _unkey(table)
+            _previous[key] = (numerator[codes], infinitesimal[codes])
+        return _previous[key]
+
+
+@dataclass
+class RangeResult:
+    """What a task sends back for the deals of level n with ranks in [start, stop)."""
+
+    n: int
+    start: int
+    stop: int
+    table: np.ndarray
+    """The range's distinct values as keys (:class:`LevelFile`), ascending."""
+    codes: np.ndarray
+    """Each deal's value as an index into ``table`` (uint8 when the range has ≤ 256 values, else uint16)."""
+    counts: np.ndarray
+    """Deals with each value of ``table`` (int64)."""
+    checked: np.ndarray
+    counterexamples: np.ndarray
+    first: np.ndarray
+    """Per check of ``CHECK_NAMES``: the least counterexample rank, or −1."""
+    theorem_9_1: tuple[int, int | None]
+    """Deals whose outcome disagrees with Theorem 9.1 of the single-suit paper, and the first such rank."""
+
+
+def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threads: int | dict = 1) -> RangeResult:
+    """A cluster task: the values, checks and the Theorem 9.1 comparison of level n's ranks [start, stop).
+
+    ``threads`` is how many Numba threads the kernel uses, or a map from host to the number of
+    worker processes there (each then takes its share of the host's cores).
+    """
+    import numba
+
+    if isinstance(threads, dict):
+        from distributed import get_worker
+
+        host = get_worker().address.rsplit(":", 1)[0]
+        threads = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
+    prev_num, prev_inf = _previous_level(previous)
+    size = stop - start
+    numerator = np.empty(size, np.int32)
+    infinitesimal = np.empty(size, np.int8)
+    flags = np.zeros(size, np.uint8)
+    blocks = _blocks()
+    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
+    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
+    with _kernel_lock:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        K.level_values(n, start, stop, binomial_table(), prev_num, prev_inf, SCALE, True, True, True,
+                       numerator, infinitesimal, flags, counts, first_bad, blocks)
+    if (flags & K.FLAG_AMBIGUOUS).any():
+        bad = start + int(np.flatnonzero(flags & K.FLAG_AMBIGUOUS)[0])
+        raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
+    firsts = np.where(first_bad >= 0, first_bad, np.iinfo(np.int64).max).min(axis=0)
+    table, codes, value_counts = np.unique(_keys(numerator, infinitesimal), return_inverse=True, return_counts=True)
+    return RangeResult(
+        n, start, stop, table, codes.astype(np.uint8 if len(table) <= 256 else np.uint16), value_counts,
+        counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0),
+        np.where(firsts == np.iinfo(np.int64).max, -1, firsts),
+        two_theories_range(n, start, stop, numerator, infinitesimal),
+    )
+
+
+@dataclass
+class LevelTotals:
+    """A whole level reduced by the client from its ranges: value counts, the checks, Theorem 9.1."""
+
+    n: int
+    file: LevelFile
+    counts: dict[int, int] = field(default_factory=dict)
+    """Deals per value key."""
+    checks: Checks | None = None
+    theorem_9_1: tuple[int, int | None] = (0, None)
+    seconds: float = 0.0
+
+    def value_counts(self) -> dict[Value, int]:
+        if self.n == 0:
+            return {Value(0): 1}
+        # An n-card value has denominator ≤ 2^(n−1) (module docstring of engine.encoding).
+        low = (1 << (SCALE_BITS - (self.n - 1))) - 1
+        out = {}
+        for key, count in sorted(self.counts.items()):
+            numerator, infinitesimal = (key >> 8), (key & 255) - 128
+            if numerator & low:
+                raise ArithmeticError(f"level {self.n}: a value has a denominator beyond 2^{self.n - 1}")
+            out[decode_value(numerator, infinitesimal)] = count
+        return out
+
+
+class _LevelWriter:
+    """Level n's codes file as ranges arrive in any order: a growing table, then sorted into V's order."""
+
+    def __init__(self, file: LevelFile) -> None:
+        self.file = file
+        self.partial = file.codes_path.with_suffix(".partial.npy")
+        self.codes = np.lib.format.open_memmap(self.partial, mode="w+", dtype=np.uint16, shape=(level_size(file.n),))
+        self.index: dict[int, int] = {}
+
+    def write(self, result: RangeResult) -> None:
+        local = np.array([self.index.setdefault(int(k), len(self.index)) for k in result.table], np.uint16)
+        self.codes[result.start:result.stop] = local[result.codes]
+
+    def finish(self) -> None:
+        keys = np.fromiter(self.index, np.int64, len(self.index))
+        order = np.argsort(keys)
+        renumber = np.empty(len(keys), np.uint16)
+        renumber[order] = np.arange(len(keys), dtype=np.uint16)
+        for start in range(0, len(self.codes), MAX_RANGE * 16):
+            chunk = self.codes[start:start + MAX_RANGE * 16]
+            chunk[:] = renumber[chunk]
+        self.codes.flush()
+        del self.codes
+        np.save(self.file.table_path, keys[order])
+        os.replace(self.partial, self.file.codes_path)
+
+
+def _ranges(size: int, workers: int, max_range: int) -> list[tuple[int, int]]:
+    step = min(max_range, max(MIN_RANGE, -(-size // (TASKS_PER_WORKER * workers))))
+    return [(s, min(size, s + step)) for s in range(0, size, step)]
+
+
+def _threads(client) -> dict[str, int]:
+    """Worker processes per host: each task takes its host's cores divided among them."""
+    hosts: dict[str, int] = {}
+    for address in client.scheduler_info()["workers"]:
+        host = address.rsplit(":", 1)[0]
+        hosts[host] = hosts.get(host, 0) + 1
+    return hosts
+
+
+def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int = 1,
+               max_range: int = MAX_RANGE, progress: Callable[[int, int, int], None] | None = None,
+               on_range: Callable[[RangeResult], None] | None = None, keep: bool = False) -> Iterator[LevelTotals]:
+    """Levels min_n…max_n on the cluster of ``client``, each written to ``directory`` as a :class:`LevelFile`.
+
+    Level min_n − 1 must already be there (or min_n = 1).  ``on_range`` sees every finished range in
+    the client process, in the order they finish, before its codes are written; ``progress(n, done,
+    total)`` counts the deals of finished ranges.  Only the level last computed is kept on disk unless
+    ``keep``.
+    """
+    directory = str(Path(directory).resolve())
+    from distributed import as_completed
+
+    previous = LevelFile(directory, min_n - 1) if min_n > 1 else None
+    if previous is not None and not previous.exists():
+        raise ClusterError(f"level {min_n - 1} is not in {directory}: it is the input of level {min_n}")
+    run = uuid.uuid4().hex[:8]
+    for n in range(min_n, max_n + 1):
+        started = time.perf_counter()
+        size = level_size(n)
+        hosts = _threads(client)
+        ranges = _ranges(size, max(1, sum(hosts.values())), max_range)
+        futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
+                   for start, stop in ranges]
+        totals = LevelTotals(n, LevelFile(directory, n), checks=Checks(n))
+        first = np.full(K.N_CHECKS, np.iinfo(np.int64).max, np.int64)
+        mismatches, first_mismatch = 0, None
+        writer = _LevelWriter(totals.file)
+        done = 0
+        for future, result in as_completed(futures, with_results=True):
+            future.release()
+            if on_range is not None:
+                on_range(result)
+            writer.write(result)
+            for key, count in zip(result.table.tolist(), result.counts.tolist()):
+                totals.counts[key] = totals.counts.get(key, 0) + count
+            totals.checks.checked += result.checked
+            totals.checks.counterexamples += result.counterexamples
+            first = np.minimum(first, np.where(result.first >= 0, result.first, first))
+            bad, at = result.theorem_9_1
+            mismatches += bad
+            if at is not None and (first_mismatch is None or at < first_mismatch):
+                first_mismatch = at
+            done += result.stop - result.start
+            if progress:
+                progress(n, done, size)
+        writer.finish()
+        totals.checks.first = [int(f) if f != np.iinfo(np.int64).max else None for f in first]
+        totals.theorem_9_1 = (mismatches, first_mismatch)
+        totals.seconds = time.perf_counter() - started
+        if previous is not None and not keep:
+            previous.remove()
+        previous = totals.file
+        yield totals
+
+
+def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | None = None,
+                 progress: Callable[[int, int, int], None] | None = None,
+                 reverify_budget: int = REVERIFY_BUDGET, max_range: int = MAX_RANGE,
+                 client=None) -> Iterator[LevelReport]:
+    """:func:`whist_catalogue.engine.scan.scan` on a cluster: the same reports, level by level.
+
+    ``directory`` holds the level files (default: a temporary directory, removed at the end; with
+    workers on other machines, pass one they all see at the same path).  ``client`` reuses an open
+    Dask client instead of connecting to ``address``.
+    """
+    with _directory(directory) as workdir, (_given(client) if client is not None else connect(address)) as dask:
+        for totals in run_levels(dask, max_n, workdir, progress=progress, max_range=max_range):
+            started = time.perf_counter()
+            theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)
+            report = level_report(totals.n, totals.value_counts(), totals.checks, theorem, 0.0, reverify_budget)
+            report.seconds = totals.seconds + time.perf_counter() - started
+            yield report
+        if directory is None:
+            LevelFile(workdir, max_n).remove()
+
+
+@contextmanager
+def _given(client):
+    yield client
+
+
+@contextmanager
+def _directory(directory: str | os.PathLike | None) -> Iterator[str]:
+    if directory is not None:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        yield str(directory)
+        return
+    workdir = tempfile.mkdtemp(prefix="whist-levels-")
+    try:
+        yield workdir
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
