@@ -93,7 +93,7 @@ def parse_address(text: str) -> str | int:
 
 
 @contextmanager
-def connect(address: str, *, timeout: float = 15.0) -> Iterator["distributed.Client"]:  # noqa: F821
+def connect(address: str, *, timeout: float = 10.0) -> Iterator["distributed.Client"]:  # noqa: F821
     """A Dask client of the scheduler at ``address``, or of a local cluster of K worker processes for ``local:K``."""
     target = parse_address(address)
     try:
@@ -371,7 +371,7 @@ def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | Non
     workers on other machines, pass one they all see at the same path).  ``client`` reuses an open
     Dask client instead of connecting to ``address``.
     """
-    with _directory(directory) as workdir, (_given(client) if client is not None else connect(address)) as dask:
+    with (_given(client) if client is not None else connect(address)) as dask, _directory(directory) as workdir:
         for totals in run_levels(dask, max_n, workdir, progress=progress, max_range=max_range):
             started = time.perf_counter()
             theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)

@@ -1,0 +1,156 @@
+"""The engine on a Dask cluster (``scan --cluster``): exactly the in-process results, a killed worker included.
+
+Real clusters only: a ``LocalCluster`` of two worker processes, and a ``dask scheduler`` with two
+``dask worker`` processes started here on 127.0.0.1 — the deployment of README's "Running on
+several machines", on one machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+
+from whist_catalogue.engine.cluster import ClusterError, LevelFile, cluster_scan, parse_address, run_levels
+from whist_catalogue.engine.levels import levels
+from whist_catalogue.engine.scan import scan
+
+CLI = [sys.executable, "-m", "whist_catalogue"]
+
+
+def without_seconds(objects: list[dict]) -> list[dict]:
+    return [{k: v for k, v in o.items() if k != "seconds"} for o in objects]
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit=0) as cluster, Client(cluster) as client:
+        yield client
+
+
+def test_scan_survives_a_killed_worker(local_cluster):
+    client = local_cluster
+    expected = without_seconds([r.to_json() for r in scan(11)])
+    killed: list[str] = []
+    before = set(client.scheduler_info()["workers"])
+
+    def kill_one_at_level_11(n: int, done: int, total: int) -> None:
+        if n != 11 or killed or done == total:
+            return
+        busy = [w for w, keys in client.processing().items() if keys]
+        victim = busy[0]
+        os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+        killed.append(victim)
+        # Block until the scheduler has noticed, so the tasks it held must be recomputed elsewhere.
+        deadline = time.monotonic() + 30
+        while victim in client.scheduler_info()["workers"]:
+            assert time.monotonic() < deadline, "the killed worker never left"
+            time.sleep(0.05)
+
+    got = [r.to_json() for r in cluster_scan("", 11, client=client, max_range=1 << 14, progress=kill_one_at_level_11)]
+    assert killed and killed[0] in before
+    assert without_seconds(got) == expected
+    assert got[10]["checks"]["conjecture_12_4_labeled"]["counterexamples"] == 1366
+
+
+def test_level_files_hold_the_levels_as_codes(local_cluster, tmp_path):
+    """Each level is written as 2-byte codes by rank and its table of distinct values in V's order."""
+    results = list(run_levels(local_cluster, 9, tmp_path, max_range=1 << 10, keep=True))
+    for totals, level in zip(results, levels(9)):
+        codes, table = totals.file.open()
+        assert codes.dtype == np.uint16 and len(codes) == len(level)
+        assert np.all(np.diff(table) > 0)  # ascending keys: V's order, each value once
+        assert np.array_equal(table[codes] >> 8, level.numerator)
+        assert np.array_equal((table[codes] & 255) - 128, level.infinitesimal)
+        assert sum(totals.counts.values()) == len(level)
+    assert not list(tmp_path.glob("*.partial.npy"))  # every level renamed into place once complete
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_deployment(tmp_path):
+    """``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1, stopped afterwards."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    log = (tmp_path / "dask.log").open("w")
+    dask = [sys.executable, "-m", "dask"]
+    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                              stdout=log, stderr=log)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen(dask + ["worker", address, "--nthreads", "1", "--no-dashboard",
+                                                  "--memory-limit", "0"], stdout=log, stderr=log))
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in reversed(procs):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        log.close()
+
+
+def _scan_json(*extra: str) -> list[dict]:
+    result = subprocess.run(CLI + ["scan", "--max-n", "12", "--json", "--no-progress", *extra],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_scan_on_a_dask_scheduler_prints_the_in_process_results(dask_deployment):
+    on_cluster = _scan_json("--cluster", dask_deployment)
+    in_process = _scan_json()
+    assert [o["n"] for o in on_cluster] == list(range(1, 13))
+    assert without_seconds(on_cluster) == without_seconds(in_process)
+
+
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        ("frob", "tcp://HOST:PORT"),
+        ("local:0", "K ≥ 1"),
+        ("local:x", "K ≥ 1"),
+        ("tcp://127.0.0.1", "tcp://HOST:PORT"),
+    ],
+)
+def test_a_bad_address_is_one_line_and_exit_2(address, words):
+    with pytest.raises(ClusterError, match=words):
+        parse_address(address)
+    result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", address], capture_output=True, text=True)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and words in lines[0], result.stderr
+    assert result.stdout == ""
+
+
+def test_no_scheduler_at_the_address_is_one_line_and_exit_2(tmp_path):
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", address, "--workdir", str(tmp_path / "w")],
+                            capture_output=True, text=True, timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "no Dask scheduler" in lines[0], result.stderr
+    assert not (tmp_path / "w").exists()  # nothing changed on disk
+
+
+def test_run_levels_needs_the_level_below(local_cluster, tmp_path):
+    with pytest.raises(ClusterError, match="level 4 is not in"):
+        next(run_levels(local_cluster, 6, tmp_path, min_n=5))
+    assert not LevelFile(str(tmp_path), 5).exists()
