@@ -1,6 +1,7 @@
 """The engine: the value and best moves of every deal of a level at once.
 
 * :mod:`.encoding` — values and labeled values as small exact integers;
+* :mod:`.codes` — a level's values as 2-byte codes into a table of its distinct values;
 * :mod:`.kernels` — the Numba kernels (reduction ranks in O(1), §7.2's α matrix, the shortcuts);
 * :mod:`.levels` — level n from level n − 1, the public API over the kernels;
 * :mod:`.statistics` — per-level counts shared by ``scan`` and ``stats``;

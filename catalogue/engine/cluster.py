@@ -40,9 +40,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from whist_catalogue.engine import kernels as K
-from whist_catalogue.engine.encoding import SCALE, SCALE_BITS, decode_value
-from whist_catalogue.engine.levels import Checks, Level, _blocks
+from whist_catalogue.engine.codes import Encoder, ValueTable, encode
+from whist_catalogue.engine.levels import Checks, Level, compute_range
 from whist_catalogue.engine.scan import (
     REVERIFY_BUDGET,
     LevelReport,
@@ -51,7 +50,7 @@ from whist_catalogue.engine.scan import (
     two_theories_result,
 )
 from whist_catalogue.errors import WhistError
-from whist_catalogue.theory.ranking import binomial_table, level_size
+from whist_catalogue.theory.ranking import level_size
 from whist_catalogue.theory.values import Value
 
 __all__ = [
@@ -68,7 +67,7 @@ __all__ = [
 ]
 
 MAX_RANGE = 1 << 22
-"""Deals per task at most: 4 M deals take a few seconds on one core, and their codes are 8 MB to ship back."""
+"""Deals per task at most: 4 M deals take a few seconds on one core, and their codes are 4–8 MB to ship back."""
 MIN_RANGE = 1 << 14
 """Deals per task at least, so that small levels are not drowned in scheduling overhead."""
 TASKS_PER_WORKER = 8
@@ -123,9 +122,9 @@ def connect(address: str, *, timeout: float = 10.0) -> Iterator["distributed.Cli
 
 @dataclass(frozen=True)
 class LevelFile:
-    """Where a level's value codes live: ``level-NN.codes.npy`` (uint16 by rank) and ``level-NN.table.npy``
-    (the distinct values as keys ``numerator · 256 + infinitesimal + 128``, in the order of V), in a
-    directory every worker sees at the same path."""
+    """Where a level's values live: ``level-NN.codes.npy``, uint16 codes by rank, and ``level-NN.table.npy``,
+    its :class:`~whist_catalogue.engine.codes.ValueTable` as int64 keys (``ValueTable.keys``), in a directory
+    every worker sees at the same path."""
 
     directory: str
     n: int
@@ -141,41 +140,30 @@ class LevelFile:
     def exists(self) -> bool:
         return self.codes_path.is_file() and self.table_path.is_file()
 
-    def open(self) -> tuple[np.ndarray, np.ndarray]:
-        """(codes, table keys): the codes memory-mapped read-only."""
-        return np.load(self.codes_path, mmap_mode="r"), np.load(self.table_path)
+    def open(self) -> Level:
+        """The level, its codes memory-mapped read-only: processes on one machine share one copy."""
+        return Level.from_codes(self.n, np.load(self.codes_path, mmap_mode="r"),
+                                ValueTable.from_keys(np.load(self.table_path)))
 
     def remove(self) -> None:
         for path in (self.codes_path, self.table_path):
             path.unlink(missing_ok=True)
 
 
-def _keys(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
-    """One int64 per value whose integer order is the order of V on single-suit values (never ±ε₀ together)."""
-    return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
-
-
-def _unkey(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return (keys >> 8).astype(np.int32), ((keys & 255) - 128).astype(np.int8)
-
-
-# Level n − 1 as the kernels read it, once per worker process and level, not once per task.
-_previous: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+# Level n − 1 as a worker process reads it: opened once per level, not once per task.
+_previous: dict[tuple[str, int], Level] = {}
 _previous_lock = threading.Lock()
 _kernel_lock = threading.Lock()  # Numba's default threading layer runs one parallel kernel at a time
 
 
-def _previous_level(source: LevelFile | None) -> tuple[np.ndarray, np.ndarray]:
+def _previous_level(source: LevelFile | None) -> Level:
     if source is None:
-        empty = Level.empty()
-        return empty.numerator, empty.infinitesimal
+        return Level.empty()
     key = (source.directory, source.n)
     with _previous_lock:
         if key not in _previous:
-            _previous.clear()  # only one level is ever needed: free the one before first
-            codes, table = source.open()
-            numerator, infinitesimal = _unkey(table)
-            _previous[key] = (numerator[codes], infinitesimal[codes])
+            _previous.clear()  # only one level is ever needed: let the one before go first
+            _previous[key] = source.open()
         return _previous[key]
 
 
@@ -186,16 +174,13 @@ class RangeResult:
     n: int
     start: int
     stop: int
-    table: np.ndarray
-    """The range's distinct values as keys (:class:`LevelFile`), ascending."""
+    table: ValueTable
+    """The range's distinct values."""
     codes: np.ndarray
     """Each deal's value as an index into ``table`` (uint8 when the range has ≤ 256 values, else uint16)."""
     counts: np.ndarray
     """Deals with each value of ``table`` (int64)."""
-    checked: np.ndarray
-    counterexamples: np.ndarray
-    first: np.ndarray
-    """Per check of ``CHECK_NAMES``: the least counterexample rank, or −1."""
+    checks: Checks
     theorem_9_1: tuple[int, int | None]
     """Deals whose outcome disagrees with Theorem 9.1 of the single-suit paper, and the first such rank."""
 
@@ -213,28 +198,16 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
 
         host = get_worker().address.rsplit(":", 1)[0]
         threads = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
-    prev_num, prev_inf = _previous_level(previous)
-    size = stop - start
-    numerator = np.empty(size, np.int32)
-    infinitesimal = np.empty(size, np.int8)
-    flags = np.zeros(size, np.uint8)
-    blocks = _blocks()
-    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
-    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
+    level = _previous_level(previous)
     with _kernel_lock:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        K.level_values(n, start, stop, binomial_table(), prev_num, prev_inf, SCALE, True, True, True,
-                       numerator, infinitesimal, flags, counts, first_bad, blocks)
-    if (flags & K.FLAG_AMBIGUOUS).any():
-        bad = start + int(np.flatnonzero(flags & K.FLAG_AMBIGUOUS)[0])
-        raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
-    firsts = np.where(first_bad >= 0, first_bad, np.iinfo(np.int64).max).min(axis=0)
-    table, codes, value_counts = np.unique(_keys(numerator, infinitesimal), return_inverse=True, return_counts=True)
+        part = compute_range(n, level, start, stop, checks=True)
+    codes, table = encode(part.numerator, part.infinitesimal)
+    assert part.checks is not None
     return RangeResult(
-        n, start, stop, table, codes.astype(np.uint8 if len(table) <= 256 else np.uint16), value_counts,
-        counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0),
-        np.where(firsts == np.iinfo(np.int64).max, -1, firsts),
-        two_theories_range(n, start, stop, numerator, infinitesimal),
+        n, start, stop, table, codes.astype(np.uint8) if len(table) <= 256 else codes,
+        np.bincount(codes, minlength=len(table)), part.checks,
+        two_theories_range(n, start, stop, codes, table),
     )
 
 
@@ -245,49 +218,38 @@ class LevelTotals:
     n: int
     file: LevelFile
     counts: dict[int, int] = field(default_factory=dict)
-    """Deals per value key."""
+    """Deals per value key (``ValueTable.keys``)."""
     checks: Checks | None = None
     theorem_9_1: tuple[int, int | None] = (0, None)
     seconds: float = 0.0
 
     def value_counts(self) -> dict[Value, int]:
-        if self.n == 0:
-            return {Value(0): 1}
-        # An n-card value has denominator ≤ 2^(n−1) (module docstring of engine.encoding).
-        low = (1 << (SCALE_BITS - (self.n - 1))) - 1
-        out = {}
-        for key, count in sorted(self.counts.items()):
-            numerator, infinitesimal = (key >> 8), (key & 255) - 128
-            if numerator & low:
-                raise ArithmeticError(f"level {self.n}: a value has a denominator beyond 2^{self.n - 1}")
-            out[decode_value(numerator, infinitesimal)] = count
-        return out
+        keys = sorted(self.counts)
+        table = ValueTable.from_keys(np.array(keys, np.int64))
+        return {table.value(c): self.counts[k] for c, k in enumerate(keys)}
 
 
 class _LevelWriter:
-    """Level n's codes file as ranges arrive in any order: a growing table, then sorted into V's order."""
+    """Level n's codes file as ranges arrive in any order: one growing table, put in V's order at the end."""
 
     def __init__(self, file: LevelFile) -> None:
         self.file = file
         self.partial = file.codes_path.with_suffix(".partial.npy")
         self.codes = np.lib.format.open_memmap(self.partial, mode="w+", dtype=np.uint16, shape=(level_size(file.n),))
-        self.index: dict[int, int] = {}
+        self.encoder = Encoder()
 
     def write(self, result: RangeResult) -> None:
-        local = np.array([self.index.setdefault(int(k), len(self.index)) for k in result.table], np.uint16)
-        self.codes[result.start:result.stop] = local[result.codes]
+        provisional = self.encoder.add(result.table.numerator, result.table.infinitesimal)
+        np.take(provisional, result.codes, out=self.codes[result.start:result.stop])
 
     def finish(self) -> None:
-        keys = np.fromiter(self.index, np.int64, len(self.index))
-        order = np.argsort(keys)
-        renumber = np.empty(len(keys), np.uint16)
-        renumber[order] = np.arange(len(keys), dtype=np.uint16)
+        table, final = self.encoder.finish()
         for start in range(0, len(self.codes), MAX_RANGE * 16):
             chunk = self.codes[start:start + MAX_RANGE * 16]
-            chunk[:] = renumber[chunk]
+            np.take(final, chunk, out=chunk)
         self.codes.flush()
         del self.codes
-        np.save(self.file.table_path, keys[order])
+        np.save(self.file.table_path, table.keys())
         os.replace(self.partial, self.file.codes_path)
 
 
@@ -330,7 +292,6 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
         futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
                    for start, stop in ranges]
         totals = LevelTotals(n, LevelFile(directory, n), checks=Checks(n))
-        first = np.full(K.N_CHECKS, np.iinfo(np.int64).max, np.int64)
         mismatches, first_mismatch = 0, None
         writer = _LevelWriter(totals.file)
         done = 0
@@ -339,11 +300,9 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
             if on_range is not None:
                 on_range(result)
             writer.write(result)
-            for key, count in zip(result.table.tolist(), result.counts.tolist()):
+            for key, count in zip(result.table.keys().tolist(), result.counts.tolist()):
                 totals.counts[key] = totals.counts.get(key, 0) + count
-            totals.checks.checked += result.checked
-            totals.checks.counterexamples += result.counterexamples
-            first = np.minimum(first, np.where(result.first >= 0, result.first, first))
+            totals.checks.merge(result.checks)
             bad, at = result.theorem_9_1
             mismatches += bad
             if at is not None and (first_mismatch is None or at < first_mismatch):
@@ -352,7 +311,6 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
             if progress:
                 progress(n, done, size)
         writer.finish()
-        totals.checks.first = [int(f) if f != np.iinfo(np.int64).max else None for f in first]
         totals.theorem_9_1 = (mismatches, first_mismatch)
         totals.seconds = time.perf_counter() - started
         if previous is not None and not keep:

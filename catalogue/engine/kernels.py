@@ -3,7 +3,9 @@
 Every function here is private to the engine and works on prepared contiguous
 arrays only.  A level n is processed deal by deal (in parallel blocks); a deal
 is West's mask m of 2n bits and its values come from level n−1 through the
-reductions D_ij of §7.2 of the multi-suit paper.
+reductions D_ij of §7.2 of the multi-suit paper.  Level n−1 arrives as value
+codes (:mod:`whist_catalogue.engine.codes`): ``prev_codes`` by rank, and the
+table ``tab_num``/``tab_inf`` they index.
 
 Finding a reduction in level n−1 takes O(1): the colex rank (see
 :mod:`whist_catalogue.theory.ranking`) of the deal left after West's card at bit a and
@@ -152,12 +154,12 @@ def _reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3):
 
 
 @njit(cache=True, inline="always")
-def _alpha(n, a, ta, b, cb, s0, s1, s2, s3, prev_num, prev_inf, scale):
+def _alpha(n, a, ta, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale):
     """The labeled key of α for West's card at a against East's card at b."""
-    r = _reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3)
+    c = prev_codes[_reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3)]
     west_wins = 1 if a > b else 0
     # Widen before shifting: the packed key needs 64 bits (Numba widens by itself, plain Python does not).
-    return key_of(np.int64(prev_num[r]) + west_wins * scale, np.int64(prev_inf[r]), west_wins)
+    return key_of(np.int64(tab_num[c]) + west_wins * scale, np.int64(tab_inf[c]), west_wins)
 
 
 @njit(cache=True, inline="always")
@@ -257,7 +259,7 @@ def _reply_checks(checks, a, b, scale):
 
 
 @njit(cache=True)
-def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, s0, s1, s2, s3, checks, want_checks):
+def _deal(m, n, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs, wpos, epos, s0, s1, s2, s3, checks, want_checks):
     """val(D) of one deal: (numerator, rank, flags); accumulates checks into ``checks`` (N_CHECKS×2)."""
     _prepare(m, n, table, wpos, epos, s0, s1, s2, s3)
     top = 2 * n - 1
@@ -280,10 +282,10 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                     ccb = epos[j] - j  # West's cards below it
                     break
             low = epos[0]
-            k_low = _alpha(n, a, ta, low, low, s0, s1, s2, s3, prev_num, prev_inf, scale)
+            k_low = _alpha(n, a, ta, low, low, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
             lo = k_low
             if cheap >= 0:
-                k_cheap = _alpha(n, a, ta, cheap, ccb, s0, s1, s2, s3, prev_num, prev_inf, scale)
+                k_cheap = _alpha(n, a, ta, cheap, ccb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
                 if k_cheap < lo:
                     lo = k_cheap
                 if want_checks and cheap != top:
@@ -293,7 +295,7 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                 b = epos[j]
                 if runs and j + 1 < n and epos[j + 1] == b + 1:
                     continue
-                k = _alpha(n, a, ta, b, b - j, s0, s1, s2, s3, prev_num, prev_inf, scale)
+                k = _alpha(n, a, ta, b, b - j, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
                 if k < lo:
                     lo = k
         if lo > maxmin:
@@ -314,10 +316,10 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                     cheap = wpos[i]
                     cta = i + 1
                     break
-            k_low = _alpha(n, wpos[0], 1, b, cb, s0, s1, s2, s3, prev_num, prev_inf, scale)
+            k_low = _alpha(n, wpos[0], 1, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
             hi = k_low
             if cheap >= 0:
-                k_cheap = _alpha(n, cheap, cta, b, cb, s0, s1, s2, s3, prev_num, prev_inf, scale)
+                k_cheap = _alpha(n, cheap, cta, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
                 if k_cheap > hi:
                     hi = k_cheap
                 if want_checks and cheap != top:
@@ -328,7 +330,7 @@ def _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs, wpos, epos, 
                 a = wpos[i]
                 if runs and i + 1 < n and wpos[i + 1] == a + 1:
                     continue
-                k = _alpha(n, a, i + 1, b, cb, s0, s1, s2, s3, prev_num, prev_inf, scale)
+                k = _alpha(n, a, i + 1, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
                 if k > hi:
                     hi = k
         if hi < minmax:
@@ -369,7 +371,7 @@ def _value_checks(numer, rank, n, scale, d0_numer, d0_rank, checks):
 
 
 @njit(cache=True, parallel=True)
-def level_values(n, start, stop, table, prev_num, prev_inf, scale, reply_rule, runs, want_checks,
+def level_values(n, start, stop, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs, want_checks,
                  out_num, out_inf, flags, checks_out, first_bad, blocks):
     """Values of the deals of level n with ranks in [start, stop).
 
@@ -399,14 +401,14 @@ def level_values(n, start, stop, table, prev_num, prev_inf, scale, reply_rule, r
         for r in range(lo, hi):
             for c in range(N_CHECKS):
                 before[c, 1] = checks[c, 1]
-            numer, rank, flag = _deal(m, n, table, prev_num, prev_inf, scale, reply_rule, runs,
+            numer, rank, flag = _deal(m, n, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs,
                                       wpos, epos, s0, s1, s2, s3, checks, want_checks)
             out_num[r - start] = numer
             out_inf[r - start] = rank
             if want_checks:
                 # D₀: West's and East's lowest cards removed.
                 r0 = _reduced_rank(n, wpos[0], 1, epos[0], epos[0], s0, s1, s2, s3)
-                _value_checks(numer, rank, n, scale, prev_num[r0], prev_inf[r0], checks)
+                _value_checks(numer, rank, n, scale, tab_num[prev_codes[r0]], tab_inf[prev_codes[r0]], checks)
                 for c in range(N_CHECKS):
                     if checks[c, 1] > before[c, 1]:
                         flag |= 1 << c
@@ -418,8 +420,11 @@ def level_values(n, start, stop, table, prev_num, prev_inf, scale, reply_rule, r
 
 
 @njit(cache=True, parallel=True)
-def mirror_values(n, start, stop, table, numer, rank, scale, blocks):
-    """Fill ranks [start, stop) (West holds the ace) from the swapped deals: val(D) = n − val(D̄)."""
+def mirror_codes(n, start, stop, table, codes, mirror, blocks):
+    """Fill ranks [start, stop) (West holds the ace) from the swapped deals: val(D) = n − val(D̄).
+
+    ``mirror[c]`` is the code of n − v for the value v of code c.
+    """
     total = stop - start
     per = (total + blocks - 1) // blocks
     full = (np.int64(1) << (2 * n)) - 1
@@ -437,14 +442,13 @@ def mirror_values(n, start, stop, table, numer, rank, scale, blocks):
                 if (comp >> p) & 1:
                     t += 1
                     rc += table[p, t]
-            numer[r] = n * scale - numer[rc]
-            rank[r] = -rank[rc]
+            codes[r] = mirror[codes[rc]]
             if r + 1 < hi:
                 m = _next_mask(m)
 
 
 @njit(cache=True, parallel=True)
-def level_moves(n, table, prev_num, prev_inf, scale, moves, blocks):
+def level_moves(n, table, prev_codes, tab_num, tab_inf, scale, moves, blocks):
     """Best leads and replies of every deal of level n (SPEC §3) as position masks.
 
     ``moves[r]`` = (West's best leads, East's best leads, East's best replies to
@@ -482,7 +486,7 @@ def level_moves(n, table, prev_num, prev_inf, scale, moves, blocks):
                     if erun[j] != j:
                         continue
                     alpha[i, j] = _alpha(n, wpos[i], i + 1, epos[j], epos[j] - j, s0, s1, s2, s3,
-                                         prev_num, prev_inf, scale)
+                                         prev_codes, tab_num, tab_inf, scale)
             # Row minima and column maxima over run representatives.
             maxmin = np.int64(-(1 << 62))
             minmax = np.int64(1 << 62)

@@ -3,9 +3,10 @@
 Level n holds all C(2n, n) deals with n cards a hand, indexed by the colex
 rank of West's cards (:mod:`whist_catalogue.theory.ranking`).  Each deal's value comes from
 its reductions D_ij at level n−1, exactly as in §7 of the multi-suit paper; the
-kernels live in :mod:`whist_catalogue.engine.kernels`.  Values are stored compactly
-and exactly (:mod:`whist_catalogue.engine.encoding`): a numerator over 2^24 (int32) and an
-infinitesimal rank (int8) — five bytes a deal.
+kernels live in :mod:`whist_catalogue.engine.kernels`.  A level holds its values
+as 2-byte codes into a table of its distinct values (:mod:`whist_catalogue.engine.codes`);
+the kernels work in the exact encoding of :mod:`whist_catalogue.engine.encoding`
+(a numerator over 2^24 and an infinitesimal rank).
 
 What the papers prove is used to cut work, each shortcut switchable so tests
 can compare it with the full n² computation:
@@ -30,7 +31,8 @@ from typing import Callable, Iterator
 import numpy as np
 
 from whist_catalogue.engine import kernels as K
-from whist_catalogue.engine.encoding import MAX_ENGINE_N, SCALE, decode_value
+from whist_catalogue.engine.codes import Encoder, ValueTable
+from whist_catalogue.engine.encoding import MAX_ENGINE_N, SCALE
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
@@ -38,7 +40,10 @@ from whist_catalogue.theory.ranking import binomial_table, level_masks, level_si
 from whist_catalogue.theory.solution import SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import Value
 
-__all__ = ["Level", "Checks", "compute_level", "levels", "EngineSolver", "CHECK_NAMES", "Progress"]
+__all__ = [
+    "Level", "LevelRange", "Checks", "compute_level", "compute_range", "levels", "EngineSolver", "CHECK_NAMES",
+    "Progress", "table_outcomes",
+]
 
 Progress = Callable[[int, int], None]
 """progress(done, total) — deals of the current level finished so far."""
@@ -75,8 +80,14 @@ class Checks:
         self.counterexamples += counts[:, :, 1].sum(axis=0)
         for c in range(K.N_CHECKS):
             found = first_bad[:, c][first_bad[:, c] >= 0]
-            if found.size and self.first[c] is None:
-                self.first[c] = int(found.min())
+            if found.size:
+                self.first[c] = int(found.min()) if self.first[c] is None else min(self.first[c], int(found.min()))
+
+    def merge(self, other: Checks) -> None:
+        """Add the counts of another part of the same level (parts may arrive in any order)."""
+        self.checked += other.checked
+        self.counterexamples += other.counterexamples
+        self.first = [b if a is None else a if b is None else min(a, b) for a, b in zip(self.first, other.first)]
 
     def first_deal(self, check: int) -> Deal | None:
         r = self.first[check]
@@ -89,13 +100,13 @@ class Checks:
 
 @dataclass
 class Level:
-    """Every deal with n cards a hand: values, and optionally best moves."""
+    """Every deal with n cards a hand: values as 2-byte codes, and optionally best moves."""
 
     n: int
-    numerator: np.ndarray
-    """val(D) · 2^24 by rank (int32)."""
-    infinitesimal: np.ndarray
-    """Rank of the infinitesimal part of val(D) (int8, :mod:`whist_catalogue.engine.encoding`)."""
+    codes: np.ndarray
+    """val(D) by rank, as uint16 codes into :attr:`table` (may be a read-only ``np.memmap``)."""
+    table: ValueTable
+    """The level's distinct values, in value order."""
     moves: np.ndarray | None = None
     """(size, 2 + 2n) uint16 position masks of best leads and replies (SPEC §3), if computed."""
     checks: Checks | None = None
@@ -103,23 +114,44 @@ class Level:
     """Per deal (uint8, when computed with checks): bit c set when the deal is a
     counterexample to check ``CHECK_NAMES[c]``."""
 
+    def __post_init__(self) -> None:
+        if self.codes.dtype != np.uint16 or self.codes.shape != (level_size(self.n),):
+            raise ValueError(f"level {self.n} needs {level_size(self.n)} uint16 codes, got {self.codes.dtype}"
+                             f" {self.codes.shape}")
+
+    @classmethod
+    def from_codes(cls, n: int, codes: np.ndarray, table: ValueTable) -> Level:
+        """A level of values only, from its codes — a read-only ``np.memmap`` included, so that processes share
+        one copy of a level on disk through the page cache."""
+        return cls(n, codes, table)
+
     def __len__(self) -> int:
-        return self.numerator.shape[0]
+        return self.codes.shape[0]
+
+    @property
+    def numerator(self) -> np.ndarray:
+        """val(D) · 2^24 by rank (int32), materialised from the codes."""
+        return self.table.numerator[self.codes]
+
+    @property
+    def infinitesimal(self) -> np.ndarray:
+        """Rank of the infinitesimal part of val(D) (int8, :mod:`whist_catalogue.engine.encoding`), materialised."""
+        return self.table.infinitesimal[self.codes]
 
     def value(self, r: int) -> Value:
-        return decode_value(int(self.numerator[r]), int(self.infinitesimal[r]))
+        return self.table.value(int(self.codes[r]))
+
+    def value_counts(self) -> dict[Value, int]:
+        """How many deals of the level have each value."""
+        counts = np.bincount(self.codes, minlength=len(self.table))
+        return {self.table.value(c): int(k) for c, k in enumerate(counts) if k}
 
     def outcomes(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """χ = ρ(val) of the deals with ranks in [start, stop) (Corollary 8.9): West's tricks with West,
         and with East, on lead (int8)."""
-        inf = self.infinitesimal[start:stop]
-        whole, frac = np.divmod(self.numerator[start:stop].astype(np.int64), SCALE)
-        half = SCALE // 2
-        up = (frac > half) | ((frac == half) & (inf > 0))
-        west = whole + up
-        # On an exact half-integer ρ favours the player not on lead.
-        east = west + ((frac == half) & (inf == 0))
-        return west.astype(np.int8), east.astype(np.int8)
+        west, east = table_outcomes(self.table)
+        codes = self.codes[start:stop]
+        return west[codes], east[codes]
 
     def value_of(self, deal: Deal) -> Value:
         return self.value(rank(deal.west))
@@ -133,7 +165,77 @@ class Level:
     @classmethod
     def empty(cls) -> Level:
         """Level 0: the empty deal, of value 0."""
-        return cls(0, np.zeros(1, np.int32), np.zeros(1, np.int8), np.zeros((1, 2), np.uint16))
+        return cls(0, np.zeros(1, np.uint16), ValueTable(np.zeros(1, np.int32), np.zeros(1, np.int8)),
+                   np.zeros((1, 2), np.uint16))
+
+
+def table_outcomes(table: ValueTable) -> tuple[np.ndarray, np.ndarray]:
+    """ρ of each value of a table (Corollary 8.9): West's tricks with West, and with East, on lead (int8)."""
+    inf = table.infinitesimal
+    whole, frac = np.divmod(table.numerator.astype(np.int64), SCALE)
+    half = SCALE // 2
+    up = (frac > half) | ((frac == half) & (inf > 0))
+    west = whole + up
+    # On an exact half-integer ρ favours the player not on lead.
+    east = west + ((frac == half) & (inf == 0))
+    return west.astype(np.int8), east.astype(np.int8)
+
+
+@dataclass
+class LevelRange:
+    """The deals of level n with ranks in [start, stop), valued: the unit of work of a chunk or a cluster task."""
+
+    n: int
+    start: int
+    stop: int
+    numerator: np.ndarray
+    """val(D) · 2^24 (int32), indexed by rank − start."""
+    infinitesimal: np.ndarray
+    """Infinitesimal rank (int8), indexed by rank − start."""
+    flags: np.ndarray | None
+    """Check flags (uint8) when computed with checks."""
+    checks: Checks | None
+
+
+def _check_step(n: int, previous: Level) -> None:
+    if not 1 <= n <= MAX_ENGINE_N:
+        raise DealTooLargeError(f"the engine handles 1 ≤ n ≤ {MAX_ENGINE_N}, not n = {n}")
+    if previous.n != n - 1:
+        raise ValueError(f"level {n} needs level {n - 1}, got level {previous.n}")
+
+
+def compute_range(
+    n: int,
+    previous: Level,
+    start: int,
+    stop: int,
+    *,
+    runs: bool = True,
+    reply_rule: bool = True,
+    checks: bool = False,
+) -> LevelRange:
+    """The values of the deals of level n with ranks in [start, stop), from level n−1."""
+    _check_step(n, previous)
+    if not 0 <= start <= stop <= level_size(n):
+        raise ValueError(f"ranks [{start}, {stop}) are not within level {n}")
+    blocks = _blocks()
+    numer = np.empty(stop - start, np.int32)
+    inf = np.empty(stop - start, np.int8)
+    flags = np.zeros(stop - start, np.uint8)
+    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
+    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
+    K.level_values(n, start, stop, binomial_table(), previous.codes, previous.table.numerator,
+                   previous.table.infinitesimal, SCALE, reply_rule, runs, checks, numer, inf, flags, counts,
+                   first_bad, blocks)
+    ambiguous = flags & K.FLAG_AMBIGUOUS
+    if ambiguous.any():
+        bad = start + int(np.flatnonzero(ambiguous)[0])
+        raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
+    found = None
+    if checks:
+        found = Checks(n)
+        found.add(counts, first_bad)
+    return LevelRange(n, start, stop, numer, inf, flags if checks else None, found)
 
 
 def compute_level(
@@ -148,42 +250,34 @@ def compute_level(
     progress: Progress | None = None,
 ) -> Level:
     """Level n from level n−1 (see the module docstring for the shortcuts)."""
-    if not 1 <= n <= MAX_ENGINE_N:
-        raise DealTooLargeError(f"the engine handles 1 ≤ n ≤ {MAX_ENGINE_N}, not n = {n}")
-    if previous.n != n - 1:
-        raise ValueError(f"level {n} needs level {n - 1}, got level {previous.n}")
+    _check_step(n, previous)
     if symmetry and checks:
         raise ValueError("the checks visit every deal; compute them without the symmetry shortcut")
     size = level_size(n)
-    table = binomial_table()
-    prev_num = np.ascontiguousarray(previous.numerator, dtype=np.int32)
-    prev_inf = np.ascontiguousarray(previous.infinitesimal, dtype=np.int8)
-    numer = np.empty(size, np.int32)
-    inf = np.empty(size, np.int8)
     computed = comb(2 * n - 1, n) if symmetry else size  # East holds the ace in ranks below this
-    blocks = _blocks()
+    codes = np.empty(size, np.uint16)
+    encoder = Encoder()
+    flags = np.zeros(size, np.uint8) if checks else None
     result_checks = Checks(n) if checks else None
-    flags = np.zeros(size, np.uint8)
-    counts = np.zeros((blocks, K.N_CHECKS, 2), np.int64)
-    first_bad = np.full((blocks, K.N_CHECKS), -1, np.int64)
     for start in range(0, computed, CHUNK):
         stop = min(computed, start + CHUNK)
-        counts[:] = 0
-        K.level_values(n, start, stop, table, prev_num, prev_inf, SCALE, reply_rule, runs, checks,
-                       numer[start:stop], inf[start:stop], flags[start:stop], counts, first_bad, blocks)
-        ambiguous = flags[start:stop] & K.FLAG_AMBIGUOUS
-        if ambiguous.any():
-            bad = start + int(np.flatnonzero(ambiguous)[0])
-            raise ArithmeticError(f"I(D) has two half-integers for level {n} rank {bad} (Theorem 8.8)")
-        if result_checks is not None:
-            result_checks.add(counts, first_bad)
+        part = compute_range(n, previous, start, stop, runs=runs, reply_rule=reply_rule, checks=checks)
+        encoder.add(part.numerator, part.infinitesimal, out=codes[start:stop])
+        if checks:
+            flags[start:stop] = part.flags
+            result_checks.merge(part.checks)
         if progress:
             progress(stop, size)
     if computed < size:
-        K.mirror_values(n, computed, size, table, numer, inf, SCALE, blocks)
+        # Mirror images n − v of every value seen join the table first, then the kernel copies codes.
+        seen_num, seen_inf = encoder.seen()
+        mirror = encoder.add(n * SCALE - seen_num, -seen_inf)
+        K.mirror_codes(n, computed, size, binomial_table(), codes, mirror, _blocks())
         if progress:
             progress(size, size)
-    level = Level(n, numer, inf, checks=result_checks, flags=flags if checks else None)
+    table, final = encoder.finish()
+    np.take(final, codes, out=codes)
+    level = Level(n, codes, table, checks=result_checks, flags=flags)
     if moves:
         level.moves = compute_moves(n, previous)
     return level
@@ -194,7 +288,7 @@ def compute_moves(n: int, previous: Level) -> np.ndarray:
     if n > 16:
         raise DealTooLargeError(f"best moves are stored as 16-bit masks, up to n = 16, not n = {n}")
     out = np.zeros((level_size(n), 2 + 2 * n), np.uint16)
-    K.level_moves(n, binomial_table(), np.ascontiguousarray(previous.numerator), np.ascontiguousarray(previous.infinitesimal),
+    K.level_moves(n, binomial_table(), previous.codes, previous.table.numerator, previous.table.infinitesimal,
                   SCALE, out, _blocks())
     return out
 
@@ -217,7 +311,7 @@ def levels(max_n: int, *, keep_previous: bool = False, progress: Callable[[int, 
 class EngineSolver:
     """A :class:`~whist_catalogue.theory.solution.Solver` that computes whole levels of values in memory on demand.
 
-    Suited to deals beyond a catalogue's reach.  Levels hold values only (five
+    Suited to deals beyond a catalogue's reach.  Levels hold values only (two
     bytes a deal); a deal's best moves are read off its α matrix, whose entries
     are values of level n−1.  Level 14 takes about 15 s and 200 MB.
 

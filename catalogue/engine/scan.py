@@ -32,8 +32,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from whist_catalogue.engine.levels import CHECK_NAMES, Checks, Level, levels
-from whist_catalogue.engine.statistics import LevelStatistics, value_counts_from_arrays
+from whist_catalogue.engine.codes import ValueTable
+from whist_catalogue.engine.levels import CHECK_NAMES, Checks, Level, levels, table_outcomes
+from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import LabeledValue
 from whist_catalogue.theory.ranking import level_masks, unrank
@@ -220,15 +221,15 @@ SLICE = 1 << 24
 """Deals per slice when comparing with the single-suit formulas, to keep memory flat at n = 16."""
 
 
-def two_theories_range(n: int, start: int, stop: int, numerator: np.ndarray,
-                       infinitesimal: np.ndarray) -> tuple[int, int | None]:
-    """ρ(val(D)) against Wästlund's H for the deals with ranks in [start, stop), given their values:
-    (how many disagree, the rank of the first that does or None)."""
+def two_theories_range(n: int, start: int, stop: int, codes: np.ndarray,
+                       table: ValueTable) -> tuple[int, int | None]:
+    """ρ(val(D)) against Wästlund's H for the deals with ranks in [start, stop), given their values as codes
+    into ``table``: (how many disagree, the rank of the first that does or None)."""
     from whist_catalogue.single_suit.formulas import level_quantities
 
     q = level_quantities(n, level_masks(n, start, stop))
-    west, east = Level(n, numerator, infinitesimal).outcomes()
-    bad = (west != q.whist_west_leads) | (east != q.whist_east_leads)
+    west, east = table_outcomes(table)
+    bad = (west[codes] != q.whist_west_leads) | (east[codes] != q.whist_east_leads)
     if not bad.any():
         return 0, None
     return int(bad.sum()), start + int(np.flatnonzero(bad)[0])
@@ -253,8 +254,7 @@ def _two_theories(level: Level) -> CheckResult:
     mismatches, first = 0, None
     for start in range(0, len(level), SLICE):
         stop = min(len(level), start + SLICE)
-        bad, at = two_theories_range(level.n, start, stop, level.numerator[start:stop],
-                                     level.infinitesimal[start:stop])
+        bad, at = two_theories_range(level.n, start, stop, level.codes[start:stop], level.table)
         mismatches += bad
         if first is None:
             first = at
@@ -282,7 +282,7 @@ def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
     """Value every deal with 1 ≤ n ≤ max_n level by level and report statistics and checks."""
     started = time.perf_counter()
     for level in levels(max_n, checks=True, progress=progress):
-        counts = value_counts_from_arrays(level.n, level.numerator, level.infinitesimal)
+        counts = level.value_counts()
         assert level.checks is not None
         report = level_report(level.n, counts, level.checks, _two_theories(level), 0.0, reverify_budget)
         now = time.perf_counter()

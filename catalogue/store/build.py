@@ -362,7 +362,7 @@ def build_steps(
                 summary.stored.append(n)
                 summary.rows_written += len(level)
                 yield BuildProgress("level", n, 1, 1, "stored")
-                previous = Level(n, level.numerator, level.infinitesimal)  # drop moves and flags
+                previous = Level(n, level.codes, level.table)  # drop moves and flags
                 del level
             if games:
                 before = summary.solved_games
