@@ -32,7 +32,7 @@ def without_seconds(objects: list[dict]) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def local_cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       memory_limit=0) as cluster, Client(cluster) as client:
         yield client
 

@@ -106,7 +106,7 @@ def connect(address: str, *, timeout: float = 10.0) -> Iterator["distributed.Cli
         # No memory limit: the page cache behind the level files counts in a worker's RSS, and a
         # nanny that kills a worker for it would only recompute the same task.
         with distributed.LocalCluster(n_workers=target, threads_per_worker=1, processes=True,
-                                      dashboard_address=None, memory_limit=0,
+                                      dashboard_address=":0", memory_limit=0,
                                       silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
             yield client
         return

@@ -1,0 +1,113 @@
+"""Benchmarks of ``scan --cluster`` (docs/benchmarks.md, docs/cluster.md).
+
+    python -m whist_catalogue.scripts.benchmarks.cluster --max-n 14 --workers 1 2 --share-n 15
+
+Per K: a local cluster of K worker processes scans every deal up to ``--max-n``; per level the
+wall time and the CPU seconds the workers spent (user + system, read from the workers at each
+level's end — on a shared machine CPU seconds move much less with the load than wall time), and
+the peak of the summed PSS of this process and its workers.  Then the two ways of giving level
+n − 1 to the workers, for a level of ``--share-n`` deals' worth of 2-byte codes: a memory-mapped
+file every worker reads, against ``Client.scatter(..., broadcast=True)``; each worker's private
+memory (USS) before and after, and the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from whist_catalogue.engine.cluster import LevelFile, cluster_scan, connect
+from whist_catalogue.scripts.reports.conjectures import TreeMemory
+from whist_catalogue.theory.ranking import level_size
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _uss() -> int:
+    import psutil
+
+    return psutil.Process().memory_full_info().uss
+
+
+def _touch(path: str) -> int:
+    """Map a level file and read every page, as the kernels will (the page cache fills once per machine)."""
+    codes = np.load(path, mmap_mode="r")
+    return int(codes[:: 2048].sum())  # one read per 4 KiB page
+
+
+def _touch_array(codes: np.ndarray) -> int:
+    return int(codes[:: 2048].sum())
+
+
+def _workers_total(client, function) -> float:
+    return sum(client.run(function).values())
+
+
+def scan_per_level(workers: int, max_n: int) -> tuple[list[tuple[int, float, float]], float]:
+    """[(n, wall seconds, worker CPU seconds)] and the peak PSS of the process tree, in bytes."""
+    rows = []
+    with TreeMemory(0.5) as memory, connect(f"local:{workers}") as client:
+        cpu = _workers_total(client, _cpu_seconds)
+        for report in cluster_scan("", max_n, client=client):
+            now = _workers_total(client, _cpu_seconds)
+            rows.append((report.n, report.seconds, now - cpu))
+            cpu = now
+    return rows, memory.peak
+
+
+def sharing(n: int, workers: int = 2) -> dict[str, float]:
+    """Per-worker private memory and time for level n's codes by a shared file and by scatter."""
+    codes = np.random.default_rng(n).integers(0, 300, level_size(n), dtype=np.uint16)
+    out = {"bytes": codes.nbytes}
+    with tempfile.TemporaryDirectory(prefix="whist-share-") as directory, connect(f"local:{workers}") as client:
+        file = LevelFile(directory, n)
+        start = time.perf_counter()
+        np.save(file.codes_path, codes)
+        before = client.run(_uss)
+        client.run(_touch, str(file.codes_path))
+        out["file seconds"] = time.perf_counter() - start
+        out["file private bytes per worker"] = np.mean([client.run(_uss)[w] - before[w] for w in before])
+        before = client.run(_uss)
+        start = time.perf_counter()
+        future = client.scatter(codes, broadcast=True)
+        client.gather(client.map(_touch_array, [future] * workers, pure=False))
+        out["scatter seconds"] = time.perf_counter() - start
+        out["scatter private bytes per worker"] = np.mean([client.run(_uss)[w] - before[w] for w in before])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-n", type=int, default=14)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--share-n", type=int, default=15)
+    args = parser.parse_args(argv)
+    print(f"load average at start: {os.getloadavg()[0]:.1f}")
+    results = {k: scan_per_level(k, args.max_n) for k in args.workers}
+    header = "| n | deals | " + " | ".join(f"{k} worker{'s' if k > 1 else ''}: wall s | CPU s" for k in args.workers)
+    print(header + " |")
+    print("|---:|---:|" + "---:|---:|" * len(args.workers))
+    for i, n in enumerate(range(1, args.max_n + 1)):
+        cells = " | ".join(f"{results[k][0][i][1]:.1f} | {results[k][0][i][2]:.1f}" for k in args.workers)
+        print(f"| {n} | {level_size(n):,} | {cells} |")
+    for k in args.workers:
+        print(f"{k} worker(s): peak PSS of the process tree {results[k][1] / 2**30:.2f} GiB")
+    print(f"load average after the scans: {os.getloadavg()[0]:.1f}")
+    if args.share_n:
+        shared = sharing(args.share_n)
+        print(f"level {args.share_n}'s codes, {shared['bytes'] / 2**20:.0f} MiB, to 2 workers:")
+        for how in ("file", "scatter"):
+            print(f"  {how}: {shared[how + ' seconds']:.2f} s, "
+                  f"{shared[how + ' private bytes per worker'] / 2**20:.0f} MiB private memory per worker")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
