@@ -230,25 +230,39 @@ class LevelTotals:
 
 
 class _LevelWriter:
-    """Level n's codes file as ranges arrive in any order: one growing table, put in V's order at the end."""
+    """Level n's codes file as ranges arrive in any order: one growing table, put in V's order at the end.
+
+    Ranges go to the file with ``os.pwrite``, not through a memory map, so the client holds no more of
+    the level than the range in hand (level 18 is 18 GB).
+    """
+
+    SLICE = 1 << 25
+    """Codes renumbered at a time at the end (64 MB)."""
 
     def __init__(self, file: LevelFile) -> None:
         self.file = file
+        self.size = level_size(file.n)
         self.partial = file.codes_path.with_suffix(".partial.npy")
-        self.codes = np.lib.format.open_memmap(self.partial, mode="w+", dtype=np.uint16, shape=(level_size(file.n),))
+        with self.partial.open("wb") as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<u2", "fortran_order": False, "shape": (self.size,)})
+            self.offset = f.tell()
+            f.truncate(self.offset + 2 * self.size)
+        self.fd = os.open(self.partial, os.O_RDWR)
         self.encoder = Encoder()
 
     def write(self, result: RangeResult) -> None:
         provisional = self.encoder.add(result.table.numerator, result.table.infinitesimal)
-        np.take(provisional, result.codes, out=self.codes[result.start:result.stop])
+        codes = provisional[result.codes].astype("<u2", copy=False)
+        os.pwrite(self.fd, codes.tobytes(), self.offset + 2 * result.start)
 
     def finish(self) -> None:
         table, final = self.encoder.finish()
-        for start in range(0, len(self.codes), MAX_RANGE * 16):
-            chunk = self.codes[start:start + MAX_RANGE * 16]
-            np.take(final, chunk, out=chunk)
-        self.codes.flush()
-        del self.codes
+        for start in range(0, self.size, self.SLICE):
+            count = min(self.SLICE, self.size - start)
+            codes = np.frombuffer(os.pread(self.fd, 2 * count, self.offset + 2 * start), "<u2")
+            os.pwrite(self.fd, final[codes].astype("<u2", copy=False).tobytes(), self.offset + 2 * start)
+        os.fsync(self.fd)
+        os.close(self.fd)
         np.save(self.file.table_path, table.keys())
         os.replace(self.partial, self.file.codes_path)
 
