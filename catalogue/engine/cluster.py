@@ -61,6 +61,8 @@ __all__ = [
     "parse_address",
     "connect",
     "value_range",
+    "value_ranges",
+    "save_level",
     "run_levels",
     "cluster_scan",
     "MAX_RANGE",
@@ -183,6 +185,16 @@ class RangeResult:
     checks: Checks
     theorem_9_1: tuple[int, int | None]
     """Deals whose outcome disagrees with Theorem 9.1 of the single-suit paper, and the first such rank."""
+    flagged: np.ndarray
+    """Ranks of the range's counterexamples to any check (int64): few, so sent instead of a byte a deal."""
+    flag_bits: np.ndarray
+    """Their check bits (uint8): bit c for ``CHECK_NAMES[c]``, as ``Level.flags``."""
+
+    def flags(self) -> np.ndarray:
+        """The check bits of every deal of the range (uint8, indexed by rank − start)."""
+        flags = np.zeros(self.stop - self.start, np.uint8)
+        flags[self.flagged - self.start] = self.flag_bits
+        return flags
 
 
 def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threads: int | dict = 1) -> RangeResult:
@@ -203,11 +215,12 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         part = compute_range(n, level, start, stop, checks=True)
     codes, table = encode(part.numerator, part.infinitesimal)
-    assert part.checks is not None
+    assert part.checks is not None and part.flags is not None
+    flagged = np.flatnonzero(part.flags)
     return RangeResult(
         n, start, stop, table, codes.astype(np.uint8) if len(table) <= 256 else codes,
         np.bincount(codes, minlength=len(table)), part.checks,
-        two_theories_range(n, start, stop, codes, table),
+        two_theories_range(n, start, stop, codes, table), start + flagged, part.flags[flagged],
     )
 
 
@@ -281,6 +294,35 @@ def _threads(client) -> dict[str, int]:
     return hosts
 
 
+def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[int, int]]) -> Iterator[RangeResult]:
+    """The given rank ranges of level n valued on the cluster, each yielded as soon as it is finished (in any order).
+
+    ``previous`` is level n − 1 on storage every worker sees (None for n = 1; :func:`save_level` puts an
+    in-memory level there).  A range whose worker dies is recomputed by the scheduler; the caller sees
+    each range once, whole.  This is the seam for the catalogue's build: it packs each result into a
+    chunk of the level store and commits it in one transaction.
+    """
+    from distributed import as_completed
+
+    hosts = _threads(client)
+    run = uuid.uuid4().hex[:8]
+    futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
+               for start, stop in ranges]
+    for future, result in as_completed(futures, with_results=True):
+        future.release()
+        yield result
+
+
+def save_level(directory: str | os.PathLike, level: Level) -> LevelFile:
+    """Write an in-memory level where the workers can read it (a no-op for level 0, which they make themselves)."""
+    file = LevelFile(str(Path(directory).resolve()), level.n)
+    partial = file.codes_path.with_suffix(".partial.npy")
+    np.save(partial, np.ascontiguousarray(level.codes, np.uint16))
+    np.save(file.table_path, level.table.keys())
+    os.replace(partial, file.codes_path)
+    return file
+
+
 def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int = 1,
                max_range: int = MAX_RANGE, progress: Callable[[int, int, int], None] | None = None,
                on_range: Callable[[RangeResult], None] | None = None, keep: bool = False) -> Iterator[LevelTotals]:
@@ -292,25 +334,18 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
     ``keep``.
     """
     directory = str(Path(directory).resolve())
-    from distributed import as_completed
-
     previous = LevelFile(directory, min_n - 1) if min_n > 1 else None
     if previous is not None and not previous.exists():
         raise ClusterError(f"level {min_n - 1} is not in {directory}: it is the input of level {min_n}")
-    run = uuid.uuid4().hex[:8]
     for n in range(min_n, max_n + 1):
         started = time.perf_counter()
         size = level_size(n)
-        hosts = _threads(client)
-        ranges = _ranges(size, max(1, sum(hosts.values())), max_range)
-        futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
-                   for start, stop in ranges]
+        ranges = _ranges(size, max(1, len(client.scheduler_info()["workers"])), max_range)
         totals = LevelTotals(n, LevelFile(directory, n), checks=Checks(n))
         mismatches, first_mismatch = 0, None
         writer = _LevelWriter(totals.file)
         done = 0
-        for future, result in as_completed(futures, with_results=True):
-            future.release()
+        for result in value_ranges(client, n, previous, ranges):
             if on_range is not None:
                 on_range(result)
             writer.write(result)
