@@ -63,6 +63,7 @@ __all__ = [
     "value_range",
     "value_ranges",
     "save_level",
+    "work_directory",
     "run_levels",
     "cluster_scan",
     "MAX_RANGE",
@@ -378,7 +379,7 @@ def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | Non
     workers on other machines, pass one they all see at the same path).  ``client`` reuses an open
     Dask client instead of connecting to ``address``.
     """
-    with (_given(client) if client is not None else connect(address)) as dask, _directory(directory) as workdir:
+    with (_given(client) if client is not None else connect(address)) as dask, work_directory(directory) as workdir:
         for totals in run_levels(dask, max_n, workdir, progress=progress, max_range=max_range):
             started = time.perf_counter()
             theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)
@@ -395,7 +396,8 @@ def _given(client):
 
 
 @contextmanager
-def _directory(directory: str | os.PathLike | None) -> Iterator[str]:
+def work_directory(directory: str | os.PathLike | None) -> Iterator[str]:
+    """``directory`` (created if need be), or a temporary directory removed at the end."""
     if directory is not None:
         Path(directory).mkdir(parents=True, exist_ok=True)
         yield str(directory)
