@@ -166,7 +166,7 @@ def test_run_levels_needs_the_level_below(local_cluster, tmp_path):
 def test_ranges_of_a_level_from_a_level_in_memory(local_cluster, tmp_path):
     """The build's seam: any rank ranges of level n, from level n − 1 held in memory, each whole and exact."""
     *_, eight, nine = levels(9, checks=True)
-    previous = save_level(tmp_path, eight)
+    previous = save_level(tmp_path / "new", eight)
     ranges = [(0, 5000), (5000, 5001), (5001, 30000), (30000, len(nine))]
     seen = []
     for result in value_ranges(local_cluster, 9, previous, ranges):

@@ -316,6 +316,7 @@ def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[
 
 def save_level(directory: str | os.PathLike, level: Level) -> LevelFile:
     """Write an in-memory level where the workers can read it (a no-op for level 0, which they make themselves)."""
+    Path(directory).mkdir(parents=True, exist_ok=True)
     file = LevelFile(str(Path(directory).resolve()), level.n)
     partial = file.codes_path.with_suffix(".partial.npy")
     np.save(partial, np.ascontiguousarray(level.codes, np.uint16))
