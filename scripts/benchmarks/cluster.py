@@ -1,6 +1,7 @@
 """Benchmarks of ``scan --cluster`` (docs/benchmarks.md, docs/cluster.md).
 
     python -m whist_catalogue.scripts.benchmarks.cluster --max-n 14 --workers 1 2 --share-n 15
+    python -m whist_catalogue.scripts.benchmarks.cluster --cost-from DIR --cost-n 17
 
 Per K: a local cluster of K worker processes scans every deal up to ``--max-n``; per level the
 wall time and the CPU seconds the workers spent (user + system, read from the workers at each
@@ -9,6 +10,11 @@ the peak of the summed PSS of this process and its workers.  Then the two ways o
 n − 1 to the workers, for a level of ``--share-n`` deals' worth of 2-byte codes: a memory-mapped
 file every worker reads, against ``Client.scatter(..., broadcast=True)``; each worker's private
 memory (USS) before and after, and the time.
+
+``--cost-from DIR --cost-n N`` measures what one cluster task costs at level N, given level N − 1's
+file in DIR (as ``--workdir`` leaves it): the CPU seconds a deal of ``cluster.value_range`` on one
+thread, over sample ranges spread through the level, and the task's peak memory — the figures the
+projections of docs/benchmarks.md multiply out.
 """
 
 from __future__ import annotations
@@ -83,12 +89,45 @@ def sharing(n: int, workers: int = 2) -> dict[str, float]:
     return out
 
 
+def task_cost(directory: str, n: int, samples: int = 3, deals: int = 1 << 19) -> tuple[float, float]:
+    """(CPU seconds a deal, peak RSS growth in bytes) of ``value_range`` for level n on one thread."""
+    import resource
+    import time as clock
+
+    from whist_catalogue.engine.cluster import value_range
+
+    previous = LevelFile(directory, n - 1)
+    size = level_size(n)
+    value_range(n, 0, 1000, previous, 1)  # compile, open the level file
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    cpu = 0.0
+    for k in range(samples):
+        start = (size - deals) * k // max(1, samples - 1)
+        before = clock.process_time()
+        value_range(n, start, start + deals, previous, 1)
+        cpu += clock.process_time() - before
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
+    return cpu / (samples * deals), peak
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=14)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--share-n", type=int, default=15)
+    parser.add_argument("--cost-from", metavar="DIR", help="a work directory holding level --cost-n − 1")
+    parser.add_argument("--cost-n", type=int, default=17)
     args = parser.parse_args(argv)
+    if args.cost_from:
+        per_deal, peak = task_cost(args.cost_from, args.cost_n)
+        print(f"level {args.cost_n}: {per_deal * 1e6:.3f} µs of CPU a deal on one thread "
+              f"(load average {os.getloadavg()[0]:.1f}); peak RSS growth of 3 tasks of 2^19 deals {peak / 2**20:.0f} MiB")
+        for n in (args.cost_n, args.cost_n + 1):
+            # The cost of a deal grows about as n (its cards are visited a few times each).
+            cpu = per_deal * n / args.cost_n * level_size(n)
+            print(f"  level {n}: {level_size(n):,} deals, {cpu / 3600:.2f} CPU hours: "
+                  + ", ".join(f"{cpu / cores / 60:.1f} min on {cores} cores" for cores in (2, 8, 32, 128)))
+        return 0
     print(f"load average at start: {os.getloadavg()[0]:.1f}")
     results = {k: scan_per_level(k, args.max_n) for k in args.workers}
     header = "| n | deals | " + " | ".join(f"{k} worker{'s' if k > 1 else ''}: wall s | CPU s" for k in args.workers)
