@@ -2,6 +2,7 @@
 
     python -m whist_catalogue.scripts.benchmarks.cluster --max-n 14 --workers 1 2 --share-n 15
     python -m whist_catalogue.scripts.benchmarks.cluster --cost-from DIR --cost-n 17
+    python -m whist_catalogue.scripts.benchmarks.cluster --level-from DIR --level-n 17 --workers 2 --seconds 1800
 
 Per K: a local cluster of K worker processes scans every deal up to ``--max-n``; per level the
 wall time and the CPU seconds the workers spent (user + system, read from the workers at each
@@ -15,6 +16,11 @@ memory (USS) before and after, and the time.
 file in DIR (as ``--workdir`` leaves it): the CPU seconds a deal of ``cluster.value_range`` on one
 thread, over sample ranges spread through the level, and the task's peak memory — the figures the
 projections of docs/benchmarks.md multiply out.
+
+``--level-from DIR --level-n N`` computes level N alone on a local cluster of ``--workers`` K workers
+from level N − 1's file in DIR: every minute the deals done, the rate and the peak PSS of the process
+tree so far; at the end its ``scan --json`` line (or, after ``--seconds``, it stops and says how far
+it got).
 """
 
 from __future__ import annotations
@@ -110,6 +116,43 @@ def task_cost(directory: str, n: int, samples: int = 3, deals: int = 1 << 19) ->
     return cpu / (samples * deals), peak
 
 
+class _Enough(Exception):
+    pass
+
+
+def one_level(directory: str, n: int, workers: int, seconds: float | None) -> None:
+    import json
+    import sys
+
+    from whist_catalogue.engine.cluster import run_levels
+    from whist_catalogue.engine.scan import level_report, two_theories_result
+
+    started = time.perf_counter()
+    last = [started]
+    size = level_size(n)
+
+    def report(n: int, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= 60 or done == total:
+            last[0] = now
+            print(f"{time.strftime('%H:%M:%S')} level {n}: {done:,} of {total:,} deals ({done / total:.1%}) in "
+                  f"{now - started:.0f} s, peak PSS {memory.peak / 2**30:.2f} GiB, load {os.getloadavg()[0]:.1f}",
+                  file=sys.stderr, flush=True)
+        if seconds is not None and now - started > seconds:
+            raise _Enough(f"stopped after {now - started:.0f} s at {done:,} of {total:,} deals ({done / total:.1%})")
+
+    try:
+        with TreeMemory(1.0) as memory, connect(f"local:{workers}") as client:
+            for totals in run_levels(client, n, directory, min_n=n, progress=report, keep=True):
+                theorem = two_theories_result(n, size, *totals.theorem_9_1)
+                out = level_report(n, totals.value_counts(), totals.checks, theorem, totals.seconds).to_json()
+                print(json.dumps(out, ensure_ascii=False), flush=True)
+    except _Enough as stop:
+        print(stop, file=sys.stderr)
+    print(f"level {n} on {workers} workers: {time.perf_counter() - started:.0f} s wall, "
+          f"peak PSS of the process tree {memory.peak / 2**30:.2f} GiB", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=14)
@@ -117,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--share-n", type=int, default=15)
     parser.add_argument("--cost-from", metavar="DIR", help="a work directory holding level --cost-n − 1")
     parser.add_argument("--cost-n", type=int, default=17)
+    parser.add_argument("--level-from", metavar="DIR", help="a work directory holding level --level-n − 1")
+    parser.add_argument("--level-n", type=int, default=17)
+    parser.add_argument("--seconds", type=float, default=None, help="with --level-from: stop after this long")
     args = parser.parse_args(argv)
+    if args.level_from:
+        one_level(args.level_from, args.level_n, args.workers[0], args.seconds)
+        return 0
     if args.cost_from:
         per_deal, peak = task_cost(args.cost_from, args.cost_n)
         print(f"level {args.cost_n}: {per_deal * 1e6:.3f} µs of CPU a deal on one thread "
