@@ -29,7 +29,7 @@ from whist_catalogue.engine.scan import CHECK_TITLES, LevelReport, scan
 from whist_catalogue.engine.statistics import VALUE_CLASSES
 from whist_catalogue.scripts.progress import LevelProgress
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: scripts/reports/conjectures.py
 
 
 def _frac_key(text: str) -> Fraction:
