@@ -106,6 +106,12 @@ class CheckResult:
             "reverified": self.reverified,
         }
 
+    @classmethod
+    def from_json(cls, name: str, obj: dict) -> CheckResult:
+        first = obj["first_counterexample"]
+        return cls(name, obj["checked"], obj["counterexamples"], Deal.from_label(first) if first else None,
+                   obj["reverified"])
+
 
 @dataclass
 class LevelReport:
@@ -119,6 +125,16 @@ class LevelReport:
         out["checks"] = {c.name: c.to_json() for c in self.checks}
         out["seconds"] = round(self.seconds, 3)
         return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> LevelReport:
+        """A report read back from its ``scan --json`` line (a long run's levels, rendered again later)."""
+        counts = {}
+        for key, count in obj["values"].items():
+            number, infinitesimal = key.split("|")
+            counts[Value(Fraction(number), Infinitesimal.from_code(infinitesimal))] = count
+        checks = [CheckResult.from_json(name, c) for name, c in obj["checks"].items()]
+        return cls(obj["n"], LevelStatistics(obj["n"], counts), checks, obj["seconds"])
 
 
 def conjecture_12_2_holds(value: Value, n: int) -> bool:

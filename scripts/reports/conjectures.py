@@ -185,7 +185,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster", metavar="ADDRESS", help="run the engine on a Dask cluster (tcp://HOST:PORT or local:K)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "conjectures.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "data" / "scan.jsonl")
+    parser.add_argument("--from-data", action="store_true",
+                        help="render the report again from --data (e.g. after appending a level computed apart) with "
+                        "the run's COMMAND, SECONDS and PEAK_GIB")
+    parser.add_argument("--run", nargs=3, metavar=("COMMAND", "SECONDS", "PEAK_GIB"),
+                        help="with --from-data: how the data was made, for the report's first line")
     args = parser.parse_args(argv)
+    if args.from_data:
+        if not args.run:
+            parser.error("--from-data needs --run COMMAND SECONDS PEAK_GIB")
+        reports = [LevelReport.from_json(json.loads(line)) for line in args.data.read_text().splitlines() if line]
+        command, seconds, peak = args.run
+        args.out.write_text(render(reports, float(seconds), float(peak), command))
+        print(f"wrote {args.out} from {args.data}", file=sys.stderr)
+        return 0
     started = time.perf_counter()
     reports = []
     args.data.parent.mkdir(parents=True, exist_ok=True)
