@@ -1,4 +1,4 @@
-"""The engine on a Dask cluster: each level split by rank ranges over worker processes (SPEC §7, ``--cluster``).
+"""The engine on a Dask cluster: each level split by rank ranges over worker processes (SPEC §4–5 ``--cluster``, §7).
 
 Level n depends only on level n − 1, and its deals are independent of each other
 (§7.2 of the multi-suit paper: a deal's value comes from its reductions D_ij
@@ -33,7 +33,7 @@ import tempfile
 import threading
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -315,7 +315,7 @@ def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[
 
 
 def save_level(directory: str | os.PathLike, level: Level) -> LevelFile:
-    """Write an in-memory level where the workers can read it (a no-op for level 0, which they make themselves)."""
+    """Write an in-memory level where the workers can read it (level 0 they make themselves: pass None for it)."""
     Path(directory).mkdir(parents=True, exist_ok=True)
     file = LevelFile(str(Path(directory).resolve()), level.n)
     partial = file.codes_path.with_suffix(".partial.npy")
@@ -377,23 +377,17 @@ def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | Non
     """:func:`whist_catalogue.engine.scan.scan` on a cluster: the same reports, level by level.
 
     ``directory`` holds the level files (default: a temporary directory, removed at the end; with
-    workers on other machines, pass one they all see at the same path).  ``client`` reuses an open
+    workers on other machines, pass one they all see at the same path; the last level stays there).  ``client`` reuses an open
     Dask client instead of connecting to ``address``.
     """
-    with (_given(client) if client is not None else connect(address)) as dask, work_directory(directory) as workdir:
+    with (nullcontext(client) if client is not None else connect(address)) as dask, \
+            work_directory(directory) as workdir:
         for totals in run_levels(dask, max_n, workdir, progress=progress, max_range=max_range):
             started = time.perf_counter()
             theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)
             report = level_report(totals.n, totals.value_counts(), totals.checks, theorem, 0.0, reverify_budget)
             report.seconds = totals.seconds + time.perf_counter() - started
             yield report
-        if directory is None:
-            LevelFile(workdir, max_n).remove()
-
-
-@contextmanager
-def _given(client):
-    yield client
 
 
 @contextmanager
