@@ -178,3 +178,32 @@ def test_ranges_of_a_level_from_a_level_in_memory(local_cluster, tmp_path):
         assert np.array_equal(result.flags(), nine.flags[result.start:result.stop])
     assert sorted(seen) == ranges
     assert nine.flags.any()  # the labeled form of Conjecture 12.4 fails at n = 9: the flags were compared
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_stopped_level_resumes_from_its_journal(local_cluster, tmp_path):
+    """A client stopped in the middle of a level loses only the ranges in flight: run again with the same work
+    directory, it takes the finished ranges from the journal and ends with exactly the level."""
+    *_, eight, nine = levels(9, checks=True)
+    save_level(tmp_path, eight)
+
+    def stop_halfway(n: int, done: int, total: int) -> None:
+        if done > total // 2:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        next(run_levels(local_cluster, 9, tmp_path, min_n=9, max_range=1 << 11, progress=stop_halfway, keep=True))
+    journal = list((tmp_path / "level-09.codes.ranges").glob("range-*.npz"))
+    assert 12 <= len(journal) < 24  # 24 ranges of 2^11 deals: those finished before the stop are kept
+    fresh: list[int] = []
+    totals = next(run_levels(local_cluster, 9, tmp_path, min_n=9, max_range=1 << 16, keep=True,
+                             on_range=lambda r: fresh.append(r.start)))
+    assert len(fresh) == 24 - len(journal)  # the plan of the first run is kept, only the missing ranges run
+    stored = totals.file.open()
+    assert stored.table == nine.table and np.array_equal(stored.codes, nine.codes)
+    assert totals.value_counts() == nine.value_counts()
+    assert totals.checks.first == nine.checks.first and list(totals.checks.counterexamples) == list(nine.checks.counterexamples)
+    assert not (tmp_path / "level-09.codes.ranges").exists()

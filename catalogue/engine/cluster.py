@@ -27,6 +27,7 @@ which is what takes the engine past one machine's memory (n = 18).
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -246,28 +247,59 @@ class LevelTotals:
 class _LevelWriter:
     """Level n's codes file as ranges arrive in any order: one growing table, put in V's order at the end.
 
-    Ranges go to the file with ``os.pwrite``, not through a memory map, so the client holds no more of
-    the level than the range in hand (level 18 is 18 GB).
+    Ranges go to ``level-NN.codes.partial.npy`` with ``os.pwrite``, not through a memory map, so the
+    client holds no more of the level than the range in hand (level 18 is 18 GB).  Beside it, a
+    journal (``level-NN.codes.ranges/``) keeps the plan of ranges and, once a range's codes are on
+    disk, its summary and the table's state: a client stopped in the middle of a level resumes it
+    from the journal with the same work directory, losing only the ranges in flight.
     """
 
     SLICE = 1 << 25
     """Codes renumbered at a time at the end (64 MB)."""
 
-    def __init__(self, file: LevelFile) -> None:
+    def __init__(self, file: LevelFile, ranges: list[tuple[int, int]]) -> None:
         self.file = file
         self.size = level_size(file.n)
         self.partial = file.codes_path.with_suffix(".partial.npy")
-        with self.partial.open("wb") as f:
-            np.lib.format.write_array_header_1_0(f, {"descr": "<u2", "fortran_order": False, "shape": (self.size,)})
-            self.offset = f.tell()
-            f.truncate(self.offset + 2 * self.size)
-        self.fd = os.open(self.partial, os.O_RDWR)
+        self.journal = file.codes_path.with_suffix(".ranges")
+        plan = self.journal / "plan.npy"
+        self.done: list[RangeResult] = []
         self.encoder = Encoder()
+        if self.partial.is_file() and plan.is_file():
+            self.ranges = [tuple(map(int, r)) for r in np.load(plan)]
+            with self.partial.open("rb") as f:
+                np.lib.format.read_magic(f)
+                np.lib.format.read_array_header_1_0(f)
+                self.offset = f.tell()
+            summaries = sorted(self.journal.glob("range-*.npz"))
+            self.done = [_read_summary(file.n, path) for path in summaries]
+            if summaries:
+                # The table only grows, so its largest saved state is its last, and holds every earlier one.
+                seen = ValueTable.from_keys(max((np.load(path)["seen"] for path in summaries), key=len))
+                self.encoder.add(seen.numerator, seen.infinitesimal)
+        else:
+            self.ranges = ranges
+            shutil.rmtree(self.journal, ignore_errors=True)
+            self.journal.mkdir(parents=True)
+            np.save(plan, np.array(ranges, np.int64).reshape(-1, 2))
+            with self.partial.open("wb") as f:
+                np.lib.format.write_array_header_1_0(f, {"descr": "<u2", "fortran_order": False,
+                                                         "shape": (self.size,)})
+                self.offset = f.tell()
+                f.truncate(self.offset + 2 * self.size)
+        self.fd = os.open(self.partial, os.O_RDWR)
+
+    def todo(self) -> list[tuple[int, int]]:
+        finished = {(r.start, r.stop) for r in self.done}
+        return [r for r in self.ranges if r not in finished]
 
     def write(self, result: RangeResult) -> None:
         provisional = self.encoder.add(result.table.numerator, result.table.infinitesimal)
         codes = provisional[result.codes].astype("<u2", copy=False)
         os.pwrite(self.fd, codes.tobytes(), self.offset + 2 * result.start)
+        os.fdatasync(self.fd)  # the journal never names a range whose codes could be lost
+        seen = ValueTable(*self.encoder.seen()).keys()  # in first-seen order: the provisional codes
+        _write_summary(self.journal / f"range-{result.start:012d}.npz", result, seen)
 
     def finish(self) -> None:
         table, final = self.encoder.finish()
@@ -279,6 +311,28 @@ class _LevelWriter:
         os.close(self.fd)
         np.save(self.file.table_path, table.keys())
         os.replace(self.partial, self.file.codes_path)
+        shutil.rmtree(self.journal, ignore_errors=True)
+
+
+def _write_summary(path: Path, result: RangeResult, seen: np.ndarray) -> None:
+    checks = result.checks
+    bad, at = result.theorem_9_1
+    partial = path.with_suffix(".partial.npz")
+    np.savez(partial, stop=result.stop, keys=result.table.keys(), counts=result.counts, checked=checks.checked,
+             counterexamples=checks.counterexamples, first=[-1 if f is None else f for f in checks.first],
+             theorem=[bad, -1 if at is None else at], flagged=result.flagged, flag_bits=result.flag_bits, seen=seen)
+    os.replace(partial, path)
+
+
+def _read_summary(n: int, path: Path) -> RangeResult:
+    with np.load(path) as z:
+        start = int(path.stem.removeprefix("range-"))
+        checks = Checks(n, z["checked"].copy(), z["counterexamples"].copy(),
+                        [None if f < 0 else int(f) for f in z["first"]])
+        bad, at = (int(x) for x in z["theorem"])
+        return RangeResult(n, start, int(z["stop"]), ValueTable.from_keys(z["keys"]), np.zeros(0, np.uint8),
+                           z["counts"].copy(), checks, (bad, None if at < 0 else at), z["flagged"].copy(),
+                           z["flag_bits"].copy())
 
 
 def _ranges(size: int, workers: int, max_range: int) -> list[tuple[int, int]]:
@@ -333,7 +387,7 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
     Level min_n − 1 must already be there (or min_n = 1).  ``on_range`` sees every finished range in
     the client process, in the order they finish, before its codes are written; ``progress(n, done,
     total)`` counts the deals of finished ranges.  Only the level last computed is kept on disk unless
-    ``keep``.
+    ``keep``.  A level that an earlier call left unfinished in ``directory`` is resumed from its journal.
     """
     directory = str(Path(directory).resolve())
     previous = LevelFile(directory, min_n - 1) if min_n > 1 else None
@@ -342,15 +396,16 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
     for n in range(min_n, max_n + 1):
         started = time.perf_counter()
         size = level_size(n)
-        ranges = _ranges(size, max(1, len(client.scheduler_info()["workers"])), max_range)
         totals = LevelTotals(n, LevelFile(directory, n), checks=Checks(n))
+        writer = _LevelWriter(totals.file, _ranges(size, max(1, len(client.scheduler_info()["workers"])), max_range))
         mismatches, first_mismatch = 0, None
-        writer = _LevelWriter(totals.file)
         done = 0
-        for result in value_ranges(client, n, previous, ranges):
-            if on_range is not None:
-                on_range(result)
-            writer.write(result)
+        fresh = value_ranges(client, n, previous, writer.todo())
+        for result, new in itertools.chain(((r, False) for r in writer.done), ((r, True) for r in fresh)):
+            if new:
+                if on_range is not None:
+                    on_range(result)
+                writer.write(result)
             for key, count in zip(result.table.keys().tolist(), result.counts.tolist()):
                 totals.counts[key] = totals.counts.get(key, 0) + count
             totals.checks.merge(result.checks)
