@@ -207,3 +207,17 @@ def test_a_stopped_level_resumes_from_its_journal(local_cluster, tmp_path):
     assert totals.value_counts() == nine.value_counts()
     assert totals.checks.first == nine.checks.first and list(totals.checks.counterexamples) == list(nine.checks.counterexamples)
     assert not (tmp_path / "level-09.codes.ranges").exists()
+
+
+def test_scan_run_again_with_its_workdir_finishes_the_level_it_was_in(local_cluster, tmp_path):
+    def stop_in_level_9(n: int, done: int, total: int) -> None:
+        if n == 9 and done > total // 2:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        list(cluster_scan("", 9, client=local_cluster, directory=tmp_path, max_range=1 << 11,
+                          progress=stop_in_level_9))
+    assert list((tmp_path / "level-09.codes.ranges").glob("range-*.npz"))
+    again = [r.to_json() for r in cluster_scan("", 9, client=local_cluster, directory=tmp_path)]
+    assert without_seconds(again) == without_seconds([r.to_json() for r in scan(9)])
+    assert not (tmp_path / "level-09.codes.ranges").exists()
