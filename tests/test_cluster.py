@@ -150,6 +150,15 @@ def test_a_bad_address_is_one_line_and_exit_2(address, words):
     assert result.stdout == ""
 
 
+def test_a_workdir_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "file").write_text("")
+    result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", "local:1", "--workdir", str(tmp_path / "file")],
+                            capture_output=True, text=True, timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "--workdir" in lines[0], result.stderr
+    assert result.stdout == ""
+
+
 def test_no_scheduler_at_the_address_is_one_line_and_exit_2(tmp_path):
     address = f"tcp://127.0.0.1:{_free_port()}"
     result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", address, "--workdir", str(tmp_path / "w")],

@@ -449,7 +449,10 @@ def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | Non
 def work_directory(directory: str | os.PathLike | None) -> Iterator[str]:
     """``directory`` (created if need be), or a temporary directory removed at the end."""
     if directory is not None:
-        Path(directory).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ClusterError(f"--workdir {directory}: {exc.strerror or exc}") from None
         yield str(directory)
         return
     workdir = tempfile.mkdtemp(prefix="whist-levels-")
