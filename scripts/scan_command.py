@@ -23,7 +23,18 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("--max-n", type=int, required=True, metavar="N", help=f"largest hand size, 1…{MAX_SCAN_N}")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_cluster_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
+    """``--cluster`` and ``--workdir``, shared by ``scan`` and ``build``."""
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the engine on a Dask cluster: tcp://HOST:PORT of a `dask scheduler`, or local:K to "
+                   "start K local worker processes (needs pip install 'whist-catalogue[cluster]')")
+    p.add_argument("--workdir", metavar="DIR",
+                   help="with --cluster: where level n-1's value codes are kept for the workers; a directory every "
+                   "worker sees at the same path (default: a temporary directory, fine when the workers run here)")
 
 
 class ScanRangeError(WhistError, ValueError):
@@ -35,8 +46,18 @@ def run(args: argparse.Namespace) -> int:
 
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
+    if args.workdir and not args.cluster:
+        raise ScanRangeError("--workdir goes with --cluster")
+    if args.cluster:
+        from whist_catalogue.engine.cluster import cluster_scan, parse_address
+
+        parse_address(args.cluster)  # a malformed address fails before anything starts
+        reports = lambda progress: cluster_scan(args.cluster, args.max_n, directory=args.workdir,  # noqa: E731
+                                                progress=progress)
+    else:
+        reports = lambda progress: scan(args.max_n, progress=progress)  # noqa: E731
     with LevelProgress("scanning", enabled=False if args.no_progress else None) as progress:
-        for report in scan(args.max_n, progress=progress):
+        for report in reports(progress):
             progress.close()
             if args.json:
                 emit_json(report.to_json())

@@ -128,3 +128,15 @@ def test_scan_json(capsys):
                                                  "reverified": None}
     assert four["checks"]["conjecture_12_4_labeled"]["first_counterexample"] == "EEWWWWEE"
     assert four["checks"]["conjecture_12_4_labeled"]["reverified"] is True
+
+
+def test_a_scan_report_reads_back_from_its_json_line():
+    """`LevelReport.from_json` (used to render docs/conjectures.md again from docs/data/scan.jsonl) loses nothing."""
+    from whist_catalogue.engine.scan import LevelReport, scan
+
+    for report in scan(7):
+        line = json.loads(json.dumps(report.to_json(), ensure_ascii=False))
+        again = LevelReport.from_json(line)
+        assert again.to_json() == line
+        assert again.statistics.value_counts == report.statistics.value_counts
+        assert [c.first for c in again.checks] == [c.first for c in report.checks]

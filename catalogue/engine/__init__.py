@@ -8,7 +8,8 @@
 * :mod:`.levels` — level n from level n − 1, the public API over the kernels;
 * :mod:`.statistics` — per-level counts shared by ``scan`` and ``stats``;
 * :mod:`.scan` — the papers' conjectures checked over every deal (Conjectures 12.2–12.4,
-  Theorem 8.10 of the multi-suit paper, Theorem 9.4 of the single-suit paper).
+  Theorem 8.10 of the multi-suit paper, Theorem 9.4 of the single-suit paper);
+* :mod:`.cluster` — the same on a Dask cluster, level by level in rank ranges (``--cluster``).
 
 Uses the math core; imports nothing of the store or Qt.
 """

@@ -32,11 +32,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from whist_catalogue.engine.levels import CHECK_NAMES, Level, levels
+from whist_catalogue.engine.codes import ValueTable
+from whist_catalogue.engine.levels import CHECK_NAMES, Checks, Level, levels, table_outcomes
 from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import LabeledValue
-from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.theory.ranking import level_masks, unrank
 from whist_catalogue.theory.values import EPSILON0, Infinitesimal, Value, rho
 
 __all__ = [
@@ -45,6 +46,9 @@ __all__ = [
     "scan",
     "reverify",
     "reachable_subdeals",
+    "level_report",
+    "two_theories_range",
+    "two_theories_result",
     "CHECK_TITLES",
     "conjecture_12_2_holds",
     "conjecture_12_3_holds",
@@ -102,6 +106,12 @@ class CheckResult:
             "reverified": self.reverified,
         }
 
+    @classmethod
+    def from_json(cls, name: str, obj: dict) -> CheckResult:
+        first = obj["first_counterexample"]
+        return cls(name, obj["checked"], obj["counterexamples"], Deal.from_label(first) if first else None,
+                   obj["reverified"])
+
 
 @dataclass
 class LevelReport:
@@ -115,6 +125,16 @@ class LevelReport:
         out["checks"] = {c.name: c.to_json() for c in self.checks}
         out["seconds"] = round(self.seconds, 3)
         return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> LevelReport:
+        """A report read back from its ``scan --json`` line (a long run's levels, rendered again later)."""
+        counts = {}
+        for key, count in obj["values"].items():
+            number, infinitesimal = key.split("|")
+            counts[Value(Fraction(number), Infinitesimal.from_code(infinitesimal))] = count
+        checks = [CheckResult.from_json(name, c) for name, c in obj["checks"].items()]
+        return cls(obj["n"], LevelStatistics(obj["n"], counts), checks, obj["seconds"])
 
 
 def conjecture_12_2_holds(value: Value, n: int) -> bool:
@@ -217,29 +237,60 @@ SLICE = 1 << 24
 """Deals per slice when comparing with the single-suit formulas, to keep memory flat at n = 16."""
 
 
-def _two_theories(level: Level) -> CheckResult:
-    """ρ(val(D)) from the engine against Wästlund's H (Theorem 9.1, single-suit paper), deal by deal."""
+def two_theories_range(n: int, start: int, stop: int, codes: np.ndarray,
+                       table: ValueTable) -> tuple[int, int | None]:
+    """ρ(val(D)) against Wästlund's H for the deals with ranks in [start, stop), given their values as codes
+    into ``table``: (how many disagree, the rank of the first that does or None)."""
     from whist_catalogue.single_suit.formulas import level_quantities
 
-    mismatches, first = 0, None
-    for start in range(0, len(level), SLICE):
-        stop = min(len(level), start + SLICE)
-        q = level_quantities(level.n, level_masks(level.n, start, stop))
-        west, east = level.outcomes(start, stop)
-        bad = (west != q.whist_west_leads) | (east != q.whist_east_leads)
-        if bad.any():
-            mismatches += int(bad.sum())
-            if first is None:
-                first = Deal(level.n, int(q.masks[int(np.flatnonzero(bad)[0])]))
+    q = level_quantities(n, level_masks(n, start, stop))
+    west, east = table_outcomes(table)
+    bad = (west[codes] != q.whist_west_leads) | (east[codes] != q.whist_east_leads)
+    if not bad.any():
+        return 0, None
+    return int(bad.sum()), start + int(np.flatnonzero(bad)[0])
+
+
+def two_theories_result(n: int, deals: int, mismatches: int, first: int | None) -> CheckResult:
+    """The check of Theorem 9.1's H over a whole level, from the counts of :func:`two_theories_range`."""
     if first is None:
-        return CheckResult("single_suit_theorem_9_1", len(level), 0, None)
+        return CheckResult("single_suit_theorem_9_1", deals, 0, None)
+    deal = Deal(n, unrank(n, first))
     # The brute-force referee decides which theory is wrong.
     from whist_catalogue.single_suit.formulas import whist_outcome
     from whist_catalogue.theory import referee
 
-    if referee.single_suit_outcome(first) == whist_outcome(first):
-        raise ArithmeticError(f"the engine's value of {first.label} contradicts the referee")
-    return CheckResult("single_suit_theorem_9_1", len(level), mismatches, first, True)
+    if referee.single_suit_outcome(deal) == whist_outcome(deal):
+        raise ArithmeticError(f"the engine's value of {deal.label} contradicts the referee")
+    return CheckResult("single_suit_theorem_9_1", deals, mismatches, deal, True)
+
+
+def _two_theories(level: Level) -> CheckResult:
+    """ρ(val(D)) from the engine against Wästlund's H (Theorem 9.1, single-suit paper), deal by deal."""
+    mismatches, first = 0, None
+    for start in range(0, len(level), SLICE):
+        stop = min(len(level), start + SLICE)
+        bad, at = two_theories_range(level.n, start, stop, level.codes[start:stop], level.table)
+        mismatches += bad
+        if first is None:
+            first = at
+    return two_theories_result(level.n, len(level), mismatches, first)
+
+
+def level_report(n: int, counts: dict[Value, int], checks: Checks, two_theories: CheckResult, seconds: float,
+                 reverify_budget: int = REVERIFY_BUDGET) -> LevelReport:
+    """One level's report from its value counts and checks, each first counterexample re-verified
+    by the literal definition when it is small enough."""
+    results = []
+    for c, name in enumerate(CHECK_NAMES):
+        first = checks.first_deal(c)
+        affordable = first is not None and reachable_subdeals(first, reverify_budget) is not None
+        confirmed = reverify(name, first) if affordable else None
+        if confirmed is False:
+            raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
+        results.append(CheckResult(name, int(checks.checked[c]), int(checks.counterexamples[c]), first, confirmed))
+    results.append(two_theories)
+    return LevelReport(n, LevelStatistics(n, counts), results, seconds)
 
 
 def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
@@ -248,17 +299,9 @@ def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
     started = time.perf_counter()
     for level in levels(max_n, checks=True, progress=progress):
         counts = level.value_counts()
-        results = []
         assert level.checks is not None
-        for c, name in enumerate(CHECK_NAMES):
-            first = level.checks.first_deal(c)
-            affordable = first is not None and reachable_subdeals(first, reverify_budget) is not None
-            confirmed = reverify(name, first) if affordable else None
-            if confirmed is False:
-                raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
-            results.append(CheckResult(name, int(level.checks.checked[c]), int(level.checks.counterexamples[c]),
-                                       first, confirmed))
-        results.append(_two_theories(level))
+        report = level_report(level.n, counts, level.checks, _two_theories(level), 0.0, reverify_budget)
         now = time.perf_counter()
-        yield LevelReport(level.n, LevelStatistics(level.n, counts), results, now - started)
+        report.seconds = now - started
+        yield report
         started = now

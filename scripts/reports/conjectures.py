@@ -1,19 +1,26 @@
 """Regenerate ``docs/conjectures.md``: the engine's scan of every single-suit deal up to a bound.
 
     python -m whist_catalogue.scripts.reports.conjectures --max-n 16
+    python -m whist_catalogue.scripts.reports.conjectures --max-n 17 --cluster local:2
 
 Writes the Markdown report and the raw per-level JSON Lines (the `scan --json`
-objects) to ``docs/data/scan.jsonl``, and prints the wall time and peak memory.
+objects, one line as each level finishes) to ``docs/data/scan.jsonl``, and prints
+the wall time and peak memory — with ``--cluster``, the peak of the summed
+proportional set sizes (PSS) of this process and every process it started, so
+pages the workers share through the level files count once.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import sys
+import threading
 import time
+from contextlib import nullcontext
 from fractions import Fraction
 from pathlib import Path
 
@@ -22,7 +29,7 @@ from whist_catalogue.engine.scan import CHECK_TITLES, LevelReport, scan
 from whist_catalogue.engine.statistics import VALUE_CLASSES
 from whist_catalogue.scripts.progress import LevelProgress
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: scripts/reports/conjectures.py
 
 
 def _frac_key(text: str) -> Fraction:
@@ -133,28 +140,96 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
     return "\n".join(out)
 
 
+class TreeMemory:
+    """The peak over time of the summed PSS of this process and its descendants (the cluster's workers),
+    sampled every ``interval`` seconds in a thread."""
+
+    def __init__(self, interval: float = 2.0) -> None:
+        import psutil  # comes with the cluster extra (distributed)
+
+        self._psutil = psutil
+        self.interval = interval
+        self.peak = 0
+        self.per_process: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        me = self._psutil.Process(os.getpid())
+        total = 0
+        for proc in [me, *me.children(recursive=True)]:
+            try:
+                pss = proc.memory_full_info().pss
+            except (self._psutil.NoSuchProcess, self._psutil.AccessDenied):
+                continue
+            total += pss
+            self.per_process[proc.pid] = max(self.per_process.get(proc.pid, 0), pss)
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> "TreeMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=16)
+    parser.add_argument("--cluster", metavar="ADDRESS", help="run the engine on a Dask cluster (tcp://HOST:PORT or local:K)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "conjectures.md")
     parser.add_argument("--data", type=Path, default=ROOT / "docs" / "data" / "scan.jsonl")
+    parser.add_argument("--from-data", action="store_true",
+                        help="render the report again from --data (e.g. after appending a level computed apart) with "
+                        "the run's COMMAND, SECONDS and PEAK_GIB")
+    parser.add_argument("--run", nargs=3, metavar=("COMMAND", "SECONDS", "PEAK_GIB"),
+                        help="with --from-data: how the data was made, for the report's first line")
     args = parser.parse_args(argv)
+    if args.from_data:
+        if not args.run:
+            parser.error("--from-data needs --run COMMAND SECONDS PEAK_GIB")
+        reports = [LevelReport.from_json(json.loads(line)) for line in args.data.read_text().splitlines() if line]
+        command, seconds, peak = args.run
+        args.out.write_text(render(reports, float(seconds), float(peak), command))
+        print(f"wrote {args.out} from {args.data}", file=sys.stderr)
+        return 0
     started = time.perf_counter()
     reports = []
-    with LevelProgress("scanning") as progress:
-        for report in scan(args.max_n, progress=progress):
+    args.data.parent.mkdir(parents=True, exist_ok=True)
+    if args.cluster:
+        from whist_catalogue.engine.cluster import cluster_scan
+
+        memory = TreeMemory()
+        levels = lambda progress: cluster_scan(args.cluster, args.max_n, progress=progress)  # noqa: E731
+    else:
+        memory = None
+        levels = lambda progress: scan(args.max_n, progress=progress)  # noqa: E731
+    with LevelProgress("scanning") as progress, args.data.open("w") as data, memory or nullcontext():
+        for report in levels(progress):
             reports.append(report)
             progress.close()
+            # Written as each level finishes: a run of an hour keeps what it found if it is stopped.
+            data.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+            data.flush()
             print(f"n = {report.n}: {report.statistics.deals:,} deals in {report.seconds:.1f} s", file=sys.stderr)
     seconds = time.perf_counter() - started
-    peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    args.data.parent.mkdir(parents=True, exist_ok=True)
-    with args.data.open("w") as f:
-        for r in reports:
-            f.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+    if memory is not None:
+        peak_gib = memory.peak / 2**30
+        detail = ", ".join(f"{pss / 2**30:.2f}" for pss in sorted(memory.per_process.values(), reverse=True)[:4])
+        print(f"peak PSS of the process tree {peak_gib:.2f} GiB (largest processes, GiB: {detail})", file=sys.stderr)
+    else:
+        peak_gib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     command = f"python -m whist_catalogue.scripts.reports.conjectures --max-n {args.max_n}"
+    if args.cluster:
+        command += f" --cluster {args.cluster}"
     args.out.write_text(render(reports, seconds, peak_gib, command))
-    print(f"wrote {args.out} and {args.data}: {seconds:.1f} s wall, {peak_gib:.2f} GiB peak RSS", file=sys.stderr)
+    print(f"wrote {args.out} and {args.data}: {seconds:.1f} s wall, {peak_gib:.2f} GiB peak memory", file=sys.stderr)
     return 0
 
 
