@@ -1,9 +1,12 @@
-"""``value`` and ``outcome``: single-suit values and multi-suit outcomes (SPEC §4).
+"""``value``, ``outcome`` and ``moves``: single-suit values, multi-suit outcomes, every card's result (SPEC §4).
 
-Values come from the catalogue when it holds the deal and are computed
-otherwise (:func:`whist_catalogue.store.solvers.default_solver`).  ``outcome`` on a single
-suit beyond every solver's reach falls back to the linear-time algorithm of the
-single-suit paper (Theorem 10.1), with the value when Theorem 12.1 can name it.
+Every suit with n ≤ 8 is answered from the preloaded table
+(:mod:`whist_catalogue.theory.small_suits`); larger ones from the catalogue when it
+holds them and computed otherwise (:func:`whist_catalogue.store.solvers.default_solver`,
+opened only when a deal needs it, or at once when ``--db`` names a catalogue, so
+that a bad one is reported).  ``outcome`` on a single suit beyond every solver's
+reach falls back to the linear-time algorithm of the single-suit paper (Theorem 10.1),
+with the value when Theorem 12.1 can name it.
 """
 
 from __future__ import annotations
@@ -13,15 +16,47 @@ import sys
 from typing import TYPE_CHECKING
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
-from whist_catalogue.scripts.main import deal_arguments, emit_json
-from whist_catalogue.theory.deals import Suit, parse_multisuit, parse_suit
+from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
+from whist_catalogue.theory.deals import Deal, Suit, parse_multisuit, parse_suit
 from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
-    from whist_catalogue.theory.solution import Solver
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.theory.solution import Solver, SuitSolution
+    from whist_catalogue.theory.values import Value
 
-# Solvers (and Numba behind the engine) are imported when a command runs, not
-# when the parser is built for every command.
+# Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
+# when a deal needs them, not when the parser is built for every command.
+
+
+class _SolverOnDemand:
+    """The default solver, opened the first time a deal beyond the preloaded table needs it."""
+
+    def __init__(self, db: str | None) -> None:
+        self.db = db
+        self._solver: Solver | None = None
+
+    def _get(self) -> "Solver":
+        if self._solver is None:
+            from whist_catalogue.store.solvers import default_solver
+
+            self._solver = default_solver(self.db)
+        return self._solver
+
+    def solve(self, deal: Deal) -> "SuitSolution":
+        return self._get().solve(deal)
+
+    def value(self, deal: Deal) -> "Value":
+        return self._get().value(deal)
+
+
+def _table(args: argparse.Namespace) -> "SuitTable":
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    solver = _SolverOnDemand(args.db)
+    if args.db:
+        solver._get()  # a catalogue named explicitly must open, or the user hears why at once
+    return SuitTable(solver)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -44,6 +79,23 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
     p.set_defaults(func=run_outcome)
 
+    p = sub.add_parser(
+        "moves",
+        parents=[common],
+        help="every legal card of the player to move, with West's tricks from there on",
+        description="Every legal card of the player to move in a symmetric multi-suit position — the start of a "
+        "trick, or after the lead given by --led — with the tricks West takes from this trick on under optimal "
+        "play (one trick of look-ahead on Theorem 9.1).",
+    )
+    p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
+    p.add_argument("--leader", choices=("W", "E"), default="W", help="who leads this trick (default W)")
+    p.add_argument(
+        "--led",
+        metavar="SUIT:CARD",
+        help="the card the leader has led: the suit's 0-based index and the card in the deal's notation, e.g. 1:T",
+    )
+    p.set_defaults(func=run_moves)
+
 
 def _outcome_json(o: Outcome) -> dict[str, int]:
     return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
@@ -58,9 +110,7 @@ def _outcome_text(o: Outcome) -> str:
 
 
 def run_value(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.solvers import default_solver
-
-    solver = default_solver(args.db)
+    solver = _table(args)
     for text in deal_arguments(args.deals):
         suit = parse_suit(text)
         _print_value(suit, solver, args.json)
@@ -92,40 +142,98 @@ def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
 
 
 def run_outcome(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.solvers import default_solver
-    from whist_catalogue.theory.multisuit import analyse
+    from whist_catalogue.theory.multisuit import evaluate
 
-    solver = default_solver(args.db)
+    table = _table(args)
+    value_json: dict[int, dict[str, str]] = {}  # by packed value: a batch meets few distinct values
+
+    def as_json(code: int) -> dict[str, str]:
+        found = value_json.get(code)
+        if found is None:
+            from whist_catalogue.theory.packed import unpack
+
+            found = value_json[code] = unpack(code).to_json()
+        return found
+
     for text in deal_arguments(args.deals):
         suits = parse_multisuit(text)
         try:
-            analysis = analyse(suits, solver)
+            analysis = evaluate([s.deal for s in suits], table)
         except DealTooLargeError:
             if len(suits) != 1:
                 raise
             _print_linear_outcome(text, suits[0], args.json)
             continue
-        leads = {p: {"suit": analysis.lead(p).suit, "card": analysis.lead_name(p)} for p in ("W", "E")}
+        leads = {p: analysis.lead(p) for p in ("W", "E")}
+        names = {p: suits[lead.suit].name_of(lead.card) for p, lead in leads.items()}
         if args.json:
             emit_json(
                 {
                     "deal": text,
-                    "suits": [s.value.to_json() for s in analysis.solutions],
-                    "value": analysis.value.to_json(),
+                    "suits": [as_json(c) for c in analysis.codes],
+                    "value": as_json(analysis.total),
                     "outcome": _outcome_json(analysis.outcome),
-                    "lead": {"west": leads["W"], "east": leads["E"]},
+                    "lead": {
+                        "west": {"suit": leads["W"].suit, "card": names["W"]},
+                        "east": {"suit": leads["E"].suit, "card": names["E"]},
+                    },
                 }
             )
             continue
-        parts = "  +  ".join(s.value.text() for s in analysis.solutions)
+        parts = "  +  ".join(v.text() for v in analysis.suit_values)
         lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
                  f"  outcome      {_outcome_text(analysis.outcome)}"]
         for p, name in (("W", "West"), ("E", "East")):
-            lead = analysis.lead(p)
+            lead = leads[p]
             lines.append(
-                f"  {name} leads  {leads[p]['card']} of suit {lead.suit + 1} ({analysis.suits[lead.suit]}):"
-                f" {lead.rule.describe(p)}"
+                f"  {name} leads  {names[p]} of suit {lead.suit + 1} ({suits[lead.suit]}): {lead.rule.describe(p)}"
             )
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
+    """``SUIT:CARD`` → (suit index, real rank), the card named in that suit's own notation."""
+    head, sep, card = text.partition(":")
+    try:
+        index = int(head)
+    except ValueError:
+        index = -1
+    if not sep or not card.strip() or index < 0:
+        raise UsageError(f"--led takes SUIT:CARD, a 0-based suit index and a card, e.g. 1:T; got {text!r}")
+    if index >= len(suits):
+        raise UsageError(f"--led {text}: the deal has suits 0…{len(suits) - 1}")
+    suit = suits[index]
+    wanted = card.strip().upper()
+    for rank in suit.west + suit.east:
+        if suit.card_name(rank).upper() == wanted or (wanted == "10" and suit.card_name(rank) == "T"):
+            return index, rank
+    raise UsageError(f"--led {text}: there is no card {card.strip()!r} in suit {index} ({suit})")
+
+
+def run_moves(args: argparse.Namespace) -> int:
+    from whist_catalogue.theory.moves import suit_card_results
+
+    table = _table(args)
+    for text in deal_arguments(args.deals):
+        suits = parse_multisuit(text)
+        led = _parse_led(args.led, suits) if args.led else None
+        results = suit_card_results(suits, args.leader, table, led)
+        to_play = args.leader if led is None else ("E" if args.leader == "W" else "W")
+        moves = [{"suit": r.suit, "card": suits[r.suit].card_name(r.card), "west_tricks": r.west_tricks}
+                 for r in results]
+        if args.json:
+            emit_json({"deal": text, "to_play": to_play, "moves": moves})
+            continue
+        player = "West" if to_play == "W" else "East"
+        best = (max if to_play == "W" else min)(m["west_tricks"] for m in moves)
+        lines = [text.strip(), f"  {player} to play; West's tricks from this trick on after each card (* best):"]
+        for i, suit in enumerate(suits):
+            cards = [m for m in moves if m["suit"] == i]
+            if cards:
+                shown = "  ".join(f"{m['card']}:{m['west_tricks']}{'*' if m['west_tricks'] == best else ''}"
+                                  for m in cards)
+                lines.append(f"  suit {i} ({suit})  {shown}")
         sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
