@@ -31,7 +31,8 @@ def test_the_mapping_to_bridge():
     # South and West get the highest free cards: here the empty suits' top cards, which they can never lead.
     assert deal.to_pbn() == "N:AQ.7.. KJ.6.. ..AKQ. ...AKQ"
     assert dds_outcome(suits, "W") == (2, {(0, 14), (0, 12), (1, 7)})
-    assert dds_outcome(suits, "E") == (3, {(0, 11), (0, 13)})
+    # 7/6 is worth 1 − ε₀, East's exit: East leads the 6 and West makes 2, not 3 (Lemma 9.3).
+    assert dds_outcome(suits, "E") == (2, {(1, 6)})
 
 
 def test_outcomes_and_first_leads_agree_with_dds_on_150_deals():
