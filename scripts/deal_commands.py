@@ -12,6 +12,7 @@ with the value when Theorem 12.1 can name it.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.solution import Solver, SuitSolution
     from whist_catalogue.theory.values import Value
+
+_LINEAR_FROM_N = 26
+"""Beyond the engine's encoding (n ≤ 25) and any catalogue: only the linear-time algorithm answers."""
+_OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
 
 # Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
 # when a deal needs them, not when the parser is built for every command.
@@ -156,13 +161,17 @@ def run_outcome(args: argparse.Namespace) -> int:
         return found
 
     for text in deal_arguments(args.deals):
+        if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
+            # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
+            _print_linear_outcome(text, Deal.from_label(text), args.json)
+            continue
         suits = parse_multisuit(text)
         try:
             analysis = evaluate([s.deal for s in suits], table)
         except DealTooLargeError:
             if len(suits) != 1:
                 raise
-            _print_linear_outcome(text, suits[0], args.json)
+            _print_linear_outcome(text, suits[0].deal, args.json)
             continue
         leads = {p: analysis.lead(p) for p in ("W", "E")}
         names = {p: suits[lead.suit].name_of(lead.card) for p, lead in leads.items()}
@@ -238,13 +247,13 @@ def run_moves(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:
+def _print_linear_outcome(text: str, deal: Deal, as_json: bool) -> None:
     """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it."""
     from whist_catalogue.single_suit.linear_time import detect_simple_value
 
-    if suit.n == 0:
+    if deal.n == 0:
         raise InvalidDealError(f"empty deal: {text!r}")
-    found = detect_simple_value(suit.deal)
+    found = detect_simple_value(deal)
     value = found.value.to_json() if found.value is not None else None
     if as_json:
         emit_json(
@@ -260,7 +269,7 @@ def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:
         return
     described = found.value.text() if found.value is not None else f"strictly between {found.lower} and {found.upper}"
     sys.stdout.write(
-        f"{suit.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)\n"
+        f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)\n"
         f"  outcome  {_outcome_text(found.outcome)}\n"
         f"  value    {described}\n"
     )
