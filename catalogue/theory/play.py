@@ -124,7 +124,7 @@ class Play:
         then play optimally (tricks already taken included)."""
         if self.finished:
             return {}
-        key = (tuple(s.deal.key for s in self.suits), self.leader, self.led, self.west_tricks)
+        key = (tuple(self.suits), self.leader, self.led, self.west_tricks)  # real ranks: moves name them
         found = self._results.get(key)
         if found is None:
             led = (self.led.suit, self.led.rank) if self.led is not None else None
