@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -219,6 +220,8 @@ class PlayPanel(QWidget):
             box = QGroupBox(player_name(side))
             color = (WEST_COLOR if side == "W" else EAST_COLOR).name()
             box.setStyleSheet(f"QGroupBox {{ color: {color}; }}")
+            # A hand keeps the height its cards need; the space left goes below, not into squeezed rows.
+            box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             grid = QGridLayout(box)
             grid.setHorizontalSpacing(3)
             grid.setContentsMargins(8, 6, 8, 6)
