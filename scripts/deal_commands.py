@@ -12,6 +12,7 @@ with the value when Theorem 12.1 can name it.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from typing import TYPE_CHECKING
@@ -150,14 +151,14 @@ def run_outcome(args: argparse.Namespace) -> int:
     from whist_catalogue.theory.multisuit import evaluate
 
     table = _table(args)
-    value_json: dict[int, dict[str, str]] = {}  # by packed value: a batch meets few distinct values
+    value_json: dict[int, str] = {}  # by packed value, serialised: a batch meets few distinct values
 
-    def as_json(code: int) -> dict[str, str]:
+    def as_json(code: int) -> str:
         found = value_json.get(code)
         if found is None:
             from whist_catalogue.theory.packed import unpack
 
-            found = value_json[code] = unpack(code).to_json()
+            found = value_json[code] = json.dumps(unpack(code).to_json(), ensure_ascii=False)
         return found
 
     for text in deal_arguments(args.deals):
@@ -176,17 +177,14 @@ def run_outcome(args: argparse.Namespace) -> int:
         leads = {p: analysis.lead(p) for p in ("W", "E")}
         names = {p: suits[lead.suit].name_of(lead.card) for p, lead in leads.items()}
         if args.json:
-            emit_json(
-                {
-                    "deal": text,
-                    "suits": [as_json(c) for c in analysis.codes],
-                    "value": as_json(analysis.total),
-                    "outcome": _outcome_json(analysis.outcome),
-                    "lead": {
-                        "west": {"suit": leads["W"].suit, "card": names["W"]},
-                        "east": {"suit": leads["E"].suit, "card": names["E"]},
-                    },
-                }
+            # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
+            west, east = analysis.outcome
+            sys.stdout.write(
+                f'{{"deal": {json.dumps(text, ensure_ascii=False)}, '
+                f'"suits": [{", ".join(as_json(c) for c in analysis.codes)}], "value": {as_json(analysis.total)}, '
+                f'"outcome": {{"west_leads": {int(west)}, "east_leads": {int(east)}}}, '
+                f'"lead": {{"west": {{"suit": {leads["W"].suit}, "card": {json.dumps(names["W"])}}}, '
+                f'"east": {{"suit": {leads["E"].suit}, "card": {json.dumps(names["E"])}}}}}}}\n'
             )
             continue
         parts = "  +  ".join(v.text() for v in analysis.suit_values)

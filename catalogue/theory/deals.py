@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import compress
 from typing import Iterator, TypeAlias
 
@@ -304,10 +305,20 @@ def _parse_numbers(side: str, text: str) -> list[int]:
 def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Suit:
     if not west and not east:
         raise InvalidDealError(f"empty suit: {text!r}")
-    return Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
+    suit = Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
+    object.__setattr__(suit, "_deal", suit.deal)  # parsed suits are cached and asked for their deal often
+    return suit
 
 
 def parse_suit(text: str) -> Suit:
+    """Parse one suit in any notation of SPEC §2 (see :func:`_parse_suit`)."""
+    # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
+    if len(text) > 64:
+        return _parse_suit(text)
+    return _parse_suit_cached(text)
+
+
+def _parse_suit(text: str) -> Suit:
     """Parse one suit in any notation of SPEC §2.
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
@@ -338,6 +349,9 @@ def parse_suit(text: str) -> Suit:
         except InvalidDealError:
             return _suit(_parse_numbers(west_text, text), _parse_numbers(east_text, text), Notation.NUMBERS, text)
     return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
+
+
+_parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 
 
 def parse_deal(text: str) -> Deal:

@@ -23,6 +23,7 @@ of the value as in :mod:`.values` and :mod:`.multisuit`, without building a
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Sequence
 
 from whist_catalogue.errors import InvalidValueError
@@ -138,6 +139,12 @@ def complexity_packed(code: int) -> Complexity:
     return Complexity(0, 0 if bits <= 1 else bits - 1)
 
 
+@lru_cache(maxsize=65536)
+def _suit_facts(code: int) -> tuple[int, Complexity, int]:
+    """(sign, complexity, log2 denominator) of one suit's code: a batch meets the same few values again and again."""
+    return sign_packed(code), complexity_packed(code), _denominator_bits(_fields(code)[0])
+
+
 def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int]:
     """The clause of §10.4 and the suit a leader takes (as :func:`~.multisuit.choose_lead`).
 
@@ -145,21 +152,18 @@ def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int
     clause allows, the most complex is taken, the first one on a tie.
     """
     own = 1 if leader == "W" else -1
-    live = [i for i, c in enumerate(codes) if c is not None]
-    if not live:
+    facts = {i: _suit_facts(c) for i, c in enumerate(codes) if c is not None}
+    if not facts:
         raise ValueError("no cards left to lead")
-    signs = {i: sign_packed(codes[i]) for i in live}
-    rule, allowed = ATTACK_EXIT, [i for i in live if signs[i] == -own]
+    rule, allowed = ATTACK_EXIT, [i for i, f in facts.items() if f[0] == -own]
     if not allowed:
-        rule, allowed = EXIT, [i for i in live if signs[i] == own]
+        rule, allowed = EXIT, [i for i, f in facts.items() if f[0] == own]
     if not allowed:
-        whole = _denominator_bits(_fields(sum(codes[i] for i in live))[0])
+        whole = _denominator_bits(_fields(sum(codes[i] for i in facts))[0])
         rule = COMPLEX_NUMBER
-        allowed = [i for i in live if _denominator_bits(_fields(codes[i])[0]) >= whole]
+        allowed = [i for i, f in facts.items() if f[2] >= whole]
     best = allowed[0]
-    best_complexity = complexity_packed(codes[best])
     for i in allowed[1:]:
-        c = complexity_packed(codes[i])
-        if c > best_complexity:
-            best, best_complexity = i, c
+        if facts[i][1] > facts[best][1]:
+            best = i
     return rule, best
