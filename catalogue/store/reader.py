@@ -21,21 +21,22 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from whist_catalogue.engine.encoding import SCALE
-from whist_catalogue.engine.levels import CHECK_NAMES
-from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
 from whist_catalogue.store.models import DealRow, LevelRow, SolvedGameRow
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.values import Infinitesimal, Outcome, Value
+
+if TYPE_CHECKING:
+    from whist_catalogue.engine.statistics import LevelStatistics
 
 __all__ = [
     "open_catalogue",
@@ -115,6 +116,8 @@ class DealRecord:
     @property
     def counterexamples(self) -> tuple[str, ...]:
         """Names of the checks (``whist_catalogue.engine.levels.CHECK_NAMES``) this deal is a counterexample to."""
+        from whist_catalogue.engine.levels import CHECK_NAMES  # Numba loads with the engine, not with a look-up
+
         return tuple(name for c, name in enumerate(CHECK_NAMES) if self.flags >> c & 1)
 
     def best_leads(self) -> dict[str, list[str]]:
@@ -364,10 +367,12 @@ class Catalogue:
         with database_errors(self.location), self._session() as session:
             return {value_from_columns(q, s, k): c for q, s, k, c in session.execute(statement)}
 
-    def statistics(self, n: int) -> LevelStatistics:
+    def statistics(self, n: int) -> "LevelStatistics":
         """The statistics of SPEC §4 for a complete level (the same object ``scan`` builds)."""
         if not self._is_complete(n):
             raise NotInCatalogue(f"level n = {n} is not complete in catalogue {self.location}")
+        from whist_catalogue.engine.statistics import LevelStatistics  # Numba, only for statistics
+
         return LevelStatistics(n, self.value_counts(n))
 
     # -- solved games ---------------------------------------------------------------------------
