@@ -172,7 +172,7 @@ def run_outcome(args: argparse.Namespace) -> int:
         except DealTooLargeError:
             if len(suits) != 1:
                 raise
-            _print_linear_outcome(text, suits[0].deal, args.json)
+            _print_linear_outcome(text, suits[0].deal, args.json, suits[0].name_of)
             continue
         leads = {p: analysis.lead(p) for p in ("W", "E")}
         names = {p: suits[lead.suit].name_of(lead.card) for p, lead in leads.items()}
@@ -245,14 +245,27 @@ def run_moves(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_linear_outcome(text: str, deal: Deal, as_json: bool) -> None:
-    """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it."""
-    from whist_catalogue.single_suit.linear_time import detect_simple_value
+def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> None:
+    """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it,
+    and each side's normal lead when Theorem 8.2 makes it a best first lead (``name_of`` names a card)."""
+    from whist_catalogue.single_suit.linear_time import detect_simple_value, normal_leads
 
     if deal.n == 0:
         raise InvalidDealError(f"empty deal: {text!r}")
-    found = detect_simple_value(deal)
+    c = owner_vector_of(deal)
+    found = detect_simple_value(c)
+    leads = normal_leads(c)
     value = found.value.to_json() if found.value is not None else None
+    sides = {
+        "west": (leads.west, leads.west_is_best, "West", leads.west_guarantee, found.outcome.west_leads),
+        "east": (leads.east, leads.east_is_best, "East", leads.east_guarantee, deal.n - found.outcome.east_leads),
+    }
+
+    def why_not(side: str) -> str:
+        card, _, player, guarantee, optimum = sides[side]
+        return (f"not determined: the normal lead {name_of(card)} guarantees {player} only {guarantee} of the"
+                f" {optimum} tricks best play takes (Theorem 8.2), so holding up matters here")
+
     if as_json:
         emit_json(
             {
@@ -260,14 +273,27 @@ def _print_linear_outcome(text: str, deal: Deal, as_json: bool) -> None:
                 "suits": [value],
                 "value": value,
                 "outcome": _outcome_json(found.outcome),
-                "lead": {"west": None, "east": None},
+                "lead": {side: {"suit": 0, "card": name_of(v[0])} if v[1] else None for side, v in sides.items()},
+                "lead_note": {side: "the normal lead (§4.2), a best lead by Theorem 8.2" if v[1] else why_not(side)
+                              for side, v in sides.items()},
                 "method": "linear-time (single-suit paper, Theorem 10.1)",
             }
         )
         return
     described = found.value.text() if found.value is not None else f"strictly between {found.lower} and {found.upper}"
-    sys.stdout.write(
-        f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)\n"
-        f"  outcome  {_outcome_text(found.outcome)}\n"
-        f"  value    {described}\n"
-    )
+    lines = [
+        f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
+        f"  outcome  {_outcome_text(found.outcome)}",
+        f"  value    {described}",
+    ]
+    for side, (card, best, player, _, _) in sides.items():
+        said = f"{name_of(card)} (the normal lead of §4.2; best by Theorem 8.2)" if best else why_not(side)
+        lines.append(f"  {player} leads  {said}")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def owner_vector_of(deal: Deal):
+    """The deal as the vector C of the single-suit paper's (37), built once for both algorithms."""
+    from whist_catalogue.single_suit.linear_time import owner_vector
+
+    return owner_vector(deal)

@@ -128,3 +128,27 @@ def test_scan_json(capsys):
                                                  "reverified": None}
     assert four["checks"]["conjecture_12_4_labeled"]["first_counterexample"] == "EEWWWWEE"
     assert four["checks"]["conjecture_12_4_labeled"]["reverified"] is True
+
+
+def test_a_huge_suit_names_the_normal_leads_theorem_8_2_makes_best(capsys):
+    import random
+
+    from whist_catalogue.single_suit.formulas import normal_lead
+    from whist_catalogue.theory.deals import Deal
+
+    rng = random.Random(8)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        owners = list("W" * 40 + "E" * 40)
+        rng.shuffle(owners)
+        label = "".join(owners)
+        (line,) = run_json(capsys, "outcome", "--json", label)
+        deal = Deal.from_label(label)
+        for side, west in (("west", True), ("east", False)):
+            lead, note = line["lead"][side], line["lead_note"][side]
+            if lead is None:
+                assert note.startswith("not determined") and "Theorem 8.2" in note
+            else:
+                assert lead == {"suit": 0, "card": str(normal_lead(deal, west))} and "Theorem 8.2" in note
+            seen[lead is not None] += 1
+    assert seen[True] > 20
