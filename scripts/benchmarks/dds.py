@@ -18,7 +18,9 @@ The script, in one run on the same seeded deals, checks and times:
    lead — against DDS's score of every legal card;
 3. speed: DDS per deal (both leaders, its fastest mode: one optimal card) against
    ``evaluate`` and ``analyse_batch`` in process, and against one ``whist-catalogue
-   outcome --json -`` process over all the deals, start-up included.
+   outcome --json -`` process over all the deals, start-up included — in wall time
+   and in CPU time (the process's own, the child's from ``getrusage``), which a
+   busy machine distorts less.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -214,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise SystemExit(f"DISAGREE on {deal_text(suits)} leader {leader}: {tricks} {best} vs {expected} {card}")
             answers.append((tricks, best))
         dds_answers.append(answers)
-    print(f"outcomes and first leads: {args.deals} deals x 2 leaders agree with DDS")
+    print(f"outcomes and first leads: {args.deals} deals x 2 leaders agree with DDS", flush=True)
 
     # 2. moves on random positions
     cards = 0
@@ -225,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ours != theirs:
             raise SystemExit(f"DISAGREE on moves of {deal_text(suits)} leader {leader} led {led}: {ours} vs {theirs}")
         cards += len(ours)
-    print(f"moves: {args.positions} positions, {cards} legal cards agree with DDS")
+    print(f"moves: {args.positions} positions, {cards} legal cards agree with DDS", flush=True)
 
     # 3. speed, all on the same deals in this one run
     boards = []
@@ -237,29 +240,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     from endplay.dds import solve_board
 
     dds = Timing("DDS solve_board, one optimal card, both leaders", [])
+    cpu = time.process_time()
     for pair in boards:
         t = time.perf_counter()
         for b in pair:
             solve_board(b, SolveMode.OptimalOne)
         dds.per_deal.append(time.perf_counter() - t)
+    dds_cpu = time.process_time() - cpu
     keyed = [[s.deal for s in suits] for suits in deals]
     fresh = SuitTable()
     ev = Timing("evaluate(), both leaders", [])
+    cpu = time.process_time()
     for ds in keyed:
         t = time.perf_counter()
         evaluate(ds, fresh)
         ev.per_deal.append(time.perf_counter() - t)
+    ev_cpu = time.process_time() - cpu
     rows = [[d.key for d in ds] for ds in keyed]
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     analyse_batch(rows, fresh)
-    batch_total = time.perf_counter() - t
+    batch_total, batch_cpu = time.perf_counter() - t, time.process_time() - cpu
 
     text = "".join(deal_text(s) + "\n" for s in deals)
     env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "whist_catalogue", "outcome", "--json", "-"], input=text,
                           capture_output=True, text=True, env=env, check=True)
     cli_total = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cli_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = [json.loads(x) for x in done.stdout.splitlines()]
     assert len(lines) == len(deals)
     for suits, line, (west, east) in zip(deals, lines, dds_answers):
@@ -274,13 +284,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     dds_total = sum(dds.per_deal)
 
     load = os.getloadavg()[0]
-    print(f"load average (1 min) during the run: {load:.2f} on {os.cpu_count()} cores")
-    print(f"{dds.label}: median {dds.median_us:.0f} us a deal, {dds_total:.2f} s for {len(deals)} deals")
-    print(f"{ev.label}: median {ev.median_us:.1f} us a deal  ->  {dds.median_us / ev.median_us:.0f}x DDS")
-    print(f"analyse_batch(): {batch_total * 1e6 / len(deals):.1f} us a deal  ->  "
-          f"{dds_total / batch_total:.0f}x DDS")
+    print(f"load average (1 min) at the end of the run: {load:.2f} on {os.cpu_count()} cores")
+    print(f"{dds.label}: median {dds.median_us:.0f} us a deal; {len(deals)} deals {dds_total:.2f} s wall,"
+          f" {dds_cpu:.2f} s CPU")
+    print(f"{ev.label}: median {ev.median_us:.1f} us a deal -> {dds.median_us / ev.median_us:.0f}x DDS (medians);"
+          f" CPU {ev_cpu:.3f} s -> {dds_cpu / ev_cpu:.0f}x")
+    print(f"analyse_batch(): {batch_total * 1e6 / len(deals):.1f} us a deal -> {dds_total / batch_total:.0f}x DDS (wall);"
+          f" CPU {batch_cpu:.3f} s -> {dds_cpu / batch_cpu:.0f}x")
     print(f"whist-catalogue outcome --json - ({len(deals)} deals, one process, start-up included): "
-          f"{cli_total:.3f} s  ->  {dds_total / cli_total:.0f}x DDS")
+          f"{cli_total:.3f} s wall -> {dds_total / cli_total:.0f}x DDS; {cli_cpu:.3f} s CPU -> {dds_cpu / cli_cpu:.0f}x")
     return 0
 
 
