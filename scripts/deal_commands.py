@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.solution import Solver, SuitSolution
     from whist_catalogue.theory.values import Value
 
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
+
 _LINEAR_FROM_N = 26
 """Beyond the engine's encoding (n ≤ 25) and any catalogue: only the linear-time algorithm answers."""
 _OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
@@ -158,7 +160,7 @@ def run_outcome(args: argparse.Namespace) -> int:
         if found is None:
             from whist_catalogue.theory.packed import unpack
 
-            found = value_json[code] = json.dumps(unpack(code).to_json(), ensure_ascii=False)
+            found = value_json[code] = _to_json(unpack(code).to_json())
         return found
 
     for text in deal_arguments(args.deals):
@@ -180,7 +182,7 @@ def run_outcome(args: argparse.Namespace) -> int:
             # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
             west, east = analysis.outcome
             sys.stdout.write(
-                f'{{"deal": {json.dumps(text, ensure_ascii=False)}, '
+                f'{{"deal": {_to_json(text)}, '
                 f'"suits": [{", ".join(as_json(c) for c in analysis.codes)}], "value": {as_json(analysis.total)}, '
                 f'"outcome": {{"west_leads": {int(west)}, "east_leads": {int(east)}}}, '
                 f'"lead": {{"west": {{"suit": {leads["W"].suit}, "card": {json.dumps(names["W"])}}}, '

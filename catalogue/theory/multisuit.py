@@ -227,8 +227,8 @@ def evaluate(deals: Sequence[Deal], table: SuitTable) -> Evaluation:
     if len(deals) > MAX_SUMMANDS:
         raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
     keys = [d.key for d in deals]
-    codes = tuple(table.code(d) for d in deals)
-    live = [c if d.n else None for c, d in zip(codes, deals)]
+    codes = tuple(map(table.code_of_key, keys))
+    live = [None if k == 1 else c for c, k in zip(codes, keys)]  # key 1: the empty deal
     whole = sum(codes)
     return Evaluation(
         deals,
