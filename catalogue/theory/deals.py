@@ -273,10 +273,19 @@ class Suit:
         return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
 
 
+_OWNERS = re.compile(r"[WEwe]+")
+_DIGITS = re.compile(r"[\d\s\-+]*")
+
+
 def _parse_ranks(side: str, text: str) -> list[int]:
-    compact = re.sub(r"\s+", "", side.upper())
+    compact = "".join(side.upper().split())
     if compact in ("", "-"):
         return []
+    if "10" not in compact:
+        try:
+            return [_RANK_VALUES[ch] for ch in compact]  # the common case, at C speed
+        except KeyError:
+            pass  # named below
     ranks = []
     i = 0
     while i < len(compact):
@@ -329,7 +338,7 @@ def _parse_suit(text: str) -> Suit:
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
-        if re.fullmatch(r"[WEwe]+", stripped):
+        if _OWNERS.fullmatch(stripped):
             deal = Deal.from_label(stripped)
             return Suit(deal.west_cards, deal.east_cards, Notation.OWNER, deal)
         raise InvalidDealError(
@@ -338,7 +347,7 @@ def _parse_suit(text: str) -> Suit:
     if stripped.count("/") > 1:
         raise InvalidDealError(f"more than one '/' in {text!r}")
     west_text, east_text = stripped.split("/")
-    digits_only = re.fullmatch(r"[\d\s\-+]*", west_text) and re.fullmatch(r"[\d\s\-+]*", east_text)
+    digits_only = _DIGITS.fullmatch(west_text) and _DIGITS.fullmatch(east_text)
     if digits_only:
         # Whitespace between numbers, or digits that cannot be ranks (1, 11, …), mean numbers.
         spaced = any(len(side.split()) > 1 for side in (west_text, east_text))
