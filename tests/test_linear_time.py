@@ -20,7 +20,10 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import Value
 
-PAPER_VALUES = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "paper-values-up-to-4-cards.tsv"
+# The shared folder sits beside the repository — or beside the folder of its git worktrees.
+PAPER_VALUES = next(
+    p / "shared" / "testdata" for p in Path(__file__).resolve().parents if (p / "shared" / "testdata").is_dir()
+) / "paper-values-up-to-4-cards.tsv"
 
 
 def every_deal(max_n: int):
