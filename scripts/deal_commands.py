@@ -163,6 +163,7 @@ def run_outcome(args: argparse.Namespace) -> int:
             found = value_json[code] = _to_json(unpack(code).to_json())
         return found
 
+    write = sys.stdout.write
     for text in deal_arguments(args.deals):
         if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
             # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
@@ -176,17 +177,18 @@ def run_outcome(args: argparse.Namespace) -> int:
                 raise
             _print_linear_outcome(text, suits[0].deal, args.json, suits[0].name_of)
             continue
-        leads = {p: analysis.lead(p) for p in ("W", "E")}
-        names = {p: suits[lead.suit].name_of(lead.card) for p, lead in leads.items()}
+        west_lead, east_lead = analysis.west_lead, analysis.east_lead
+        leads = {"W": west_lead, "E": east_lead}
+        names = {"W": suits[west_lead.suit].name_of(west_lead.card), "E": suits[east_lead.suit].name_of(east_lead.card)}
         if args.json:
             # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
             west, east = analysis.outcome
-            sys.stdout.write(
+            write(
                 f'{{"deal": {_to_json(text)}, '
-                f'"suits": [{", ".join(as_json(c) for c in analysis.codes)}], "value": {as_json(analysis.total)}, '
-                f'"outcome": {{"west_leads": {int(west)}, "east_leads": {int(east)}}}, '
-                f'"lead": {{"west": {{"suit": {leads["W"].suit}, "card": {json.dumps(names["W"])}}}, '
-                f'"east": {{"suit": {leads["E"].suit}, "card": {json.dumps(names["E"])}}}}}}}\n'
+                f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
+                f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
+                f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": {_to_json(names["W"])}}}, '
+                f'"east": {{"suit": {east_lead.suit}, "card": {_to_json(names["E"])}}}}}}}\n'
             )
             continue
         parts = "  +  ".join(v.text() for v in analysis.suit_values)

@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.theory.deals import Card, Deal, DealKey, Suit
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.packed import MAX_SUMMANDS, lead_suit_packed, rho_packed, unpack
+from whist_catalogue.theory.packed import MAX_SUMMANDS, lead_suits_packed, rho_packed, unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.solution import Solver, SuitSolution
 from whist_catalogue.theory.values import Outcome, Value, rho, total
@@ -213,10 +213,16 @@ class Evaluation:
         return self.west_lead if player == "W" else self.east_lead
 
 
-def _packed_lead(keys: Sequence[DealKey], codes: Sequence[int | None], table: SuitTable, leader: Player) -> Lead:
-    rule, s = lead_suit_packed(codes, leader)
-    west, east = table.leads_of_key(keys[s])
-    return Lead(s, west if leader == "W" else east, LeadRule(rule))
+_RULES = {rule.value: rule for rule in LeadRule}
+
+
+def _packed_leads(keys: Sequence[DealKey], codes: Sequence[int | None], table: SuitTable) -> tuple[Lead, Lead]:
+    """West's and East's first leads: the suit by §10.4 on packed values, its lowest best lead."""
+    (west_rule, west_suit), (east_rule, east_suit) = lead_suits_packed(codes)
+    return (
+        Lead(west_suit, table.leads_of_key(keys[west_suit])[0], _RULES[west_rule]),
+        Lead(east_suit, table.leads_of_key(keys[east_suit])[1], _RULES[east_rule]),
+    )
 
 
 def evaluate(deals: Sequence[Deal], table: SuitTable) -> Evaluation:
@@ -230,14 +236,7 @@ def evaluate(deals: Sequence[Deal], table: SuitTable) -> Evaluation:
     codes = tuple(map(table.code_of_key, keys))
     live = [None if k == 1 else c for c, k in zip(codes, keys)]  # key 1: the empty deal
     whole = sum(codes)
-    return Evaluation(
-        deals,
-        codes,
-        whole,
-        Outcome(*rho_packed(whole)),
-        _packed_lead(keys, live, table, "W"),
-        _packed_lead(keys, live, table, "E"),
-    )
+    return Evaluation(deals, codes, whole, Outcome(*rho_packed(whole)), *_packed_leads(keys, live, table))
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,9 +279,9 @@ def analyse_batch(rows: Iterable[Sequence[DealKey]], table: SuitTable | None = N
         west, east = rho_packed(sum(live))
         out.west_leads.append(west)
         out.east_leads.append(east)
-        for leader, suits, cards in (("W", out.west_lead_suit, out.west_lead_card),
-                                     ("E", out.east_lead_suit, out.east_lead_card)):
-            lead = _packed_lead(keys, codes, table, leader)
-            suits.append(lead.suit)
-            cards.append(lead.card)
+        west_lead, east_lead = _packed_leads(keys, codes, table)
+        out.west_lead_suit.append(west_lead.suit)
+        out.west_lead_card.append(west_lead.card)
+        out.east_lead_suit.append(east_lead.suit)
+        out.east_lead_card.append(east_lead.card)
     return out

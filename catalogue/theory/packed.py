@@ -38,6 +38,7 @@ __all__ = [
     "sign_packed",
     "complexity_packed",
     "lead_suit_packed",
+    "lead_suits_packed",
 ]
 
 NUMBER_BITS = 24
@@ -145,25 +146,41 @@ def _suit_facts(code: int) -> tuple[int, Complexity, int]:
     return sign_packed(code), complexity_packed(code), _denominator_bits(_fields(code)[0])
 
 
+def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tuple[str, int]]:
+    """:func:`lead_suit_packed` for West and for East at once (a deal's suits read once)."""
+    facts = {i: _suit_facts(c) for i, c in enumerate(codes) if c is not None}
+    if not facts:
+        raise ValueError("no cards left to lead")
+    positive = [i for i, f in facts.items() if f[0] > 0]
+    negative = [i for i, f in facts.items() if f[0] < 0]
+    numbers: tuple[str, int] | None = None
+
+    def most_complex(allowed: list[int]) -> int:
+        best = allowed[0]
+        for i in allowed[1:]:
+            if facts[i][1] > facts[best][1]:
+                best = i
+        return best
+
+    def choose(attack: list[int], exits: list[int]) -> tuple[str, int]:
+        nonlocal numbers
+        if attack:
+            return ATTACK_EXIT, most_complex(attack)
+        if exits:
+            return EXIT, most_complex(exits)
+        if numbers is None:  # every suit a number: the same suits qualify for either leader
+            whole = _denominator_bits(_fields(sum(codes[i] for i in facts))[0])
+            numbers = COMPLEX_NUMBER, most_complex([i for i, f in facts.items() if f[2] >= whole])
+        return numbers
+
+    return choose(negative, positive), choose(positive, negative)
+
+
 def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int]:
     """The clause of §10.4 and the suit a leader takes (as :func:`~.multisuit.choose_lead`).
 
     ``codes`` holds each suit's code, None for an empty suit.  Among the suits the
     clause allows, the most complex is taken, the first one on a tie.
     """
-    own = 1 if leader == "W" else -1
-    facts = {i: _suit_facts(c) for i, c in enumerate(codes) if c is not None}
-    if not facts:
-        raise ValueError("no cards left to lead")
-    rule, allowed = ATTACK_EXIT, [i for i, f in facts.items() if f[0] == -own]
-    if not allowed:
-        rule, allowed = EXIT, [i for i, f in facts.items() if f[0] == own]
-    if not allowed:
-        whole = _denominator_bits(_fields(sum(codes[i] for i in facts))[0])
-        rule = COMPLEX_NUMBER
-        allowed = [i for i, f in facts.items() if f[2] >= whole]
-    best = allowed[0]
-    for i in allowed[1:]:
-        if facts[i][1] > facts[best][1]:
-            best = i
-    return rule, best
+    west, east = lead_suits_packed(codes)
+    return west if leader == "W" else east
