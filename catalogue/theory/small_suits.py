@@ -15,11 +15,11 @@ engine, and the tests check it against the engine and the recursive definition.
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from array import array
 from functools import cache
-from importlib import resources
 from typing import Iterable
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
@@ -49,7 +49,10 @@ def encode_table(solutions: Iterable[SuitSolution]) -> bytes:
 @cache
 def preloaded() -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
     """(packed value by key, (West's, East's) lowest best lead by key) for every deal with 1 ≤ n ≤ 8."""
-    raw = resources.files(__package__).joinpath(TABLE_FILE).read_bytes()
+    # A plain file beside this module (the package is installed unzipped); importlib.resources
+    # would cost more start-up than reading the table does.
+    with open(os.path.join(os.path.dirname(__file__), TABLE_FILE), "rb") as f:
+        raw = f.read()
     if not raw.startswith(_MAGIC):
         raise RuntimeError(f"{TABLE_FILE} is not a small-suit table")
     body = zlib.decompress(raw[len(_MAGIC) :])
