@@ -1,10 +1,12 @@
 """Play a deal out against the app, or watch the app play both sides (one suit or many).
 
-All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, the
-theory's moves (a lead by the rule of §10.4 of the multi-suit paper and a best
-card of that suit, or a best reply), taking a card back, and the projected
-outcome ρ(Σ val) of Theorem 9.1.  This panel only shows the hands as buttons,
-forwards clicks, and keeps a note of which cards left the theory's line.
+All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, each
+card's exact result, the theory's moves (a lead by the rule of §10.4 of the
+multi-suit paper, or a reply — optimal for the whole deal from any position, the
+user's mistakes included), taking a card back, and the projected outcome
+ρ(Σ val) of Theorem 9.1.  This panel shows the hands as buttons (each with its
+result on request), the current trick on a table between the hands, and notes
+what each costly card cost.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from PySide6.QtCore import QTimer, Signal, Slot
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -49,13 +53,91 @@ WATCH_INTERVAL_MS = 700
 
 @dataclass
 class _Record:
-    """A card played, and what the theory thought of it."""
+    """A card played, who played it, and what it cost."""
 
     move: Move
-    by_theory: bool
-    """Whether the card was one of the theory's moves at that point."""
-    expected_before: int | None = None
-    """West's final tricks with best play, at the start of the trick this card began."""
+    player: str
+    cost: int
+    """Tricks the player gave away with this card compared with a best card (0: a best card)."""
+
+
+@dataclass(frozen=True)
+class TableCard:
+    """A card on the table: who played it and its name."""
+
+    player: str
+    name: str
+
+
+class TrickTable(QWidget):
+    """The current trick drawn on a table: West's card on the left, East's on the right.
+
+    Between tricks it shows the last trick, dimmed, with who won it.
+    """
+
+    CARD = QSize(46, 64)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cards: list[TableCard] = []
+        self.caption = ""
+        self.finished_trick = False
+        self.setMinimumSize(260, self.CARD.height() + 58)
+
+    def sizeHint(self) -> QSize:
+        return QSize(340, self.CARD.height() + 62)
+
+    def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool) -> None:
+        self.cards, self.caption, self.finished_trick = list(cards), caption, finished
+        self.setToolTip(caption)
+        self.update()
+
+    def card_on_table(self, player: str) -> str | None:
+        """The name of ``player``'s card on the table (for tests and accessibility)."""
+        return next((c.name for c in self.cards if c.player == player), None)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        felt = QRectF(self.rect()).adjusted(2, 2, -2, -2)
+        p.setPen(QPen(QColor("#0b4d2c"), 2))
+        p.setBrush(QColor("#17683f"))
+        p.drawRoundedRect(felt, 18, 18)
+        w, h = self.CARD.width(), self.CARD.height()
+        cy = felt.center().y() - 8
+        slots = {"W": felt.center().x() - w - 28, "E": felt.center().x() + 28}
+        label_font = QFont(self.font())
+        label_font.setPointSizeF(max(label_font.pointSizeF() - 1, 7))
+        for player, x in slots.items():
+            rect = QRectF(x, cy - h / 2, w, h)
+            card = next((c for c in self.cards if c.player == player), None)
+            p.setFont(label_font)
+            p.setPen(QColor("#d8eadf"))
+            p.drawText(QRectF(x - 20, rect.bottom() + 2, w + 40, 18), Qt.AlignmentFlag.AlignCenter,
+                       player_name(player))
+            if card is None:
+                p.setPen(QPen(QColor("#4f9a72"), 1.5, Qt.PenStyle.DashLine))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRoundedRect(rect, 6, 6)
+                continue
+            p.setPen(QPen(QColor("#555555"), 1))
+            p.setBrush(QColor("#f4f4f4") if self.finished_trick else QColor("white"))
+            p.drawRoundedRect(rect, 6, 6)
+            color = WEST_COLOR if player == "W" else EAST_COLOR
+            if self.finished_trick:
+                color = QColor(color)
+                color.setAlpha(150)
+            p.setPen(color)
+            font = QFont(self.font())
+            font.setPointSizeF(font.pointSizeF() + 5)
+            font.setBold(True)
+            p.setFont(font)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card.name)
+        p.setFont(label_font)
+        p.setPen(QColor("white"))
+        p.drawText(QRectF(felt.left() + 8, felt.top() + 4, felt.width() - 16, 18), Qt.AlignmentFlag.AlignCenter,
+                   self.caption)
+        p.end()
 
 
 class PlayPanel(QWidget):
@@ -87,6 +169,9 @@ class PlayPanel(QWidget):
         for key, text in self.MODES:
             self.mode_box.addItem(text, key)
         self.mode_box.setToolTip("which side you play; the app answers for the other")
+        self.results_box = QCheckBox("Show each card's result")
+        self.results_box.setToolTip("under each playable card: West's tricks at the end of the deal if it is played"
+                                    " and both sides play perfectly afterwards")
         self.hints = QCheckBox("Mark the theory's moves")
         self.hints.setToolTip("outline in green the cards the theory plays here (best leads of the suits the rule of §10.4 allows, or best replies)")
         self.app_button = QPushButton("App's &move")
@@ -103,6 +188,7 @@ class PlayPanel(QWidget):
         self.leader_box.currentIndexChanged.connect(self.restart)
         self.mode_box.currentIndexChanged.connect(self._mode_changed)
         self.hints.toggled.connect(self.refresh)
+        self.results_box.toggled.connect(self.refresh)
         self.app_button.clicked.connect(self.app_move)
         self.undo_button.clicked.connect(self.undo)
         self.restart_button.clicked.connect(self.restart)
@@ -118,6 +204,7 @@ class PlayPanel(QWidget):
         controls.addWidget(self.mode_box)
         controls.addSpacing(12)
         controls.addWidget(self.hints)
+        controls.addWidget(self.results_box)
         controls.addStretch(1)
         buttons = QHBoxLayout()
         for b in (self.app_button, self.undo_button, self.restart_button, self.end_button, self.watch_button):
@@ -128,18 +215,20 @@ class PlayPanel(QWidget):
         self.hand_boxes: dict[str, QGroupBox] = {}
         self.hand_grids: dict[str, QGridLayout] = {}
         hands = QVBoxLayout()
+        self.table = TrickTable()
         for side in ("W", "E"):
             box = QGroupBox(player_name(side))
             color = (WEST_COLOR if side == "W" else EAST_COLOR).name()
             box.setStyleSheet(f"QGroupBox {{ color: {color}; }}")
+            # A hand keeps the height its cards need; the space left goes below, not into squeezed rows.
+            box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             grid = QGridLayout(box)
             grid.setHorizontalSpacing(3)
             grid.setContentsMargins(8, 6, 8, 6)
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)
-        self.trick_label = QLabel()
-        self.trick_label.setWordWrap(True)
-        hands.addWidget(self.trick_label)
+            if side == "W":
+                hands.addWidget(self.table)  # the trick in the middle, between the two hands
         hands.addStretch(1)
 
         self.tricks = TricksModel(self)
@@ -298,11 +387,9 @@ class PlayPanel(QWidget):
     def _play(self, move: Move) -> None:
         play = self.play
         assert play is not None
-        starts_trick = play.led is None
-        expected = play.expected_west_tricks() if starts_trick else None
-        by_theory = move in play.optimal_moves()
+        record = _Record(move, play.to_play, play.cost(move))
         play.play(move)
-        self.records.append(_Record(move, by_theory, expected))
+        self.records.append(record)
 
     def _app_answers(self) -> None:
         play = self.play
@@ -324,17 +411,7 @@ class PlayPanel(QWidget):
     def _row(self, t: int) -> TrickRow:
         play = self.play
         trick = play.tricks[t]
-        lead_rec, reply_rec = self.records[2 * t], self.records[2 * t + 1]
-        notes = []
-        if not lead_rec.by_theory:
-            notes.append("lead off the theory's line")
-        if not reply_rec.by_theory:
-            notes.append("reply off the theory's line")
-        after = self._expected_after(t)
-        if lead_rec.expected_before is not None and after is not None and after != lead_rec.expected_before:
-            delta = after - lead_rec.expected_before
-            gainer, k = ("West", delta) if delta > 0 else ("East", -delta)
-            notes.append(f"gave {gainer} {k} trick{'s' if k > 1 else ''}")
+        notes = [self._cost_note(r) for r in self.records[2 * t : 2 * t + 2] if r.cost]
         return TrickRow(
             leader=player_name(trick.leader),
             lead=self._card_name(trick.suit, trick.lead),
@@ -343,15 +420,11 @@ class PlayPanel(QWidget):
             note="; ".join(notes),
         )
 
-    def _expected_after(self, t: int) -> int | None:
-        """West's final tricks with best play after trick t (the next trick's record, or the final count)."""
-        if 2 * t + 2 < len(self.records):
-            return self.records[2 * t + 2].expected_before
-        if len(self.play.tricks) == t + 1:
-            if self.play.finished:
-                return self.play.west_tricks
-            return self.play.expected_west_tricks() if self.play.led is None else None
-        return None
+    def _cost_note(self, record: _Record) -> str:
+        """What a card cost its player, against perfect play from that moment on."""
+        who = player_name(record.player)
+        k = record.cost
+        return f"{who}'s {self._card_name(record.move.suit, record.move.rank)} cost {who} {k} trick{'s' if k > 1 else ''}"
 
     def _rebuild_rows(self) -> None:
         rows = [self._row(t) for t in range(len(self.play.tricks))] if self.play else []
@@ -377,11 +450,11 @@ class PlayPanel(QWidget):
         self._rebuild_rows()
         if not active:
             self.status.setText("Enter a deal to play it out.")
-            self.trick_label.setText("")
+            self.table.show_trick([], "", False)
             self.changed.emit()
             return
         self.status.setText(self._status_text())
-        self.trick_label.setText(self._trick_text())
+        self._show_table()
         self.changed.emit()
 
     def _fill_hands(self) -> None:
@@ -397,6 +470,8 @@ class PlayPanel(QWidget):
         legal = set(play.legal_moves()) if not play.finished else set()
         watching = self.watch_button.isChecked()
         best = set(play.optimal_moves()) if self.hints.isChecked() and not play.finished else set()
+        results = play.card_results() if not play.finished else {}
+        show_results = self.results_box.isChecked()
         clickable = not watching and (self.user_side == "both" or play.to_play == self.user_side)
         count = len(self.suits)
         for side, grid in self.hand_grids.items():
@@ -412,10 +487,15 @@ class PlayPanel(QWidget):
                     grid.addWidget(QLabel("—"), i, col)
                 for rank in sorted(hand, reverse=True):
                     move = Move(i, rank)
-                    button = CardButton(play.suits[i].card_name(rank), side)
+                    name = play.suits[i].card_name(rank)
+                    result = results.get(move)
+                    button = CardButton(f"{name}\n{result}" if show_results and result is not None else name, side)
                     button.setEnabled(clickable and move in legal)
                     button.set_flag("best", move in best)
-                    button.setToolTip(f"play {self._card_name(i, rank)} for {player_name(side)}")
+                    tip = f"play {self._card_name(i, rank)} for {player_name(side)}"
+                    if result is not None:
+                        tip += f": West ends with {tricks_text(result)} with best play afterwards"
+                    button.setToolTip(tip)
                     button.clicked.connect(lambda _=False, m=move: self.play_card(m))
                     self._buttons[(side, i, rank)] = button
                     grid.addWidget(button, i, col)
@@ -451,17 +531,19 @@ class PlayPanel(QWidget):
             return None
         return self.play.west_tricks + sum(r.winner == "West" for r in self.tricks.projected)
 
-    def _trick_text(self) -> str:
+    def _show_table(self) -> None:
         play = self.play
-        if play.led is None:
-            if play.tricks:
-                last = play.tricks[-1]
-                return (
-                    f"Last trick: {player_name(last.leader)} led {self._card_name(last.suit, last.lead)}, "
-                    f"{self._card_name(last.suit, last.reply)} in reply — {player_name(last.winner)} won."
-                )
-            return ""
-        return f"On the table: {player_name(play.leader)} led {self._card_name(play.led.suit, play.led.rank)}."
+        if play.led is not None:
+            card = TableCard(play.leader, self._card_name(play.led.suit, play.led.rank))
+            self.table.show_trick([card], f"{player_name(play.leader)} led", False)
+        elif play.tricks:
+            last = play.tricks[-1]
+            reply = "E" if last.leader == "W" else "W"
+            cards = [TableCard(last.leader, self._card_name(last.suit, last.lead)),
+                     TableCard(reply, self._card_name(last.suit, last.reply))]
+            self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
+        else:
+            self.table.show_trick([], f"{player_name(play.leader)} to lead", False)
 
     def optimal_line(self) -> list[TrickRow]:
         """Both sides following the theory from the current position to the end (the rest of this trick first)."""

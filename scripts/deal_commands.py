@@ -1,27 +1,81 @@
-"""``value`` and ``outcome``: single-suit values and multi-suit outcomes (SPEC §4).
+"""``value``, ``outcome`` and ``moves``: single-suit values, multi-suit outcomes, every card's result (SPEC §4).
 
-Values come from the catalogue when it holds the deal and are computed
-otherwise (:func:`whist_catalogue.store.solvers.default_solver`).  ``outcome`` on a single
-suit beyond every solver's reach falls back to the linear-time algorithm of the
-single-suit paper (Theorem 10.1), with the value when Theorem 12.1 can name it.
+Every suit with n ≤ 8 is answered from the preloaded table
+(:mod:`whist_catalogue.theory.small_suits`); larger ones from the catalogue when it
+holds them and computed otherwise (:func:`whist_catalogue.store.solvers.default_solver`,
+opened only when a deal needs it, or at once when ``--db`` names a catalogue, so
+that a bad one is reported).  ``outcome`` on a single suit beyond every solver's
+reach falls back to the linear-time algorithm of the single-suit paper (Theorem 10.1),
+with the value when Theorem 12.1 can name it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
-from typing import TYPE_CHECKING
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
-from whist_catalogue.scripts.main import deal_arguments, emit_json
-from whist_catalogue.theory.deals import Suit, parse_multisuit, parse_suit
+from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
+from whist_catalogue.theory.deals import Deal, Suit, parse_multisuit, parse_suit
 from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
-    from whist_catalogue.theory.solution import Solver
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.theory.solution import Solver, SuitSolution
+    from whist_catalogue.theory.values import Value
 
-# Solvers (and Numba behind the engine) are imported when a command runs, not
-# when the parser is built for every command.
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
+
+_LINEAR_FROM_N = 26
+"""Beyond the engine's encoding (n ≤ 25) and any catalogue: only the linear-time algorithm answers."""
+_OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
+
+# Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
+# when a deal needs them, not when the parser is built for every command.
+
+
+class _SolverOnDemand:
+    """The default solver, opened the first time a deal beyond the preloaded table needs it."""
+
+    def __init__(self, db: str | None) -> None:
+        self.db = db
+        self._solver: Solver | None = None
+
+    def _get(self) -> "Solver":
+        if self._solver is None:
+            from whist_catalogue.store.solvers import default_solver
+
+            self._solver = default_solver(self.db)
+        return self._solver
+
+    def solve(self, deal: Deal) -> "SuitSolution":
+        return self._get().solve(deal)
+
+    def value(self, deal: Deal) -> "Value":
+        return self._get().value(deal)
+
+    def close(self) -> None:
+        """Close the catalogue if one was opened, so its -wal/-shm files go with it."""
+        if self._solver is not None:
+            _close(self._solver)
+
+
+@contextmanager
+def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
+    """The preloaded small suits, backed by the default solver on demand; closed on the way out."""
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    solver = _SolverOnDemand(args.db)
+    try:
+        if args.db:
+            solver._get()  # a catalogue named explicitly must open, or the user hears why at once
+        yield SuitTable(solver)
+    finally:
+        solver.close()
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -44,6 +98,23 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
     p.set_defaults(func=run_outcome)
 
+    p = sub.add_parser(
+        "moves",
+        parents=[common],
+        help="every legal card of the player to move, with West's tricks from there on",
+        description="Every legal card of the player to move in a symmetric multi-suit position — the start of a "
+        "trick, or after the lead given by --led — with the tricks West takes from this trick on under optimal "
+        "play (one trick of look-ahead on Theorem 9.1).",
+    )
+    p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
+    p.add_argument("--leader", choices=("W", "E"), default="W", help="who leads this trick (default W)")
+    p.add_argument(
+        "--led",
+        metavar="SUIT:CARD",
+        help="the card the leader has led: the suit's 0-based index and the card in the deal's notation, e.g. 1:T",
+    )
+    p.set_defaults(func=run_moves)
+
 
 def _outcome_json(o: Outcome) -> dict[str, int]:
     return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
@@ -58,15 +129,10 @@ def _outcome_text(o: Outcome) -> str:
 
 
 def run_value(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.solvers import default_solver
-
-    solver = default_solver(args.db)
-    try:
+    with _table(args) as solver:
         for text in deal_arguments(args.deals):
             suit = parse_suit(text)
             _print_value(suit, solver, args.json)
-    finally:
-        _close(solver)
     return 0
 
 
@@ -101,60 +167,134 @@ def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
 
 
 def run_outcome(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.solvers import default_solver
-
-    solver = default_solver(args.db)
-    try:
-        _run_outcome(args, solver)
-    finally:
-        _close(solver)
+    with _table(args) as table:
+        _run_outcome(args, table)
     return 0
 
 
-def _run_outcome(args: argparse.Namespace, solver: "Solver") -> None:
-    from whist_catalogue.theory.multisuit import analyse
+def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
+    from whist_catalogue.theory.multisuit import evaluate
 
+    value_json: dict[int, str] = {}  # by packed value, serialised: a batch meets few distinct values
+
+    def as_json(code: int) -> str:
+        found = value_json.get(code)
+        if found is None:
+            from whist_catalogue.theory.packed import unpack
+
+            found = value_json[code] = _to_json(unpack(code).to_json())
+        return found
+
+    write = sys.stdout.write
     for text in deal_arguments(args.deals):
+        if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
+            # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
+            _print_linear_outcome(text, Deal.from_label(text), args.json)
+            continue
         suits = parse_multisuit(text)
         try:
-            analysis = analyse(suits, solver)
+            analysis = evaluate([s.deal for s in suits], table)
         except DealTooLargeError:
             if len(suits) != 1:
                 raise
-            _print_linear_outcome(text, suits[0], args.json)
+            _print_linear_outcome(text, suits[0].deal, args.json, suits[0].name_of)
             continue
-        leads = {p: {"suit": analysis.lead(p).suit, "card": analysis.lead_name(p)} for p in ("W", "E")}
+        west_lead, east_lead = analysis.west_lead, analysis.east_lead
+        leads = {"W": west_lead, "E": east_lead}
+        names = {"W": suits[west_lead.suit].name_of(west_lead.card), "E": suits[east_lead.suit].name_of(east_lead.card)}
         if args.json:
-            emit_json(
-                {
-                    "deal": text,
-                    "suits": [s.value.to_json() for s in analysis.solutions],
-                    "value": analysis.value.to_json(),
-                    "outcome": _outcome_json(analysis.outcome),
-                    "lead": {"west": leads["W"], "east": leads["E"]},
-                }
+            # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
+            west, east = analysis.outcome
+            write(
+                f'{{"deal": {_to_json(text)}, '
+                f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
+                f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
+                f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": {_to_json(names["W"])}}}, '
+                f'"east": {{"suit": {east_lead.suit}, "card": {_to_json(names["E"])}}}}}}}\n'
             )
             continue
-        parts = "  +  ".join(s.value.text() for s in analysis.solutions)
+        parts = "  +  ".join(v.text() for v in analysis.suit_values)
         lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
                  f"  outcome      {_outcome_text(analysis.outcome)}"]
         for p, name in (("W", "West"), ("E", "East")):
-            lead = analysis.lead(p)
+            lead = leads[p]
             lines.append(
-                f"  {name} leads  {leads[p]['card']} of suit {lead.suit + 1} ({analysis.suits[lead.suit]}):"
-                f" {lead.rule.describe(p)}"
+                f"  {name} leads  {names[p]} of suit {lead.suit + 1} ({suits[lead.suit]}): {lead.rule.describe(p)}"
             )
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:
-    """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it."""
-    from whist_catalogue.single_suit.linear_time import detect_simple_value
+def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
+    """``SUIT:CARD`` → (suit index, real rank), the card named in that suit's own notation."""
+    head, sep, card = text.partition(":")
+    try:
+        index = int(head)
+    except ValueError:
+        index = -1
+    if not sep or not card.strip() or index < 0:
+        raise UsageError(f"--led takes SUIT:CARD, a 0-based suit index and a card, e.g. 1:T; got {text!r}")
+    if index >= len(suits):
+        raise UsageError(f"--led {text}: the deal has suits 0…{len(suits) - 1}")
+    suit = suits[index]
+    wanted = card.strip().upper()
+    for rank in suit.west + suit.east:
+        if suit.card_name(rank).upper() == wanted or (wanted == "10" and suit.card_name(rank) == "T"):
+            return index, rank
+    raise UsageError(f"--led {text}: there is no card {card.strip()!r} in suit {index} ({suit})")
 
-    if suit.n == 0:
+
+def run_moves(args: argparse.Namespace) -> int:
+    from whist_catalogue.theory.moves import suit_card_results
+
+    with _table(args) as table:
+        _run_moves(args, table, suit_card_results)
+    return 0
+
+
+def _run_moves(args: argparse.Namespace, table: "SuitTable", suit_card_results) -> None:  # noqa: ANN001
+    for text in deal_arguments(args.deals):
+        suits = parse_multisuit(text)
+        led = _parse_led(args.led, suits) if args.led else None
+        results = suit_card_results(suits, args.leader, table, led)
+        to_play = args.leader if led is None else ("E" if args.leader == "W" else "W")
+        moves = [{"suit": r.suit, "card": suits[r.suit].card_name(r.card), "west_tricks": r.west_tricks}
+                 for r in results]
+        if args.json:
+            emit_json({"deal": text, "to_play": to_play, "moves": moves})
+            continue
+        player = "West" if to_play == "W" else "East"
+        best = (max if to_play == "W" else min)(m["west_tricks"] for m in moves)
+        lines = [text.strip(), f"  {player} to play; West's tricks from this trick on after each card (* best):"]
+        for i, suit in enumerate(suits):
+            cards = [m for m in moves if m["suit"] == i]
+            if cards:
+                shown = "  ".join(f"{m['card']}:{m['west_tricks']}{'*' if m['west_tricks'] == best else ''}"
+                                  for m in cards)
+                lines.append(f"  suit {i} ({suit})  {shown}")
+        sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> None:
+    """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it,
+    and each side's normal lead when Theorem 8.2 makes it a best first lead (``name_of`` names a card)."""
+    from whist_catalogue.single_suit.linear_time import detect_simple_value, normal_leads
+
+    if deal.n == 0:
         raise InvalidDealError(f"empty deal: {text!r}")
-    found = detect_simple_value(suit.deal)
+    c = owner_vector_of(deal)
+    found = detect_simple_value(c)
+    leads = normal_leads(c)
     value = found.value.to_json() if found.value is not None else None
+    sides = {
+        "west": (leads.west, leads.west_is_best, "West", leads.west_guarantee, found.outcome.west_leads),
+        "east": (leads.east, leads.east_is_best, "East", leads.east_guarantee, deal.n - found.outcome.east_leads),
+    }
+
+    def why_not(side: str) -> str:
+        card, _, player, guarantee, optimum = sides[side]
+        return (f"not determined: the normal lead {name_of(card)} guarantees {player} only {guarantee} of the"
+                f" {optimum} tricks best play takes (Theorem 8.2), so holding up matters here")
+
     if as_json:
         emit_json(
             {
@@ -162,14 +302,27 @@ def _print_linear_outcome(text: str, suit: Suit, as_json: bool) -> None:
                 "suits": [value],
                 "value": value,
                 "outcome": _outcome_json(found.outcome),
-                "lead": {"west": None, "east": None},
+                "lead": {side: {"suit": 0, "card": name_of(v[0])} if v[1] else None for side, v in sides.items()},
+                "lead_note": {side: "the normal lead (§4.2), a best lead by Theorem 8.2" if v[1] else why_not(side)
+                              for side, v in sides.items()},
                 "method": "linear-time (single-suit paper, Theorem 10.1)",
             }
         )
         return
     described = found.value.text() if found.value is not None else f"strictly between {found.lower} and {found.upper}"
-    sys.stdout.write(
-        f"{suit.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)\n"
-        f"  outcome  {_outcome_text(found.outcome)}\n"
-        f"  value    {described}\n"
-    )
+    lines = [
+        f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
+        f"  outcome  {_outcome_text(found.outcome)}",
+        f"  value    {described}",
+    ]
+    for side, (card, best, player, _, _) in sides.items():
+        said = f"{name_of(card)} (the normal lead of §4.2; best by Theorem 8.2)" if best else why_not(side)
+        lines.append(f"  {player} leads  {said}")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def owner_vector_of(deal: Deal):
+    """The deal as the vector C of the single-suit paper's (37), built once for both algorithms."""
+    from whist_catalogue.single_suit.linear_time import owner_vector
+
+    return owner_vector(deal)

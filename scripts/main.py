@@ -94,7 +94,9 @@ def emit_json(obj: object) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; given the ``command`` about to run, only the modules up to the one that registers it
+    are imported (a batch of deals should not pay for the catalogue's or the games' imports)."""
     common = _Parser(add_help=False)
     common.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
     common.add_argument("--json", action="store_true", help="one JSON object per line (JSON Lines) on stdout")
@@ -108,13 +110,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for register in _registrars():
         register(sub, common)
+        if command is not None and command in sub.choices:
+            break
     return parser
 
 
-def _registrars() -> list[Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]]:
+def _registrars() -> Iterator[Callable[[argparse._SubParsersAction, argparse.ArgumentParser], None]]:
     from whist_catalogue.scripts import deal_commands
 
-    registrars = [deal_commands.register]
+    yield deal_commands.register
     for name in ("scan_command", "catalogue_commands", "solve_command", "gui_command"):
         try:
             module = __import__(f"whist_catalogue.scripts.{name}", fromlist=["register"])
@@ -122,15 +126,16 @@ def _registrars() -> list[Callable[[argparse._SubParsersAction, argparse.Argumen
             if exc.name != f"whist_catalogue.scripts.{name}":
                 raise
             continue
-        registrars.append(module.register)
-    return registrars
+        yield module.register
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every way out is an exit status (module docstring) and at most one line on stderr."""
     previous = _handle_sigterm()
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        # Only the command modules up to the one named are imported (start-up: docs/benchmarks.md).
+        parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         args = parser.parse_args(argv)
         code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit

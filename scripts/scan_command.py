@@ -7,7 +7,6 @@ import sys
 
 from whist_catalogue.errors import WhistError
 from whist_catalogue.scripts.main import emit_json
-from whist_catalogue.scripts.progress import LevelProgress
 
 MAX_SCAN_N = 18
 
@@ -43,6 +42,7 @@ class ScanRangeError(WhistError, ValueError):
 
 def run(args: argparse.Namespace) -> int:
     from whist_catalogue.engine.scan import scan  # Numba loads only when the engine runs
+    from whist_catalogue.scripts.progress import LevelProgress  # tqdm too
 
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")

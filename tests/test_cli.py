@@ -140,3 +140,27 @@ def test_a_scan_report_reads_back_from_its_json_line():
         assert again.to_json() == line
         assert again.statistics.value_counts == report.statistics.value_counts
         assert [c.first for c in again.checks] == [c.first for c in report.checks]
+
+
+def test_a_huge_suit_names_the_normal_leads_theorem_8_2_makes_best(capsys):
+    import random
+
+    from whist_catalogue.single_suit.formulas import normal_lead
+    from whist_catalogue.theory.deals import Deal
+
+    rng = random.Random(8)
+    seen = {True: 0, False: 0}
+    for _ in range(30):
+        owners = list("W" * 40 + "E" * 40)
+        rng.shuffle(owners)
+        label = "".join(owners)
+        (line,) = run_json(capsys, "outcome", "--json", label)
+        deal = Deal.from_label(label)
+        for side, west in (("west", True), ("east", False)):
+            lead, note = line["lead"][side], line["lead_note"][side]
+            if lead is None:
+                assert note.startswith("not determined") and "Theorem 8.2" in note
+            else:
+                assert lead == {"suit": 0, "card": str(normal_lead(deal, west))} and "Theorem 8.2" in note
+            seen[lead is not None] += 1
+    assert seen[True] > 20

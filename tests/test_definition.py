@@ -22,7 +22,10 @@ from whist_catalogue.theory.labeled import EAST, WEST, LabeledValue
 from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import EPSILON0, Infinitesimal, Value, rho
 
-TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "paper-values-up-to-4-cards.tsv"
+# The shared folder sits beside the repository — or beside the folder of its git worktrees.
+TESTDATA = next(
+    p / "shared" / "testdata" for p in Path(__file__).resolve().parents if (p / "shared" / "testdata").is_dir()
+) / "paper-values-up-to-4-cards.tsv"
 
 
 def paper_rows():

@@ -83,3 +83,52 @@ def test_copy_values(qtbot, window, calculator):
     calculator.copy_summary()
     text = QApplication.clipboard().text()
     assert "AQ/KJ" in text and "sum" in text and "West leads" in text
+
+
+def test_the_app_never_gives_away_a_trick_after_off_line_leads(qtbot, window, calculator):
+    """The user (West, then East) plays random cards, mostly off the theory's line; every card the app
+    answers with is a best card by `moves` (theory/moves.py, itself checked against DDS and minimax),
+    and the table in the middle of the panel shows each trick."""
+    import random
+
+    from whist_catalogue.theory.moves import best_results, suit_card_results
+    from whist_catalogue.theory.play import Move, Play
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    table = SuitTable()
+    rng = random.Random(4)
+    deals = ["7/6, JT5/K83, 3/A", DEAL_28, "AKJ853/QT9764, K/J, Q9/T8", "KQT/AJ9, AQ/KJ, 8/9"]
+    answered = off_line = 0
+    for text in deals:
+        enter(qtbot, window, calculator, text)
+        panel = calculator.play_panel
+        for side in ("W", "E"):
+            panel.mode_box.setCurrentIndex(panel.mode_box.findData(side))
+            panel.leader_box.setCurrentIndex(panel.leader_box.findData(side))
+            panel.restart()
+            shadow = Play.start(panel.suits, side, panel.solver)  # the same cards, replayed to check each one
+            while not panel.play.finished:
+                assert panel.play.to_play == side
+                move = rng.choice(panel.play.legal_moves())
+                off_line += move not in panel.play.optimal_moves()
+                done = len(panel.records)
+                qtbot.mouseClick(panel.card_button(side, move.rank, suit=move.suit), Qt.MouseButton.LeftButton)
+                for record in panel.records[done:]:
+                    if record.player != side:
+                        led = (shadow.led.suit, shadow.led.rank) if shadow.led else None
+                        results = suit_card_results(shadow.suits, shadow.leader, table, led)
+                        best = {Move(r.suit, r.card) for r in best_results(results, record.player)}
+                        assert record.move in best, (text, shadow.suits, shadow.leader, led, record)
+                        assert record.cost == 0
+                        answered += 1
+                    shadow.play(record.move)
+                if panel.play.led is None and panel.play.tricks:
+                    last = panel.play.tricks[-1]
+                    other = "E" if last.leader == "W" else "W"
+                    assert panel.table.finished_trick
+                    assert panel.table.card_on_table(last.leader) == panel._card_name(last.suit, last.lead)
+                    assert panel.table.card_on_table(other) == panel._card_name(last.suit, last.reply)
+                elif panel.play.led is not None:
+                    assert panel.table.card_on_table(panel.play.leader) is not None
+            assert shadow.tricks == panel.play.tricks
+    assert answered > 60 and off_line > 10

@@ -108,12 +108,16 @@ def test_play_a_card_the_app_answers_undo_and_line_to_the_end(qtbot, window, exp
     assert "over" in panel.status.text()
 
 
-def test_a_card_off_the_theorys_line_is_noted(qtbot, window, explorer):
+def test_a_costly_card_is_noted_with_its_cost_and_a_free_one_is_not(qtbot, window, explorer):
     enter(qtbot, window, explorer, "KQT/AJ9")
     panel = explorer.play_panel
-    panel.play_card(Move(0, 10))  # West leads the T: not a best lead
-    note = panel.tricks.played[0].note
-    assert "off the theory's line" in note
+    panel.play_card(Move(0, 10))  # West leads the T: not the theory's lead (K or Q), yet it costs nothing
+    assert panel.tricks.played[0].note == ""
+    panel.restart()
+    panel.mode_box.setCurrentIndex(panel.mode_box.findData("both"))
+    panel.play_card(Move(0, 13))  # West leads the K ...
+    panel.play_card(Move(0, 14))  # ... and East takes it with the A instead of holding up with the 9
+    assert panel.tricks.played[0].note == "East's A cost East 1 trick"
 
 
 def test_both_sides_and_east_on_lead(qtbot, window, explorer):

@@ -233,3 +233,10 @@ def test_optimal_strategies_are_not_always_unique():
         other = solve_matrix_game(le_her.payoff_matrix(n))
         assert other.is_certified and other.value == ours.value
         assert (other.player1, other.player2) != (ours.player1, ours.player2)
+
+
+def test_the_registry_states_le_her_s_own_limits():
+    from whist_catalogue.games.solved_games import GAMES
+
+    (cards,) = GAMES["le-her"].parameters
+    assert (cards.minimum, cards.maximum) == (le_her.MIN_CARDS, le_her.MAX_CARDS)

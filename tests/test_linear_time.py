@@ -20,7 +20,10 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import Value
 
-PAPER_VALUES = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "paper-values-up-to-4-cards.tsv"
+# The shared folder sits beside the repository — or beside the folder of its git worktrees.
+PAPER_VALUES = next(
+    p / "shared" / "testdata" for p in Path(__file__).resolve().parents if (p / "shared" / "testdata").is_dir()
+) / "paper-values-up-to-4-cards.tsv"
 
 
 def every_deal(max_n: int):
@@ -162,3 +165,30 @@ def test_sample_arguments():
     with pytest.raises(ValueError):
         lt.sample_deals(5, 1, seed=-1)
     assert len(lt.sample_deals(5, 0, seed=1)) == 0
+
+
+def test_normal_leads_in_linear_time_and_when_theorem_8_2_makes_them_best():
+    """The linear normal lead equals §4.2's O(n²) reference on every deal with n ≤ 7; when Theorem 8.2
+    says it is a best lead, brute-force minimax agrees (every deal with n ≤ 6)."""
+    from whist_catalogue.single_suit.formulas import normal_lead
+    from whist_catalogue.single_suit.linear_time import normal_leads
+    from whist_catalogue.theory import referee
+    from whist_catalogue.theory.ranking import level_masks
+
+    determined = undetermined = 0
+    for n in range(1, 8):
+        for west in level_masks(n):
+            deal = Deal(n, int(west))
+            found = normal_leads(deal)
+            assert (found.west, found.east) == (normal_lead(deal, True), normal_lead(deal, False)), deal
+            if n > 6:
+                continue
+            outcome = referee.single_suit_outcome(deal)
+            for west_leads, card, best in ((True, found.west, found.west_is_best), (False, found.east, found.east_is_best)):
+                target = outcome.west_leads if west_leads else outcome.east_leads
+                if best:
+                    assert referee.tricks_after_lead([deal], west_leads, 0, card) == target, deal
+                    determined += 1
+                else:
+                    undetermined += 1
+    assert determined > 1000 and undetermined > 10

@@ -151,3 +151,28 @@ def test_choose_lead_needs_cards():
     empty = SOLVER.solve(Deal(0, 0))
     with pytest.raises(ValueError):
         choose_lead([empty], "E")
+
+
+def test_packed_evaluation_and_batches_equal_the_analysis_on_300_random_deals():
+    """evaluate() and analyse_batch() on packed values give analyse()'s values, outcome and first leads."""
+    from whist_catalogue.theory.multisuit import analyse_batch, evaluate
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    table = SuitTable(SOLVER)
+    rng = random.Random(12)
+    rows, expected = [], []
+    for _ in range(300):
+        suits = random_multisuit(rng, 13)
+        deals = [s.deal for s in suits]
+        analysis, packed = analyse(suits, SOLVER), evaluate(deals, table)
+        assert packed.suit_values == tuple(s.value for s in analysis.solutions)
+        assert (packed.value, packed.outcome) == (analysis.value, analysis.outcome)
+        assert (packed.west_lead, packed.east_lead) == (analysis.west_lead, analysis.east_lead)
+        rows.append([d.key for d in deals] + [1] * (6 - len(deals)))  # 1, the empty deal, pads a row
+        expected.append(analysis)
+    batch = analyse_batch(rows, table)
+    assert len(batch) == 300
+    for k, a in enumerate(expected):
+        assert (batch.west_leads[k], batch.east_leads[k]) == a.outcome
+        assert (batch.west_lead_suit[k], batch.west_lead_card[k]) == (a.west_lead.suit, a.west_lead.card)
+        assert (batch.east_lead_suit[k], batch.east_lead_card[k]) == (a.east_lead.suit, a.east_lead.card)

@@ -90,3 +90,54 @@ def test_line_to_end_leaves_the_position_alone():
     copy.play(copy.recommended())
     assert play.led == Move(0, 10) and copy.led is None
     assert copy.undo() == Move(0, line[0].reply) and copy.led == Move(0, 10)
+
+
+def test_after_an_off_line_lead_the_reply_is_best_for_the_whole_deal():
+    # The issue's deal: West leads the T of the second suit; the 3 is best within the suit, the K in the deal.
+    play = Play.start(parse_multisuit("7/6, JT5/K83, 3/A"), "W", SOLVER)
+    play.play(Move(1, 10))
+    assert play.card_results() == {Move(1, 3): 3, Move(1, 8): 3, Move(1, 13): 2}
+    assert play.optimal_moves() == [Move(1, 13)] and play.recommended() == Move(1, 13)
+    assert play.cost(Move(1, 3)) == 1 and play.cost(Move(1, 13)) == 0
+
+
+def test_every_reply_and_lead_of_the_app_is_optimal_after_random_play():
+    """Random cards for one side (off the line, often), the app's card for the other: each app card is
+    optimal by brute-force minimax, and the deal ends with the referee's value of the last position."""
+    import random
+
+    from test_multisuit import random_multisuit
+
+    rng = random.Random(1912)
+    checked = 0
+    for _ in range(60):
+        suits = random_multisuit(rng, 7)
+        play = Play.start(suits, rng.choice("WE"), SOLVER)
+        user = rng.choice("WE")
+        while not play.finished:
+            if play.to_play == user:
+                play.play(rng.choice(play.legal_moves()))
+                continue
+            move = play.recommended()
+            deals = [s.deal for s in play.suits]
+            mover_is_west = play.to_play == "W"
+            if play.led is None:
+                expected = referee.whist_outcome(deals)
+                best = expected.west_leads if mover_is_west else expected.east_leads
+                got = referee.tricks_after_lead(deals, mover_is_west, move.suit, play.suits[move.suit].card_of(move.rank))
+            else:
+                suit = play.suits[move.suit]
+                led, mine = suit.card_of(play.led.rank), suit.card_of(move.rank)
+                w, e = (mine, led) if mover_is_west else (led, mine)
+                pick = max if mover_is_west else min
+                others = suit.deal.west_cards if mover_is_west else suit.deal.east_cards
+                best = pick(
+                    referee.tricks_after_trick(deals, move.suit, *((c, led) if mover_is_west else (led, c)))
+                    for c in others
+                )
+                got = referee.tricks_after_trick(deals, move.suit, w, e)
+            assert got == best, ([str(s) for s in play.suits], play.leader, play.led, move)
+            assert play.card_results()[move] == play.west_tricks + got
+            play.play(move)
+            checked += 1
+    assert checked > 150

@@ -18,7 +18,8 @@ Every step is O(n), so χ(D) for n = 1 000 000 takes milliseconds (see
 :mod:`whist_catalogue.single_suit.kernels`; the direct formulas of
 :mod:`whist_catalogue.single_suit.formulas` are the reference it is tested against.
 
-Also here, Theorem 12.1 of the multi-suit paper (``papers/symmetric-multi-suit-whist.md``
+Also here, the normal lead of §4.2 in linear time, and Theorem 8.2's test of
+whether it is a best first lead (:func:`normal_leads`); and Theorem 12.1 of the multi-suit paper (``papers/symmetric-multi-suit-whist.md``
 §12.1): whether val(D) is an integer or half an odd integer, decided in the same
 time from χ(D) and χ(D₀) — val(D) = k + 1/2 iff χ(D) = (k, k+1), and val(D) = k
 iff χ(D₀) = (k−1, k) (Theorem 8.10); otherwise the outcome χ(D) = (k, k) = ρ(val(D))
@@ -50,6 +51,9 @@ __all__ = [
     "whist_outcome_linear",
     "ValueDetection",
     "detect_simple_value",
+    "normal_leads_vector",
+    "NormalLeads",
+    "normal_leads",
     "DealSample",
     "sample_deals",
     "random_deal_vector",
@@ -185,6 +189,74 @@ def detect_simple_value(deal: Deal | np.ndarray) -> ValueDetection:
         return ValueDetection("integral", outcome, reduced, Value(k), Fraction(k), Fraction(k))
     k = west_leads
     return ValueDetection("bounds", outcome, reduced, None, Fraction(2 * k - 1, 2), Fraction(2 * k + 1, 2))
+
+
+# -- the normal lead (§4.2) and when it is a best first lead (Theorem 8.2) --------------------
+def normal_leads_vector(c: np.ndarray) -> tuple[int, int]:
+    """The normal leads of §4.2 for West and for East, as cards (1 = the lowest), in linear time.
+
+    West leads W_i for the pair A_ij = −1 (W_i < E_j) with j − i least.  For a
+    given i the least such j is one more than the East cards below W_i, which
+    are W_i − i; so j − i = W_i − 2i + 1, over the i with W_i − i < n (some East
+    card above W_i).  East's is the mirror image: E_j − 2j + 1 over E_j − j < n.
+    Ties go to the lowest card, and a leader whose cards are all high leads the
+    highest — as :func:`whist_catalogue.single_suit.formulas.normal_lead`, the O(n²)
+    reference the tests compare with.
+    """
+    c, n = _checked(c)
+    if n == 0:
+        raise InvalidDealError("the empty deal has no lead")
+    leads = []
+    for side in (-1, 1):
+        cards = np.flatnonzero(c == side) + 1  # W_1 < … < W_n (or E_1 < … < E_n), cards counted from 1
+        i = np.arange(1, n + 1)
+        valid = cards - i < n
+        if not valid.any():
+            leads.append(int(cards[-1]))
+            continue
+        gap = np.where(valid, cards - 2 * i, np.iinfo(np.int64).max)
+        leads.append(int(cards[int(np.argmin(gap))]))
+    return leads[0], leads[1]
+
+
+@dataclass(frozen=True, slots=True)
+class NormalLeads:
+    """Each side's normal lead, and whether Theorem 8.2 makes it a best first lead in Whist.
+
+    Using the normal strategy West takes at least (n + H̲)/2 tricks and East at
+    least (n − H̄)/2, rounded for the player not on lead (Theorem 8.2).  When that
+    guarantee equals the optimum of Theorem 8.1 — (n + H)/2, rounded the same way —
+    the normal lead, followed by best play, reaches the optimum: it is a best lead.
+    Otherwise the normal strategy falls one trick short (holding up matters) and
+    the paper does not say which lead is best.
+    """
+
+    west: int
+    east: int
+    west_is_best: bool
+    east_is_best: bool
+    west_guarantee: int
+    """West's tricks with West on lead under the normal strategy (at least)."""
+    east_guarantee: int
+    """East's tricks with East on lead under the normal strategy (at least)."""
+
+
+def normal_leads(deal: Deal | np.ndarray) -> NormalLeads:
+    """:func:`normal_leads_vector` and Theorem 8.2's verdict on each, in linear time."""
+    c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
+    west, east = normal_leads_vector(c)
+    found = solve_vector(c)
+    outcome = found.outcome
+    west_guarantee = (n + found.h_lower) // 2  # West on lead: rounded for East, down
+    east_guarantee = (n - found.h_upper) // 2  # East on lead: rounded for West, down for East
+    return NormalLeads(
+        west,
+        east,
+        west_guarantee == outcome.west_leads,
+        east_guarantee == n - outcome.east_leads,
+        west_guarantee,
+        east_guarantee,
+    )
 
 
 # -- many random deals at once --------------------------------------------------------------

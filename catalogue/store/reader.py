@@ -32,7 +32,7 @@ from itertools import compress
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -41,8 +41,6 @@ from sqlalchemy.orm import Session
 
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, read_chunk
 from whist_catalogue.engine.encoding import SCALE, decode_value
-from whist_catalogue.engine.levels import CHECK_NAMES
-from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
 from whist_catalogue.store.levels import (ChunkCache, alpha_keys, colex_ranks, move_masks_from_alpha,
@@ -52,6 +50,9 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.ranking import rank, unrank
 from whist_catalogue.theory.values import Infinitesimal, Outcome, Value, rho
+
+if TYPE_CHECKING:
+    from whist_catalogue.engine.statistics import LevelStatistics
 
 __all__ = [
     "open_catalogue",
@@ -133,6 +134,8 @@ class DealRecord:
     @property
     def counterexamples(self) -> tuple[str, ...]:
         """Names of the checks (``whist_catalogue.engine.levels.CHECK_NAMES``) this deal is a counterexample to."""
+        from whist_catalogue.engine.levels import CHECK_NAMES  # Numba loads with the engine, not with a look-up
+
         return tuple(name for c, name in enumerate(CHECK_NAMES) if self.flags >> c & 1)
 
     def best_leads(self) -> dict[str, list[str]]:
@@ -716,10 +719,12 @@ class Catalogue:
         with database_errors(self.location), self._session() as session:
             return {value_from_columns(q, s, k): c for q, s, k, c in session.execute(statement)}
 
-    def statistics(self, n: int) -> LevelStatistics:
+    def statistics(self, n: int) -> "LevelStatistics":
         """The statistics of SPEC §4 for a complete level (the same object ``scan`` builds)."""
         if not self._is_complete(n):
             raise NotInCatalogue(f"level n = {n} is not complete in catalogue {self.location}")
+        from whist_catalogue.engine.statistics import LevelStatistics  # Numba, only for statistics
+
         return LevelStatistics(n, self.value_counts(n))
 
     # -- solved games ---------------------------------------------------------------------------

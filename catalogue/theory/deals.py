@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import compress
 from typing import Iterator, TypeAlias
 
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
@@ -54,14 +56,23 @@ RANK_NAMES = {14: "A", 13: "K", 12: "Q", 11: "J", 10: "T", 9: "9", 8: "8", 7: "7
 _RANK_VALUES = {name: rank for rank, name in RANK_NAMES.items()}
 
 
+_BINARY_TO_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+
+
 def _bits(mask: int) -> Iterator[int]:
-    """The set bits of mask, lowest first, as 1-based positions."""
-    k = 1
-    while mask:
-        if mask & 1:
-            yield k
-        mask >>= 1
-        k += 1
+    """The set bits of mask, lowest first, as 1-based positions.
+
+    Read off the binary digits in one pass: shifting a big mask bit by bit would
+    be quadratic, and a suit of a million cards a hand is an input (issue 12).
+    """
+    digits = bin(mask)[:1:-1].encode().translate(_BINARY_TO_FLAGS)  # lowest bit first, one byte each
+    return compress(range(1, len(digits) + 1), digits)
+
+
+def _mask(owners: str, west: str) -> int:
+    """The mask of the positions of ``west`` in an owner string (lowest card first), in linear time."""
+    other = "E" if west == "W" else "W"
+    return int(owners[::-1].translate({ord(west): "1", ord(other): "0"}) or "0", 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +108,7 @@ class Deal:
         text = label.strip().upper()
         if not text or set(text) - {"W", "E"}:
             raise InvalidDealError(f"not an owner string of W and E: {label!r}")
-        west = sum(1 << k for k, owner in enumerate(text) if owner == "W")
+        west = _mask(text, "W")
         if 2 * west.bit_count() != len(text):
             raise AsymmetricSuitError(
                 f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
@@ -107,7 +118,8 @@ class Deal:
     @property
     def label(self) -> str:
         """The canonical label: the owner string, lowest card first."""
-        return "".join("W" if self.west >> k & 1 else "E" for k in range(2 * self.n))
+        digits = bin(self.west)[:1:-1].ljust(2 * self.n, "0")  # lowest card first
+        return digits.translate({ord("1"): "W", ord("0"): "E"})
 
     # -- the hands ------------------------------------------------------------------------
     @property
@@ -201,12 +213,16 @@ class Suit:
     east: tuple[int, ...]
     """East's ranks, ascending."""
     notation: Notation = Notation.NUMBERS
+    _deal: Deal | None = field(default=None, compare=False, repr=False)
+    """The canonical deal when the parser already has it (an owner string): not rebuilt from the ranks."""
 
     def __post_init__(self) -> None:
         if len(self.west) != len(self.east):
             raise AsymmetricSuitError(
                 f"asymmetric suit {self}: West holds {len(self.west)} cards, East {len(self.east)}"
             )
+        if self._deal is not None:
+            return  # the cards of a Deal are distinct by construction
         cards = self.west + self.east
         if len(set(cards)) != len(cards):
             seen: set[int] = set()
@@ -220,9 +236,11 @@ class Suit:
     @property
     def deal(self) -> Deal:
         """The canonical deal: only the relative order of the cards kept."""
+        if self._deal is not None:
+            return self._deal
         ranked = sorted(self.west + self.east)
         west = set(self.west)
-        return Deal(self.n, sum(1 << k for k, r in enumerate(ranked) if r in west))
+        return Deal(self.n, _mask("".join("W" if r in west else "E" for r in ranked), "W"))
 
     def rank_of(self, card: Card) -> int:
         """The real rank of canonical card k of :attr:`deal`."""
@@ -265,10 +283,19 @@ class Suit:
         return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
 
 
+_OWNERS = re.compile(r"[WEwe]+")
+_DIGITS = re.compile(r"[\d\s\-+]*")
+
+
 def _parse_ranks(side: str, text: str) -> list[int]:
-    compact = re.sub(r"\s+", "", side.upper())
+    compact = "".join(side.upper().split())
     if compact in ("", "-"):
         return []
+    if "10" not in compact:
+        try:
+            return [_RANK_VALUES[ch] for ch in compact]  # the common case, at C speed
+        except KeyError:
+            pass  # named below
     ranks = []
     i = 0
     while i < len(compact):
@@ -297,7 +324,9 @@ def _parse_numbers(side: str, text: str) -> list[int]:
 def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Suit:
     if not west and not east:
         raise InvalidDealError(f"empty suit: {text!r}")
-    return Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
+    suit = Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
+    object.__setattr__(suit, "_deal", suit.deal)  # parsed suits are cached and asked for their deal often
+    return suit
 
 
 def check_deal_size(text: str) -> None:
@@ -346,6 +375,14 @@ def _numbers(side: str) -> int:
 
 
 def parse_suit(text: str) -> Suit:
+    """Parse one suit in any notation of SPEC §2 (see :func:`_parse_suit`)."""
+    # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
+    if len(text) > 64:
+        return _parse_suit(text)
+    return _parse_suit_cached(text)
+
+
+def _parse_suit(text: str) -> Suit:
     """Parse one suit in any notation of SPEC §2.
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
@@ -359,16 +396,16 @@ def parse_suit(text: str) -> Suit:
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
-        if re.fullmatch(r"[WEwe]+", stripped):
+        if _OWNERS.fullmatch(stripped):
             deal = Deal.from_label(stripped)
-            return Suit(deal.west_cards, deal.east_cards, Notation.OWNER)
+            return Suit(deal.west_cards, deal.east_cards, Notation.OWNER, deal)
         raise InvalidDealError(
             f"not a deal: {text!r} (write WEST/EAST with ranks or numbers, or an owner string such as EWEW)"
         )
     if stripped.count("/") > 1:
         raise InvalidDealError(f"more than one '/' in {text!r}")
     west_text, east_text = stripped.split("/")
-    digits_only = re.fullmatch(r"[\d\s\-+]*", west_text) and re.fullmatch(r"[\d\s\-+]*", east_text)
+    digits_only = _DIGITS.fullmatch(west_text) and _DIGITS.fullmatch(east_text)
     if digits_only:
         # Whitespace between numbers, or digits that cannot be ranks (1, 11, …), mean numbers.
         spaced = any(len(side.split()) > 1 for side in (west_text, east_text))
@@ -379,6 +416,9 @@ def parse_suit(text: str) -> Suit:
         except InvalidDealError:
             return _suit(_parse_numbers(west_text, text), _parse_numbers(east_text, text), Notation.NUMBERS, text)
     return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
+
+
+_parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 
 
 def parse_deal(text: str) -> Deal:

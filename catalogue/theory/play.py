@@ -3,8 +3,17 @@
 The interactive counterpart of :func:`whist_catalogue.theory.multisuit.optimal_line`: a user
 plays cards for either side, asks for the theory's move (a lead chosen by the
 rule of §10.4 of the multi-suit paper and a best card of that suit, or a best
-reply in the suit led, SPEC §3), and takes moves back.  Works for one suit or
-many; the desktop app and tests drive it.
+reply, SPEC §3), and takes moves back.  Works for one suit or many; the desktop
+app and tests drive it.
+
+Every legal card's exact result comes from :mod:`whist_catalogue.theory.moves` (one trick of
+look-ahead on Theorem 9.1), so the theory's moves stay optimal for the whole deal
+after either side's mistakes: a best reply *within the suit* is optimal after an
+optimal lead (Lemmas 9.6–9.9) but not always after another one — in
+``7/6, JT5/K83, 3/A`` with West leading the T of the second suit, the 3 is East's
+best reply in that suit, yet only the K holds West to 2 tricks.  The theory's
+moves are therefore its suit-by-suit choices that are optimal for the whole deal,
+or, when there is none, the cards that are.
 """
 
 from __future__ import annotations
@@ -15,7 +24,9 @@ from typing import Sequence
 from whist_catalogue.errors import IllegalMoveError
 from whist_catalogue.theory.deals import Suit
 from whist_catalogue.theory.labeled import Player
+from whist_catalogue.theory.moves import suit_card_results
 from whist_catalogue.theory.multisuit import LeadRule, Trick, qualifying_suits
+from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.solution import Solver
 from whist_catalogue.theory.values import Outcome, Value, rho, total
 
@@ -47,6 +58,8 @@ class Play:
         self.suits = list(self.initial)
         self.leader = self.first_leader
         self._moves: list[Move] = []
+        self._table = SuitTable(self.solver)
+        self._results: dict[tuple, dict[Move, int]] = {}
 
     @classmethod
     def start(cls, suits: Sequence[Suit], leader: Player, solver: Solver) -> Play:
@@ -106,8 +119,49 @@ class Play:
         values = [self.solver.value(s.deal) if s.n else None for s in self.suits]
         return qualifying_suits(values, self.leader)
 
+    def card_results(self) -> dict[Move, int]:
+        """Each legal card with West's tricks at the end of the deal when it is played and both sides
+        then play optimally (tricks already taken included)."""
+        if self.finished:
+            return {}
+        key = (tuple(self.suits), self.leader, self.led, self.west_tricks)  # real ranks: moves name them
+        found = self._results.get(key)
+        if found is None:
+            led = (self.led.suit, self.led.rank) if self.led is not None else None
+            results = suit_card_results(self.suits, self.leader, self._table, led)
+            found = self._results[key] = {Move(r.suit, r.card): self.west_tricks + r.west_tricks for r in results}
+        return found
+
+    def best_moves(self) -> list[Move]:
+        """Every legal card that is optimal for the whole deal (the most West tricks for West, the fewest for East)."""
+        results = self.card_results()
+        if not results:
+            return []
+        best = (max if self.to_play == "W" else min)(results.values())
+        return [m for m, k in results.items() if k == best]
+
+    def cost(self, move: Move) -> int:
+        """Tricks the player to move gives away by playing ``move`` rather than a best card (0 for a best card)."""
+        results = self.card_results()
+        if move not in results:
+            raise IllegalMoveError(self._why_illegal(move))
+        best = (max if self.to_play == "W" else min)(results.values())
+        return abs(best - results[move])
+
     def optimal_moves(self) -> list[Move]:
-        """The theory's moves: best leads of the suits the §10.4 rule allows, or best replies in the suit led."""
+        """The theory's moves, optimal for the whole deal (see the module docstring).
+
+        At a lead, best leads of the suits the §10.4 rule allows; in reply, best
+        replies in the suit led — each kept when it is optimal for the whole deal;
+        if none is, every card that is.
+        """
+        theory = self._suit_moves()
+        best = set(self.best_moves())
+        kept = [m for m in theory if m in best]
+        return kept or sorted(best, key=lambda m: (m.suit, m.rank))
+
+    def _suit_moves(self) -> list[Move]:
+        """Best leads of the suits the §10.4 rule allows, or best replies in the suit led (each suit on its own)."""
         if self.finished:
             return []
         if self.led is None:
@@ -132,7 +186,7 @@ class Play:
             values = {m.suit: self.solver.value(self.suits[m.suit].deal) for m in moves}
             best_suit = max(values, key=lambda i: (values[i].complexity, -i))
             return min((m for m in moves if m.suit == best_suit), key=lambda m: m.rank)
-        return min(moves, key=lambda m: m.rank)
+        return min(moves, key=lambda m: (m.suit, m.rank))
 
     def play(self, move: Move) -> Trick | None:
         """Play a card for the player to move; returns the trick when it completes it."""
@@ -148,6 +202,7 @@ class Play:
     def copy(self) -> Play:
         """An independent copy of this position, with the same history (so it can be undone too)."""
         other = Play(self.initial, self.first_leader, self.solver)
+        other._table, other._results = self._table, self._results  # memoised answers stay true
         for m in self._moves:
             other.play(m)
         return other

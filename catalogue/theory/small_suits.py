@@ -1,0 +1,146 @@
+"""Every suit a pack can deal two players, preloaded: values and first leads for n ≤ 8 (SPEC §7).
+
+A 52-card pack deals a symmetric whist suit of at most 6 cards a hand; the table
+goes to n = 8 — all 17,577 deals, about 60 kB shipped with the package
+(``small_suits.bin``) and loaded in about a millisecond, far cheaper than
+computing level 8 at first use.  Each deal, by its integer key (SPEC §2), has
+its value packed as in :mod:`.packed` and the lowest best lead of each side
+(SPEC §3), which is what Theorem 9.1 and the lead rule of §10.4 need of a suit.
+
+:class:`SuitTable` answers for any deal: from the preloaded table when it is
+there, from a solver (the catalogue, the engine) beyond, memoised.
+``whist_catalogue.scripts.reports.small_suits`` regenerates the file with the
+engine, and the tests check it against the engine and the recursive definition.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from array import array
+from functools import cache
+from typing import Iterable
+
+from whist_catalogue.errors import DealTooLargeError, InvalidDealError
+from whist_catalogue.theory.deals import Deal, DealKey
+from whist_catalogue.theory.labeled import labeled_matrix
+from whist_catalogue.theory.packed import pack, unpack
+from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled
+from whist_catalogue.theory.values import Value
+
+__all__ = ["TABLE_MAX_N", "SuitTable", "preloaded", "encode_table", "TABLE_FILE"]
+
+TABLE_MAX_N = 8
+TABLE_FILE = "small_suits.bin"
+_MAGIC = b"WHIST-SMALL-SUITS-1\n"
+
+
+def encode_table(solutions: Iterable[SuitSolution]) -> bytes:
+    """The file's bytes: magic, count, then keys, packed values and lowest best leads, zlib-compressed."""
+    rows = sorted((s.deal.key, pack(s.value), s.west_leads[0], s.east_leads[0]) for s in solutions if s.deal.n)
+    keys = array("I", (r[0] for r in rows))
+    codes = array("q", (r[1] for r in rows))
+    leads = array("B", (x for r in rows for x in r[2:]))
+    body = struct.pack("<I", len(rows)) + keys.tobytes() + codes.tobytes() + leads.tobytes()
+    return _MAGIC + zlib.compress(body, 9)
+
+
+@cache
+def preloaded() -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
+    """(packed value by key, (West's, East's) lowest best lead by key) for every deal with 1 ≤ n ≤ 8."""
+    # A plain file beside this module (the package is installed unzipped); importlib.resources
+    # would cost more start-up than reading the table does.
+    with open(os.path.join(os.path.dirname(__file__), TABLE_FILE), "rb") as f:
+        raw = f.read()
+    if not raw.startswith(_MAGIC):
+        raise RuntimeError(f"{TABLE_FILE} is not a small-suit table")
+    body = zlib.decompress(raw[len(_MAGIC) :])
+    (count,) = struct.unpack_from("<I", body)
+    keys, codes, leads = array("I"), array("q"), array("B")
+    start = 4
+    for arr, size in ((keys, 4), (codes, 8), (leads, 2)):
+        arr.frombytes(body[start : start + count * size])
+        start += count * size
+    return dict(zip(keys, codes)), dict(zip(keys, zip(leads[::2], leads[1::2])))
+
+
+def _key(key: object) -> int:
+    if isinstance(key, bool) or not isinstance(key, int):
+        try:
+            return int(key.__index__())  # NumPy integers
+        except AttributeError:
+            raise InvalidDealError(f"not a deal key: {key!r}") from None
+    return key
+
+
+class SuitTable:
+    """Packed values and lowest best leads of single-suit deals: preloaded for n ≤ 8, else from ``solver``.
+
+    Memoises what the solver answers, so a batch of deals asks it once per distinct suit.
+    Itself a :class:`~.solution.Solver`: best moves of a preloaded deal come from the
+    labeled values α_ij (SPEC §3), whose deals are preloaded too.
+    """
+
+    def __init__(self, solver: Solver | None = None) -> None:
+        self.solver = solver
+        codes, leads = preloaded()
+        self._preloaded = codes
+        self._codes = dict(codes)
+        self._leads = dict(leads)
+
+    def code(self, deal: Deal) -> int:
+        """The packed value of a deal (0 for the empty deal)."""
+        key = deal.key
+        try:
+            return self._codes[key]
+        except KeyError:
+            pass
+        if deal.n == 0:
+            return 0
+        self._codes[key] = code = pack(self._solver(deal).value(deal))
+        return code
+
+    def code_of_key(self, key: DealKey) -> int:
+        """:meth:`code` by integer key (SPEC §2), without building a :class:`Deal` when preloaded."""
+        try:
+            return self._codes[key]
+        except (KeyError, TypeError):
+            return self.code(Deal.from_key(_key(key)))
+
+    def leads_of_key(self, key: DealKey) -> tuple[int, int]:
+        """:meth:`leads` by integer key."""
+        try:
+            return self._leads[key]
+        except (KeyError, TypeError):
+            return self.leads(Deal.from_key(_key(key)))
+
+    def leads(self, deal: Deal) -> tuple[int, int]:
+        """West's and East's lowest best lead (canonical cards) of a nonempty deal."""
+        key = deal.key
+        try:
+            return self._leads[key]
+        except KeyError:
+            pass
+        solution = self._solver(deal).solve(deal)
+        self._codes[key] = pack(solution.value)
+        self._leads[key] = found = (solution.west_leads[0], solution.east_leads[0])
+        return found
+
+    # -- the Solver protocol: the table first, the solver beyond it --------------------------
+    def value(self, deal: Deal) -> Value:
+        return unpack(self.code(deal))
+
+    def solve(self, deal: Deal) -> SuitSolution:
+        """Value and every best move; from the table alone when it holds the deal (α_ij are values of level n−1)."""
+        if deal.key in self._preloaded:
+            return solution_from_labeled(deal, self.value(deal), labeled_matrix(deal, self.value))
+        return self._solver(deal).solve(deal)
+
+    def _solver(self, deal: Deal) -> Solver:
+        if self.solver is None:
+            raise DealTooLargeError(
+                f"a deal with {deal.n} cards a hand is beyond the preloaded table (n ≤ {TABLE_MAX_N}) and no solver"
+                " was given"
+            )
+        return self.solver

@@ -1,0 +1,300 @@
+"""DDS, the bridge double-dummy solver, as a referee and a yardstick (issue 12; SPEC §7).
+
+Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--positions 1000] [--seed 12]``
+(needs the ``test`` extra: ``endplay``, Bo Haglund's DDS).
+
+A whist deal becomes a bridge deal in notrump: West → North, East → East; each
+whist suit sits on the top ranks of a bridge suit (whist suits of n cards a hand
+use the top 2n ranks, so a 13-card whist hand fits a pack); the free low cards
+go to South and West, who can never win a trick — every card of theirs is below
+every card of North's and East's in its suit, and notrump has no ruffs — so
+North's tricks are whist-West's.  At most 4 whist suits, each of at most 6 cards a hand.
+
+The script, in one run on the same seeded deals, checks and times:
+
+1. outcomes and first leads: DDS (every optimal lead, each leader) against
+   :func:`~whist_catalogue.theory.multisuit.evaluate`; the theory's lead must be one of DDS's optimal leads;
+2. ``moves``: every legal card of random positions — trick starts and after the
+   lead — against DDS's score of every legal card;
+3. speed: DDS per deal (both leaders, its fastest mode: one optimal card) against
+   ``evaluate`` and ``analyse_batch`` in process, and against one ``whist-catalogue
+   outcome --json -`` process over all the deals, start-up included — in wall time
+   and in CPU time (the process's own, the child's from ``getrusage``), which a
+   busy machine distorts less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from whist_catalogue.theory.deals import Notation, Suit
+
+RANKS = "AKQJT98765432"
+_SUIT_LETTERS = "SHDC"
+
+
+def random_deal(rng: random.Random, cards: int = 13, suits: int = 4) -> tuple[Suit, ...]:
+    """A random symmetric whist deal of ``cards`` a hand in ``suits`` suits (some may be empty), in ranks.
+
+    The suit sizes are uniform among those that fit (each ≤ 6 a hand, summing to ``cards``),
+    then each suit's top 2n ranks are split at random.
+    """
+    if not 1 <= cards <= 6 * suits or suits > 4:
+        raise ValueError(f"{cards} cards a hand do not fit {suits} bridge suits")
+    while True:
+        sizes = [rng.randint(0, 6) for _ in range(suits)]
+        if sum(sizes) == cards:
+            break
+    out = []
+    for n in sizes:
+        ranks = list(range(14, 14 - 2 * n, -1))
+        west = set(rng.sample(ranks, n))
+        out.append(Suit(tuple(sorted(west)), tuple(sorted(set(ranks) - west)), Notation.RANKS))
+    return tuple(out)
+
+
+def deal_text(suits: Sequence[Suit]) -> str:
+    """The deal in the command line's notation, its empty suits left out (see :func:`live_suits`)."""
+    return ", ".join(str(s) for s in suits if s.n)
+
+
+def live_suits(suits: Sequence[Suit]) -> list[int]:
+    """The indices of the nonempty suits: suit k of :func:`deal_text` is suit ``live_suits(suits)[k]``."""
+    return [i for i, s in enumerate(suits) if s.n]
+
+
+def bridge_deal(suits: Sequence[Suit]):
+    """The endplay ``Deal`` of the mapping above: notrump, nobody on lead yet."""
+    from endplay.types import Deal, Denom
+
+    cards = sum(s.n for s in suits)
+    if len(suits) > 4 or any(r not in range(2, 15) for s in suits for r in s.west + s.east):
+        raise ValueError("a bridge pack has 4 suits of ranks 2…A")
+    north, east, low = [], [], []
+    for i, s in enumerate(suits):
+        north.append("".join(RANKS[14 - r] for r in reversed(s.west)))
+        east.append("".join(RANKS[14 - r] for r in reversed(s.east)))
+        # Free cards below the suit's lowest whist card: they can never win a trick.
+        low += [(i, r) for r in range(min(s.west + s.east, default=15) - 1, 1, -1)]
+    low += [(i, r) for i in range(len(suits), 4) for r in range(14, 1, -1)]
+    # South and West need as many cards as North and East: take the highest free cards, alternately.
+    low.sort(key=lambda c: -c[1])
+    chosen = low[: 2 * cards]
+    if len(chosen) < 2 * cards:
+        raise ValueError("not enough free low cards for South and West")
+    south = [[] for _ in range(4)]
+    west = [[] for _ in range(4)]
+    for k, (i, r) in enumerate(chosen):
+        (south if k % 2 == 0 else west)[i].append(RANKS[14 - r])
+    hands = [".".join(north), ".".join(east), ".".join("".join(h) for h in south), ".".join("".join(h) for h in west)]
+    deal = Deal("N:" + " ".join(hands))
+    deal.trump = Denom.nt
+    return deal
+
+
+def _card(suit: int, rank: int):
+    from endplay.types import Card
+
+    return Card(_SUIT_LETTERS[suit] + RANKS[14 - rank])
+
+
+def _whist(card) -> tuple[int, int]:
+    return int(card.suit), int(card.rank).bit_length() - 1  # endplay's ranks are bits: the ace is 1 << 14
+
+
+def dds_scores(deal, mode) -> list[tuple[tuple[int, int], int]]:
+    """DDS's cards for the player to move and the tricks that player's side takes from there (endplay)."""
+    from endplay.dds import solve_board
+
+    return [(_whist(c), t) for c, t in solve_board(deal, mode)]
+
+
+def dds_position(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None = None):
+    """A bridge position: the trick's leader on lead, after ``led`` (suit, rank) and the low cards that follow."""
+    from endplay.types import Player
+
+    deal = bridge_deal(suits)
+    deal.first = Player.north if leader == "W" else Player.east
+    if led is not None:
+        deal.play(_card(*led))
+        if leader == "E":
+            # South and West follow (or discard) with low cards; then North, whist-West, is to play.
+            for _ in range(2):
+                deal.play(deal.legal_moves()[0])
+    return deal
+
+
+def west_tricks(suits: Sequence[Suit], to_play: str, side_tricks: int) -> int:
+    """DDS counts tricks for the side to move; whist-West's are North's."""
+    return side_tricks if to_play == "W" else sum(s.n for s in suits) - side_tricks
+
+
+def dds_outcome(suits: Sequence[Suit], leader: str) -> tuple[int, set[tuple[int, int]]]:
+    """West's tricks with ``leader`` on lead, and every optimal first lead (suit, rank), by DDS."""
+    from endplay.dds.solve import SolveMode
+
+    scores = dds_scores(dds_position(suits, leader), SolveMode.OptimalAll)
+    return west_tricks(suits, leader, scores[0][1]), {c for c, _ in scores}
+
+
+def dds_moves(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None) -> dict[tuple[int, int], int]:
+    """Every legal card (suit, rank) of the whist player to move with West's tricks from this trick on, by DDS."""
+    from endplay.dds.solve import SolveMode
+
+    to_play = leader if led is None else ("E" if leader == "W" else "W")
+    scores = dds_scores(dds_position(suits, leader, led), SolveMode.Default)  # every legal card with its score (endplay's LegalAll asks DDS for target 0)
+    return {c: west_tricks(suits, to_play, t) for c, t in scores}
+
+
+def random_position(rng: random.Random, suits: tuple[Suit, ...]) -> tuple[tuple[Suit, ...], str, tuple[int, int] | None]:
+    """A position reached by random play: the suits left, the trick's leader, and the card led if any."""
+    leader = rng.choice("WE")
+    suits = list(suits)
+    for _ in range(rng.randint(0, sum(s.n for s in suits) - 1)):
+        live = [i for i, s in enumerate(suits) if s.n]
+        i = rng.choice(live)
+        w, e = rng.choice(suits[i].west), rng.choice(suits[i].east)
+        lead, reply = (w, e) if leader == "W" else (e, w)
+        suits[i] = suits[i].without(w, e)
+        leader = leader if lead > reply else ("E" if leader == "W" else "W")
+    led = None
+    if rng.random() < 0.5:
+        live = [i for i, s in enumerate(suits) if s.n]
+        i = rng.choice(live)
+        led = (i, rng.choice(suits[i].west if leader == "W" else suits[i].east))
+    return tuple(suits), leader, led
+
+
+# -- the benchmark ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Timing:
+    label: str
+    per_deal: list[float]
+
+    @property
+    def median_us(self) -> float:
+        return statistics.median(self.per_deal) * 1e6
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from endplay.dds.solve import SolveMode
+
+    from whist_catalogue.theory.moves import suit_card_results
+    from whist_catalogue.theory.multisuit import analyse_batch, evaluate
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    parser = argparse.ArgumentParser(description="DDS against the theory: agreement and speed on the same deals.")
+    parser.add_argument("--deals", type=int, default=2000)
+    parser.add_argument("--positions", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=12)
+    args = parser.parse_args(argv)
+
+    rng = random.Random(args.seed)
+    deals = [random_deal(rng) for _ in range(args.deals)]
+    table = SuitTable()
+
+    # 1. agreement on outcomes and first leads (DDS: every optimal lead)
+    dds_answers = []
+    for suits in deals:
+        e = evaluate([s.deal for s in suits], table)
+        answers = []
+        for leader, expected, lead in (("W", e.outcome.west_leads, e.west_lead), ("E", e.outcome.east_leads, e.east_lead)):
+            tricks, best = dds_outcome(suits, leader)
+            card = (lead.suit, suits[lead.suit].rank_of(lead.card))
+            if tricks != expected or card not in best:
+                raise SystemExit(f"DISAGREE on {deal_text(suits)} leader {leader}: {tricks} {best} vs {expected} {card}")
+            answers.append((tricks, best))
+        dds_answers.append(answers)
+    print(f"outcomes and first leads: {args.deals} deals x 2 leaders agree with DDS", flush=True)
+
+    # 2. moves on random positions
+    cards = 0
+    for k in range(args.positions):
+        suits, leader, led = random_position(rng, deals[k % len(deals)])
+        ours = {(r.suit, r.card): r.west_tricks for r in suit_card_results(suits, leader, table, led)}
+        theirs = dds_moves(suits, leader, led)
+        if ours != theirs:
+            raise SystemExit(f"DISAGREE on moves of {deal_text(suits)} leader {leader} led {led}: {ours} vs {theirs}")
+        cards += len(ours)
+    print(f"moves: {args.positions} positions, {cards} legal cards agree with DDS", flush=True)
+
+    # 3. speed, all on the same deals in this one run
+    boards = []
+    for suits in deals:
+        pair = []
+        for leader in "WE":
+            pair.append(dds_position(suits, leader))
+        boards.append(pair)
+    from endplay.dds import solve_board
+
+    dds = Timing("DDS solve_board, one optimal card, both leaders", [])
+    cpu = time.process_time()
+    for pair in boards:
+        t = time.perf_counter()
+        for b in pair:
+            solve_board(b, SolveMode.OptimalOne)
+        dds.per_deal.append(time.perf_counter() - t)
+    dds_cpu = time.process_time() - cpu
+    keyed = [[s.deal for s in suits] for suits in deals]
+    fresh = SuitTable()
+    ev = Timing("evaluate(), both leaders", [])
+    cpu = time.process_time()
+    for ds in keyed:
+        t = time.perf_counter()
+        evaluate(ds, fresh)
+        ev.per_deal.append(time.perf_counter() - t)
+    ev_cpu = time.process_time() - cpu
+    rows = [[d.key for d in ds] for ds in keyed]
+    t, cpu = time.perf_counter(), time.process_time()
+    analyse_batch(rows, fresh)
+    batch_total, batch_cpu = time.perf_counter() - t, time.process_time() - cpu
+
+    text = "".join(deal_text(s) + "\n" for s in deals)
+    env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "whist_catalogue", "outcome", "--json", "-"], input=text,
+                          capture_output=True, text=True, env=env, check=True)
+    cli_total = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cli_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    lines = [json.loads(x) for x in done.stdout.splitlines()]
+    assert len(lines) == len(deals)
+    for suits, line, (west, east) in zip(deals, lines, dds_answers):
+        live = live_suits(suits)
+        for key, (tricks, best) in (("west", west), ("east", east)):
+            lead = line["lead"][key]
+            suit = live[lead["suit"]]
+            card = (suit, next(r for r in suits[suit].west + suits[suit].east if suits[suit].card_name(r) == lead["card"]))
+            if line["outcome"][f"{key}_leads"] != tricks or card not in best:
+                raise SystemExit(f"DISAGREE: the CLI on {line['deal']}, {key} on lead: {line} vs DDS {tricks} {best}")
+    print(f"whist-catalogue outcome --json -: {len(deals)} deals, both outcomes and both first leads agree with DDS")
+    dds_total = sum(dds.per_deal)
+
+    load = os.getloadavg()[0]
+    print(f"load average (1 min) at the end of the run: {load:.2f} on {os.cpu_count()} cores")
+    print(f"{dds.label}: median {dds.median_us:.0f} us a deal; {len(deals)} deals {dds_total:.2f} s wall,"
+          f" {dds_cpu:.2f} s CPU")
+    print(f"{ev.label}: median {ev.median_us:.1f} us a deal -> {dds.median_us / ev.median_us:.0f}x DDS (medians);"
+          f" CPU {ev_cpu:.3f} s -> {dds_cpu / ev_cpu:.0f}x")
+    print(f"analyse_batch(): {batch_total * 1e6 / len(deals):.1f} us a deal -> {dds_total / batch_total:.0f}x DDS (wall);"
+          f" CPU {batch_cpu:.3f} s -> {dds_cpu / batch_cpu:.0f}x")
+    print(f"whist-catalogue outcome --json - ({len(deals)} deals, one process, start-up included): "
+          f"{cli_total:.3f} s wall -> {dds_total / cli_total:.0f}x DDS; {cli_cpu:.3f} s CPU -> {dds_cpu / cli_cpu:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
