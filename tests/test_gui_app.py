@@ -52,3 +52,49 @@ def test_unexpected_errors_in_a_worker_are_messages(qtbot, monkeypatch):
     explorer.set_deal_text("AQ/KJ")
     qtbot.waitUntil(lambda: not explorer.busy)
     assert explorer.message.is_error and "fell over" in explorer.message.text()
+
+
+def test_the_app_remembers_size_deals_tab_and_catalogue_between_launches(qtbot, small_catalogue):
+    from gui_support import wait_idle
+
+    from whist_catalogue.gui.app import MainWindow, app_settings, remembered_catalogue
+    from whist_catalogue.gui.context import AppContext
+
+    settings = app_settings()  # the tests' own file (conftest)
+    first = MainWindow(AppContext(None), settings=settings)
+    qtbot.addWidget(first, before_close_func=lambda w: w.context.shutdown())
+    first.show()
+    first.resize(700, 560)
+    first.views["explorer"].set_deal_text("K Q 10 / A J 9")
+    first.views["calculator"].set_deal_text("K/A, A/K")
+    wait_idle(qtbot, first)
+    first.context.set_database(small_catalogue)
+    first.show_view("solutions")
+    first_size = first.size()  # the offscreen screen is 800 pixels wide: a size that fits it
+    first.close()
+
+    again = app_settings()
+    assert remembered_catalogue(again) == str(small_catalogue)
+    second = MainWindow(AppContext(remembered_catalogue(again)), settings=again)
+    qtbot.addWidget(second, before_close_func=lambda w: w.context.shutdown())
+    second.show()
+    wait_idle(qtbot, second)
+    assert (second.width(), second.height()) == (first_size.width(), first_size.height()) != (1360, 900)
+    assert second.tabs.currentWidget() is second.views["solutions"]
+    assert second.views["explorer"].input.text() == "K Q 10 / A J 9"
+    assert second.views["explorer"].value_label.text() == "1 + 1/2"
+    assert second.views["calculator"].sum_label.text() == "1 ± ε₀"
+    assert second.context.db == str(small_catalogue)
+    # and the way back to the default catalogue
+    assert second.default_action.isEnabled()
+    second.default_action.trigger()
+    assert second.context.db is None and not second.default_action.isEnabled()
+    assert "absent.sqlite" in second.default_action.text()
+
+
+def test_the_window_title_names_the_app_once(qtbot):
+    window = make_window(qtbot)
+    from PySide6.QtWidgets import QApplication
+
+    assert QApplication.applicationDisplayName() == "Whist catalogue"
+    assert "Whist catalogue" not in window.windowTitle()  # Qt appends the display name itself
