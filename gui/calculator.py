@@ -184,8 +184,15 @@ class MultiSuitCalculator(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(row)
-        layout.addWidget(self.message)
-        layout.addWidget(self.busy_bar)
+        # One line for the message and the progress, always there: what comes and goes in it
+        # never moves the card rows below.
+        status_line = QWidget()
+        line = QHBoxLayout(status_line)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.message, 1)
+        line.addWidget(self.busy_bar, 1)
+        status_line.setFixedHeight(max(self.message.minimumHeight(), self.busy_bar.sizeHint().height()))
+        layout.addWidget(status_line)
         # On a narrow screen the editors scroll sideways rather than widen the window.
         self.editors_area = scrolled(self.editors_box)
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

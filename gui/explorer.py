@@ -32,6 +32,7 @@ from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMa
 from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
     BusyBar,
+    beside,
     CopyTableView,
     HandEditor,
     MessageBar,
@@ -185,7 +186,7 @@ class DealExplorer(QWidget):
         input_row.addWidget(self.examples_button)
         input_row.addWidget(self.copy_button)
         self.input.textChanged.connect(self._text_changed)
-        self.message = MessageBar(keep_space=True)
+        self.message = MessageBar()
         self.busy_bar = BusyBar()
         self.busy_bar.cancelled.connect(self.cancel_analysis)
         cancel_action = QAction(self)
@@ -262,7 +263,7 @@ class DealExplorer(QWidget):
         self.h_label.setWordWrap(True)
         self.h_label.setTextFormat(Qt.TextFormat.RichText)
         self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        paper_box = QGroupBox("Single-suit paper: the matrix A, T_k, H̄, H̲, H")
+        paper_box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
         p = QVBoxLayout(paper_box)
         p.addWidget(self.a_view)
         p.addWidget(self.t_view)
@@ -295,9 +296,7 @@ class DealExplorer(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(input_row)
-        layout.addWidget(self.message)
-        layout.addWidget(self.busy_bar)
-        layout.addWidget(self.editor)
+        layout.addLayout(beside(self.editor, self.message, self.busy_bar))
         layout.addWidget(body, 1)
         self._clear()
 
@@ -459,7 +458,7 @@ class DealExplorer(QWidget):
         key = f"key {deal.key}" if deal.n <= 16 else f"{deal.n} cards a hand"
         # A long deal is shortened here (the full text is in the field above and in the tooltip):
         # a label of n = 300 would otherwise be one unbreakable word as wide as 5,000 pixels.
-        self.deal_info.setText(f"{shorten(str(suit), 40)}   ·   label {shorten(deal.label, 40)}   ·   n = {deal.n}   ·   {key}")
+        self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}  ·  {key}")
         self.deal_info.setToolTip(f"{suit}\nlabel {deal.label}" if deal.n > 12 else "")
         self.outcome_label.setText(outcome_sentence(a.outcome, deal.n))
         if sol is not None:
@@ -498,9 +497,9 @@ class DealExplorer(QWidget):
         n = a.suit.n
         o = single_suit.outcome_from_h(n, a.h)
         if a.h_lower == a.h_upper:
-            where = f"T_k = 0 at k = {minus(a.h_lower)}" if abs(a.h_lower) < n else "one hand holds every high card"
+            where = f"Tₖ = 0 at k = {minus(a.h_lower)}" if abs(a.h_lower) < n else "one hand holds every high card"
         else:
-            where = f"T_k changes sign between k = {minus(a.h_lower)} and {minus(a.h_upper)}"
+            where = f"Tₖ changes sign between k = {minus(a.h_lower)} and {minus(a.h_upper)}"
         lines = [
             f"<b>{H_LOWER} = {minus(a.h_lower)},  {H_UPPER} = {minus(a.h_upper)}</b>: {where} "
             "(end of §5; bold diagonals of A)",
@@ -511,7 +510,7 @@ class DealExplorer(QWidget):
         if q is not None:
             g = q.greedy_whist_outcome
             lines.append(
-                f"Greedy Whist: H<sub>Greedy</sub> = {minus(q.h_greedy)}, West takes {g.west_leads} / {g.east_leads} "
+                f"Greedy Whist: H<sub>Greedy</sub> = {minus(q.h_greedy)}, West takes {g.west_leads} on lead, {g.east_leads} with East on lead "
                 "(Theorem 6.1)"
             )
             if q.five_card_west_leads == q.five_card_east_leads:

@@ -326,7 +326,7 @@ class DiagonalSumsModel(ReadOnlyTableModel):
         if role != Qt.ItemDataRole.DisplayRole or section < 0:
             return None
         if orientation == Qt.Orientation.Vertical:
-            return "T_k" if section == 0 and self.sums else None
+            return "Tₖ" if section == 0 and self.sums else None
         if section >= len(self.sums):
             return None
         return f"k = {minus(self.sums[section][0])}"
@@ -425,7 +425,7 @@ class SuitValuesModel(RowListModel):
                 str(suit),
                 suit.deal.label,
                 row.value.text(),
-                f"{outcome.west_leads} / {outcome.east_leads}",
+                f"({outcome.west_leads}, {outcome.east_leads})",
                 row.chosen_by,
             )
             return cells[col]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QTableView,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -198,6 +199,23 @@ class MessageBar(QLabel):
     @property
     def is_error(self) -> bool:
         return self.shown and self.property("role") == "message-error"
+
+
+def beside(editor: QWidget, *notes: QWidget) -> QHBoxLayout:
+    """The card grid with its messages to the right of it, never above or below: a message that comes
+    and goes must not move the cards a user is clicking.  The notes take the rows' height, no more."""
+    column = QWidget()
+    box = QVBoxLayout(column)
+    box.setContentsMargins(0, 0, 0, 0)
+    for note in notes:
+        box.addWidget(note)
+    box.addStretch(1)
+    column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+    row = QHBoxLayout()
+    row.addWidget(editor)
+    row.addSpacing(8)
+    row.addWidget(column, 1)
+    return row
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -461,8 +479,9 @@ def fit_height(view: QTableView) -> None:
     view.resizeRowsToContents()
     height = view.horizontalHeader().height() + 2 * view.frameWidth()
     height += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
-    if view.model().columnCount() > 14:  # wide: leave room for the horizontal scroll bar
-        height += view.horizontalScrollBar().sizeHint().height()
+    # Room for a horizontal scroll bar: in a small window even a short table may need one, and it must
+    # not cover the last row.
+    height += view.horizontalScrollBar().sizeHint().height()
     view.setFixedHeight(max(height, view.horizontalHeader().height() + 4))
 
 

@@ -113,3 +113,17 @@ def test_clearing_the_text_clears_the_editors(qtbot, window, calculator):
     calculator.input.clear()
     assert len(calculator.editors) == 1 and calculator.editors[0].hand("W") == ()
     assert calculator.suits_model.rowCount() == 0
+
+
+def test_messages_never_move_the_card_rows(qtbot, window, calculator):
+    editor = calculator.editors[0]
+    button = editor.button("W", 14)
+    before = button.mapTo(window, button.rect().topLeft())
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # "West holds 1 card, East 0 …"
+    assert calculator.message.shown
+    qtbot.wait(20)
+    assert button.mapTo(window, button.rect().topLeft()) == before
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEW")
+    qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)
+    assert calculator.editors_area.mapTo(window, calculator.editors_area.rect().topLeft()).y() <= before.y()
+    calculator.cancel_analysis()

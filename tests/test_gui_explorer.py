@@ -43,7 +43,7 @@ def test_typed_deal_shows_the_papers_typography(qtbot, window, explorer, qtmodel
     assert explorer.a_model.index(0, 1).data() == "−1"
     assert (explorer.analysis.h_lower, explorer.analysis.h_upper, explorer.analysis.h) == (0, 1, 0)
     h_text = QTextDocumentFragment.fromHtml(explorer.h_label.text()).toPlainText()
-    assert "T_k changes sign between k = 0 and 1" in h_text and "H = 0 (Theorem 9.1)" in h_text
+    assert "Tₖ changes sign between k = 0 and 1" in h_text and "H = 0 (Theorem 9.1)" in h_text
 
 
 @pytest.mark.parametrize(
