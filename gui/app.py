@@ -216,8 +216,9 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app  # type: ignore[return-value]
 
 
-def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None) -> int:
-    """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return."""
+def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None, progress=None) -> int:
+    """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return
+    (``progress(path, done, total)`` after each image)."""
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from whist_catalogue.gui.screenshots import demo_catalogue
@@ -232,7 +233,7 @@ def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None)
     if screenshot is not None:
         from whist_catalogue.gui.screenshots import render_all
 
-        render_all(window, screenshot)
+        render_all(window, screenshot, progress=progress)
         window.close()
         return 0
     _report_uncaught_errors(window)

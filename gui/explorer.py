@@ -276,7 +276,9 @@ class DealExplorer(QWidget):
         QVBoxLayout(play_box).addWidget(self.play_panel)
 
         top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(scrolled(summary))
+        summary_area = scrolled(summary)
+        summary_area.setMinimumWidth(250)  # the value, its source and the outcome stay readable at 1000 pixels
+        top.addWidget(summary_area)
         top.addWidget(scrolled(alpha_box))
         top.addWidget(scrolled(paper_box))
         top.setStretchFactor(0, 2)

@@ -7,7 +7,9 @@
 * Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging through
   :meth:`whist_catalogue.store.reader.Catalogue.search`; the count is
   :meth:`~whist_catalogue.store.reader.Catalogue.count`, run in a worker, and so is the CSV
-  export (streamed with :meth:`~whist_catalogue.store.reader.Catalogue.iter_search`).
+  export (:func:`whist_catalogue.store.export.export`: the command line's machine-readable columns).
+  A header click sorts every match and Ctrl+End reaches the last, both after loading them all
+  (:meth:`~whist_catalogue.gui.models.SearchResultsModel.fetch_all`).
 * The statistics grid is :meth:`~whist_catalogue.store.reader.Catalogue.statistics` per
   complete level (:class:`whist_catalogue.engine.statistics.LevelStatistics`); a click on a
   cell searches for the deals it counts.
@@ -547,6 +549,12 @@ class SearchView(QWidget):
         try:
             compile_search(text)
         except WhistError as exc:
+            # The last search's deals and count would read as the answer to this one: clear them.
+            self._generation += 1
+            self._counting = False
+            self.count = None
+            self.results.clear()
+            self.count_label.setText("")
             self.message.show_error(str(exc))
             return
         self.message.clear_message()

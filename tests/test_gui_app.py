@@ -1,5 +1,8 @@
 """The app as a whole: ``whist-catalogue gui --screenshot DIR``, the --db check, keyboard navigation."""
 
+import json
+from pathlib import Path
+
 from gui_support import make_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
@@ -9,11 +12,16 @@ from whist_catalogue.gui.app import VIEW_NAMES
 from whist_catalogue.scripts.main import main
 
 
-def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch):
+def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch, capsys):
     monkeypatch.setattr(solutions, "QUICK_PLAN", ((100, 500), (1000, 500)))
     monkeypatch.setattr(solutions, "DEFAULT_EXACT_N", 8)
     out = tmp_path / "shots"
-    assert main(["gui", "--db", str(small_catalogue), "--screenshot", str(out)]) == 0
+    assert main(["gui", "--db", str(small_catalogue), "--screenshot", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    # progress on stderr although it is not a terminal; with --json, one line per image on stdout
+    assert "screenshots:" in captured.err and "explorer.png" in captured.err
+    written = [json.loads(line)["screenshot"] for line in captured.out.splitlines()]
+    assert len(written) == 7 and all(Path(p).is_file() for p in written)
     for name in VIEW_NAMES:
         image = QImage(str(out / f"{name}.png"))
         assert not image.isNull() and image.width() >= 1000, name

@@ -60,7 +60,11 @@ def test_value_search_shows_the_papers_typography(qtbot, window, search):
 
 
 def test_bad_expression_is_an_inline_message(qtbot, window, search):
+    run(qtbot, window, search, "n = 3")
+    assert search.results.rowCount() == 20
     run(qtbot, window, search, "value = = 3")
+    # the deals of the last good search do not stay beside the bad one
+    assert search.results.rowCount() == 0 and search.count is None and search.count_label.text() == ""
     assert search.message.is_error and "position" in search.message.text()
     run(qtbot, window, search, "colour = red")
     assert "unknown field" in search.message.text()
