@@ -31,6 +31,7 @@ from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
+    cards_text,
     HandEditor,
     MessageBar,
     ValueLabel,
@@ -314,7 +315,7 @@ class MultiSuitCalculator(QWidget):
                 return
             if w != e:
                 self._no_deal()
-                self.message.show_info(f"Suit {k + 1}: West holds {w} cards, East {e}; both must hold the same number.")
+                self.message.show_info(f"Suit {k + 1}: West holds {cards_text(w)}, East {e}; both must hold the same number.")
                 return
         try:
             suits = parse_multisuit(self.input.text())

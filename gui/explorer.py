@@ -45,12 +45,14 @@ from whist_catalogue.gui.widgets import (
     fit_table,
     heading,
     scrolled,
+    cards_text,
     shorten,
     shrink_to_contents,
     tricks_text,
 )
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
+from whist_catalogue.store.build import MAX_BUILD_N
 from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
 from whist_catalogue.theory.deals import Notation, Suit, parse_suit
 from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
@@ -366,7 +368,7 @@ class DealExplorer(QWidget):
         if len(west) != len(east):
             self._no_deal()
             self.message.show_info(
-                f"West holds {len(west)} cards, East {len(east)}: both hands must hold the same number."
+                f"West holds {cards_text(len(west))}, East {len(east)}: both hands must hold the same number."
             )
             return
         try:
@@ -457,10 +459,10 @@ class DealExplorer(QWidget):
             low, high = Value(a.detection.lower).text(), Value(a.detection.upper).text()
             self.value_label.setText(f"{low} < value < {high}")
         self.source_label.setText(self._source_text(a))
-        key = f"key {deal.key}" if deal.n <= 16 else f"{deal.n} cards a hand"
+        key = f"  ·  key {deal.key}" if deal.n <= 16 else ""
         # A long deal is shortened here (the full text is in the field above and in the tooltip):
         # a label of n = 300 would otherwise be one unbreakable word as wide as 5,000 pixels.
-        self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}  ·  {key}")
+        self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}{key}")
         self.deal_info.setToolTip(f"{suit}\nlabel {deal.label}" if deal.n > 12 else "")
         self.outcome_label.setText(outcome_sentence(a.outcome, deal.n))
         if sol is not None:
@@ -471,7 +473,9 @@ class DealExplorer(QWidget):
             self.leads_label.setText("(beyond the catalogue and the engine)")
         self.alpha_model.set_matrix(suit, sol, a.alpha)
         if sol is None:
-            self.alpha_note.setText(a.too_large + ". The outcome above is by the linear-time algorithm (Theorem 10.1).")
+            reach = (a.too_large if deal.n <= MAX_BUILD_N
+                     else f"No α matrix: n = {deal.n} is beyond the engine (n ≤ 14) and any catalogue (n ≤ {MAX_BUILD_N})")
+            self.alpha_note.setText(reach + ". The outcome above is by the linear-time algorithm (Theorem 10.1).")
         else:
             self.alpha_note.setText("")
         self.alpha_view.resizeColumnsToContents()

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -43,7 +43,15 @@ from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, enlarge, examples_button, fit_table, shorten
+from whist_catalogue.gui.widgets import (
+    CopyTableView,
+    MessageBar,
+    enlarge,
+    examples_button,
+    fit_table,
+    scrolled,
+    shorten,
+)
 from whist_catalogue.store.search import _UNICODE as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
 from whist_catalogue.store.search import compile_search, describe_fields, tokenize
 
@@ -218,6 +226,9 @@ class ConditionRow(QWidget):
 class QueryBuilder(QGroupBox):
     """Conditions combined with and/or, written out as a search expression — and read back from one."""
 
+    VISIBLE_ROWS = 2
+    """Conditions shown at once (more scroll)."""
+
     changed = Signal(str)
     submitted = Signal()
     """Enter was pressed in a condition."""
@@ -245,9 +256,20 @@ class QueryBuilder(QGroupBox):
         top.addWidget(QLabel("these conditions:"))
         top.addStretch(1)
         top.addWidget(self.add_button)
+        # The conditions scroll in a box of fixed height: reading an expression back or adding a
+        # condition never moves the search field and the results under the user's mouse.
+        rows_widget = QWidget()
+        rows_box = QVBoxLayout(rows_widget)
+        rows_box.setContentsMargins(0, 0, 0, 0)
+        rows_box.addLayout(self.rows_layout)
+        rows_box.addStretch(1)
+        self.rows_area = scrolled(rows_widget)
+        self.rows_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        row_height = ConditionRow(self.fields).sizeHint().height()
+        self.rows_area.setFixedHeight(self.VISIBLE_ROWS * row_height + (self.VISIBLE_ROWS - 1) * 4 + 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addLayout(self.rows_layout)
+        layout.addWidget(self.rows_area)
         self._quiet = False
 
     def add_row(self, field: str = "n", op: str = "=", value: str = "") -> ConditionRow:
@@ -259,6 +281,7 @@ class QueryBuilder(QGroupBox):
         self.rows.append(row)
         self.rows_layout.addWidget(row)
         self._emit()
+        QTimer.singleShot(0, lambda: self.rows_area.ensureWidgetVisible(row) if row in self.rows else None)
         return row
 
     @Slot(object)

@@ -51,6 +51,7 @@ __all__ = [
     "scrolled",
     "table_text",
     "tricks_text",
+    "cards_text",
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
@@ -103,6 +104,11 @@ def suit_symbol(index: int, count: int) -> str:
 def tricks_text(k: object) -> str:
     """``1 trick``, ``3 tricks``."""
     return f"{k} trick" + ("" if k == 1 else "s")
+
+
+def cards_text(k: int) -> str:
+    """``1 card``, ``3 cards``."""
+    return f"{k} card" + ("" if k == 1 else "s")
 
 
 def copy_text(text: str) -> None:

@@ -218,3 +218,12 @@ def test_query_builder_describes_fields_reads_typed_expressions_and_searches_on_
     qtbot.keyClick(builder.rows[0].value_edit, Qt.Key.Key_Return)
     wait_idle(qtbot, window, search)
     assert search.count == 70
+
+
+def test_reading_an_expression_into_the_builder_never_moves_the_search_field(qtbot, window, search):
+    field = search.expression
+    before = field.mapTo(window, field.rect().topLeft())
+    run(qtbot, window, search, "n = 5 and ace = W and not holdup")
+    assert len(search.builder.rows) == 3
+    qtbot.wait(20)
+    assert field.mapTo(window, field.rect().topLeft()) == before
