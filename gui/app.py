@@ -77,7 +77,7 @@ class MainWindow(QMainWindow):
 
     # -- memory between launches ------------------------------------------------------------------
     def restore_state(self, settings: QSettings) -> None:
-        """The window's size and place, the tab, and the last deal of each deal view, as they were left."""
+        """The window's size and place, the tab, the last deal of each deal view and the last search, as they were left."""
         geometry = settings.value("window/geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -89,6 +89,10 @@ class MainWindow(QMainWindow):
             view = self.views.get(name)
             if deal and view is not None:
                 view.set_deal_text(str(deal))
+        expression = settings.value("search/expression")
+        search = self.views.get("search")
+        if expression and search is not None:
+            search.search_for(str(expression))
 
     def save_state(self, settings: QSettings) -> None:
         settings.setValue("window/geometry", self.saveGeometry())
@@ -100,6 +104,9 @@ class MainWindow(QMainWindow):
                 analysis = getattr(view, "analysis", None)
                 # the last deal that was valued, not half-typed input
                 settings.setValue(f"{name}/deal", view.input.text() if analysis is not None else "")
+        search = self.views.get("search")
+        if search is not None:
+            settings.setValue("search/expression", search.results.expression)  # the last search that ran
         settings.setValue("catalogue/location", self.context.db or "")
         settings.sync()
 

@@ -77,6 +77,8 @@ def test_the_app_remembers_size_deals_tab_and_catalogue_between_launches(qtbot, 
     first.views["calculator"].set_deal_text("K/A, A/K")
     wait_idle(qtbot, first)
     first.context.set_database(small_catalogue)
+    first.views["search"].search_for("n = 4")
+    wait_idle(qtbot, first)
     first.show_view("solutions")
     first_size = first.size()  # the offscreen screen is 800 pixels wide: a size that fits it
     first.close()
@@ -93,6 +95,7 @@ def test_the_app_remembers_size_deals_tab_and_catalogue_between_launches(qtbot, 
     assert second.views["explorer"].value_label.text() == "1 + 1/2"
     assert second.views["calculator"].sum_label.text() == "1 ± ε₀"
     assert second.context.db == str(small_catalogue)
+    assert second.views["search"].expression.text() == "n = 4" and second.views["search"].count == 70
     # and the way back to the default catalogue
     assert second.default_action.isEnabled()
     second.default_action.trigger()
