@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from PySide6.QtCore import QAbstractItemModel, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -481,14 +481,30 @@ def shrink_to_contents(view: QTableView) -> None:
 
 
 def fit_height(view: QTableView) -> None:
-    """Fix a short table's height to its rows (plus a horizontal scroll bar when it is needed)."""
+    """Fix a short table's height to its rows, plus a horizontal scroll bar when its columns are wider
+    than the view — checked again whenever the view is resized, so in a small window the bar never
+    covers the last row and in a large one no empty strip is left for it."""
     view.resizeRowsToContents()
-    height = view.horizontalHeader().height() + 2 * view.frameWidth()
-    height += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
-    # Room for a horizontal scroll bar: in a small window even a short table may need one, and it must
-    # not cover the last row.
-    height += view.horizontalScrollBar().sizeHint().height()
+    rows = view.horizontalHeader().height() + 2 * view.frameWidth()
+    rows += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
+    needs_bar = view.horizontalHeader().length() > view.viewport().width() + 1 if view.isVisible() else \
+        view.model().columnCount() > 14
+    height = rows + (view.horizontalScrollBar().sizeHint().height() if needs_bar else 0)
     view.setFixedHeight(max(height, view.horizontalHeader().height() + 4))
+    if view.property("fits_height") is None:
+        view.setProperty("fits_height", True)
+        view.installEventFilter(_HeightFitter(view))
+
+
+class _HeightFitter(QObject):
+    """Re-fits a :func:`fit_height` table when it is shown or resized."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and isinstance(watched, QTableView):
+            width_changed = event.type() == QEvent.Type.Show or event.size().width() != event.oldSize().width()
+            if width_changed:
+                QTimer.singleShot(0, watched, lambda v=watched: fit_height(v))
+        return False
 
 
 def scrolled(widget: QWidget) -> QScrollArea:
