@@ -31,10 +31,10 @@ from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
-    cards_text,
     HandEditor,
     MessageBar,
     ValueLabel,
+    cards_text,
     copy_text,
     enlarge,
     error_text,

@@ -32,11 +32,12 @@ from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMa
 from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
     BusyBar,
-    beside,
     CopyTableView,
     HandEditor,
     MessageBar,
     ValueLabel,
+    beside,
+    cards_text,
     copy_text,
     enlarge,
     error_text,
@@ -45,15 +46,14 @@ from whist_catalogue.gui.widgets import (
     fit_table,
     heading,
     scrolled,
-    cards_text,
     shorten,
     shrink_to_contents,
     tricks_text,
 )
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
-from whist_catalogue.store.build import MAX_BUILD_N
 from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
+from whist_catalogue.store.build import MAX_BUILD_N
 from whist_catalogue.theory.deals import Notation, Suit, parse_suit
 from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
 from whist_catalogue.theory.solution import Solver, SuitSolution

@@ -44,6 +44,7 @@ from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
 from whist_catalogue.gui.widgets import (
+    BusyBar,
     CopyTableView,
     MessageBar,
     enlarge,
@@ -453,7 +454,13 @@ class SearchView(QWidget):
         enlarge(self.count_label, 1)
         results_box = QGroupBox("Matching deals (double-click one to explore it)")
         r = QVBoxLayout(results_box)
-        r.addWidget(self.count_label)
+        # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
+        self.busy_bar = BusyBar()
+        self.busy_bar.cancelled.connect(self.cancel_work)
+        count_line = QHBoxLayout()
+        count_line.addWidget(self.count_label, 1)
+        count_line.addWidget(self.busy_bar, 1)
+        r.addLayout(count_line)
         r.addWidget(self.results_view, 1)
 
         self.stats = StatisticsModel(self)
@@ -597,6 +604,7 @@ class SearchView(QWidget):
         self._counting = True
         self.count = None
         self.count_label.setText("Counting …")
+        self.busy_bar.start("Counting the matching deals")
         self.context.run(
             self.catalogue.count,
             text,
@@ -608,6 +616,7 @@ class SearchView(QWidget):
         if generation != self._generation:
             return
         self._counting = False
+        self._stop_busy_bar()
         self.count = count
         levels = sorted(self.catalogue.complete_levels()) if self.catalogue else []
         scope = f"the catalogue's deals with n ≤ {max(levels)}" if levels else "the catalogue"
@@ -621,9 +630,25 @@ class SearchView(QWidget):
         if generation != self._generation:
             return
         self._counting = False
+        self._stop_busy_bar()
         self.count_label.setText("")
         self.message.show_error(str(exc))
         self.searched.emit()
+
+    def _stop_busy_bar(self) -> None:
+        if not (self._counting or self._exporting):
+            self.busy_bar.stop()
+
+    @Slot()
+    def cancel_work(self) -> None:
+        """Cancel: stop the export (no file is left) and stop waiting for the count."""
+        if self.export_worker is not None:
+            self.export_worker.abort()
+        if self._counting:
+            self._generation += 1  # the count's answer, when it comes, is dropped
+            self._counting = False
+            self.count_label.setText("Count cancelled.")
+            self.searched.emit()
 
     def _load_all_results(self, why: str) -> bool:
         """Load every matching row (for sorting or going to the end); False, with a message, when there are too many."""
@@ -690,6 +715,7 @@ class SearchView(QWidget):
         expression = self.results.expression
         self._exporting = True
         self.message.show_info(f"Exporting to {os.fspath(path)} …")
+        self.busy_bar.start(f"Exporting to {os.path.basename(os.fspath(path))}")
 
         def done(rows: int) -> None:
             self.message.show_info(f"Exported {rows:,} deals to {os.fspath(path)}.")
@@ -698,6 +724,7 @@ class SearchView(QWidget):
         def end() -> None:
             self._exporting = False
             self.export_worker = None
+            self._stop_busy_bar()
 
         self.export_worker = self.context.run(
             export_csv,

@@ -227,3 +227,15 @@ def test_reading_an_expression_into_the_builder_never_moves_the_search_field(qtb
     assert len(search.builder.rows) == 3
     qtbot.wait(20)
     assert field.mapTo(window, field.rect().topLeft()) == before
+
+
+def test_a_count_can_be_cancelled_and_its_late_answer_is_dropped(qtbot, window, search):
+    search.expression.setText("n = 7")
+    search.run_search()
+    assert search.busy_bar.running and search.count_label.text() == "Counting …"
+    search.busy_bar.cancel()  # what Cancel does, before the count can have answered
+    assert search.count_label.text() == "Count cancelled." and not search.busy_bar.running
+    wait_idle(qtbot, window, search)
+    assert search.count is None and search.count_label.text() == "Count cancelled."
+    run(qtbot, window, search, "n = 7")
+    assert search.count == 3432
