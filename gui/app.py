@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Sequence
 
-from PySide6.QtCore import QtMsgType, Slot, qInstallMessageHandler
+from PySide6.QtCore import QSettings, QtMsgType, Slot, qInstallMessageHandler
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
@@ -15,7 +15,19 @@ from whist_catalogue import __version__
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
-__all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES"]
+__all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
+
+SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
+"""An INI file for what the app remembers between launches (default: Qt's usual place, e.g.
+``~/.config/whist-catalogue/whist-catalogue.conf`` on Linux); the tests point it at a temporary file."""
+
+
+def app_settings() -> QSettings:
+    """Where the window's size, the last deals, the tab and the catalogue in use are remembered."""
+    path = os.environ.get(SETTINGS_ENV)
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "whist-catalogue", "whist-catalogue")
 
 VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status")
 """The views, in tab order; also the names of the screenshots."""
@@ -36,10 +48,13 @@ suits of a multi-suit deal separated by <tt>,</tt> or <tt>;</tt>.</p>"""
 class MainWindow(QMainWindow):
     """The app: the five views as tabs (Ctrl+1 … Ctrl+5)."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, context: AppContext, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.setWindowTitle("Whist catalogue — values of two-person whist")
+        self.settings = settings
+        """Where the window remembers itself between launches (None: it does not, as in the tests and screenshots)."""
+        # Qt appends the application's display name ("— Whist catalogue"): the title names only the rest.
+        self.setWindowTitle("Values and play of two-person whist")
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
@@ -57,6 +72,43 @@ class MainWindow(QMainWindow):
         self.context.catalogue_changed.connect(self._update_source)
         self._update_source()
         self.resize(1360, 900)
+        if settings is not None:
+            self.restore_state(settings)
+
+    # -- memory between launches ------------------------------------------------------------------
+    def restore_state(self, settings: QSettings) -> None:
+        """The window's size and place, the tab, the last deal of each deal view and the last search, as they were left."""
+        geometry = settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        tab = settings.value("window/tab")
+        if tab in self.views:
+            self.tabs.setCurrentWidget(self.views[tab])
+        for name in ("explorer", "calculator"):
+            deal = settings.value(f"{name}/deal")
+            view = self.views.get(name)
+            if deal and view is not None:
+                view.set_deal_text(str(deal))
+        expression = settings.value("search/expression")
+        search = self.views.get("search")
+        if expression and search is not None:
+            search.search_for(str(expression))
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.setValue("window/geometry", self.saveGeometry())
+        current = self.tabs.currentWidget()
+        settings.setValue("window/tab", next((n for n, v in self.views.items() if v is current), "explorer"))
+        for name in ("explorer", "calculator"):
+            view = self.views.get(name)
+            if view is not None:
+                analysis = getattr(view, "analysis", None)
+                # the last deal that was valued, not half-typed input
+                settings.setValue(f"{name}/deal", view.input.text() if analysis is not None else "")
+        search = self.views.get("search")
+        if search is not None:
+            settings.setValue("search/expression", search.results.expression)  # the last search that ran
+        settings.setValue("catalogue/location", self.context.db or "")
+        settings.sync()
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -64,6 +116,10 @@ class MainWindow(QMainWindow):
         open_action.setShortcut(QKeySequence.StandardKey.Open)
         open_action.triggered.connect(self.open_catalogue)
         file_menu.addAction(open_action)
+        self.default_action = QAction("Open the &default catalogue", self)
+        self.default_action.setToolTip("back to the catalogue the app uses when none is chosen")
+        self.default_action.triggered.connect(self.open_default_catalogue)
+        file_menu.addAction(self.default_action)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -99,10 +155,18 @@ class MainWindow(QMainWindow):
             self.context.set_database(path)
 
     @Slot()
+    def open_default_catalogue(self) -> None:
+        self.context.set_database(None)
+
+    @Slot()
     def _update_source(self) -> None:
         self.source_label.setText(self.context.source_description())
+        self.default_action.setEnabled(self.context.db is not None)
+        self.default_action.setText(f"Open the &default catalogue ({self.context.default_location})")
 
     def closeEvent(self, event) -> None:  # Qt override
+        if self.settings is not None:
+            self.save_state(self.settings)
         for view in self.views.values():
             stop = getattr(view, "stop", None)
             if stop is not None:
@@ -159,25 +223,39 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app  # type: ignore[return-value]
 
 
-def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None) -> int:
-    """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return."""
+def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None, progress=None) -> int:
+    """Open the window; or, with ``screenshot``, render every view to ``DIR/<view>.png`` and return
+    (``progress(path, done, total)`` after each image)."""
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from whist_catalogue.gui.screenshots import demo_catalogue
 
         db = demo_catalogue(db)
     app = create_app()
+    settings = None if screenshot is not None else app_settings()
+    if db is None and settings is not None:
+        db = remembered_catalogue(settings)
     context = AppContext(db)
-    window = MainWindow(context)
+    window = MainWindow(context, settings=settings)
     if screenshot is not None:
         from whist_catalogue.gui.screenshots import render_all
 
-        render_all(window, screenshot)
+        render_all(window, screenshot, progress=progress)
         window.close()
         return 0
     _report_uncaught_errors(window)
     window.show()
     return app.exec()
+
+
+def remembered_catalogue(settings: QSettings) -> str | None:
+    """The catalogue opened last time, if it was not the default one and is still there."""
+    location = str(settings.value("catalogue/location") or "")
+    if not location:
+        return None
+    if "://" in location or os.path.exists(location):
+        return location
+    return None
 
 
 def _report_uncaught_errors(window: MainWindow) -> None:

@@ -29,10 +29,12 @@ from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
+    BusyBar,
     CopyTableView,
     HandEditor,
     MessageBar,
     ValueLabel,
+    cards_text,
     copy_text,
     enlarge,
     error_text,
@@ -107,7 +109,11 @@ class MultiSuitCalculator(QWidget):
         row.addWidget(self.show_button)
         row.addWidget(self.examples_button)
         row.addWidget(self.copy_button)
-        self.message = MessageBar()
+        self.message = MessageBar(keep_space=True)
+        self.busy_bar = BusyBar()
+        self.busy_bar.cancelled.connect(self.cancel_analysis)
+        self.input.textChanged.connect(self._text_changed)
+        self._editing = False
 
         # -- one hand editor per suit ----------------------------------------------------------
         self.editors_box = QGroupBox("Or click the cards of each suit")
@@ -174,10 +180,20 @@ class MultiSuitCalculator(QWidget):
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 1)
         body.setChildrenCollapsible(False)
+        self.results = body
+        """The suits' values, sum, outcome, leads and play: greyed while valuing, cleared after bad input."""
 
         layout = QVBoxLayout(self)
         layout.addLayout(row)
-        layout.addWidget(self.message)
+        # One line for the message and the progress, always there: what comes and goes in it
+        # never moves the card rows below.
+        status_line = QWidget()
+        line = QHBoxLayout(status_line)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.message, 1)
+        line.addWidget(self.busy_bar, 1)
+        status_line.setFixedHeight(max(self.message.minimumHeight(), self.busy_bar.sizeHint().height()))
+        layout.addWidget(status_line)
         # On a narrow screen the editors scroll sideways rather than widen the window.
         self.editors_area = scrolled(self.editors_box)
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -211,10 +227,19 @@ class MultiSuitCalculator(QWidget):
         try:
             suits = parse_multisuit(self.input.text())
         except WhistError as exc:
+            self._no_deal()
             self.message.show_error(str(exc))
             return
         self._sync_editors(suits)
         self.show_suits(suits)
+
+    @Slot(str)
+    def _text_changed(self, text: str) -> None:
+        if not text.strip() and not self._editing:
+            self._set_editor_count(1)
+            self.editors[0].clear()
+            self._no_deal()
+            self.message.clear_message()
 
     def _sync_editors(self, suits: tuple[Suit, ...]) -> None:
         if len(suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in suits):
@@ -277,41 +302,76 @@ class MultiSuitCalculator(QWidget):
     @Slot()
     def _editor_changed(self) -> None:
         texts = [e.text() for e in self.editors]
-        self.input.setText(", ".join(texts))
+        self._editing = True
+        try:
+            self.input.setText(", ".join(texts))
+        finally:
+            self._editing = False
         for k, editor in enumerate(self.editors):
             w, e = len(editor.hand("W")), len(editor.hand("E"))
             if w == 0 and e == 0:
+                self._no_deal()
                 self.message.show_info(f"Suit {k + 1} is empty: click its cards, or remove it.")
                 return
             if w != e:
-                self.message.show_info(f"Suit {k + 1}: West holds {w} cards, East {e}; both must hold the same number.")
+                self._no_deal()
+                self.message.show_info(f"Suit {k + 1}: West holds {cards_text(w)}, East {e}; both must hold the same number.")
                 return
         try:
             suits = parse_multisuit(self.input.text())
         except WhistError as exc:
+            self._no_deal()
             self.message.show_error(str(exc))
             return
         self.show_suits(suits)
 
     # -- analysis ----------------------------------------------------------------------------------
     def show_suits(self, suits: tuple[Suit, ...]) -> None:
+        """Value the suits in a worker; meanwhile the previous deal's results are greyed."""
         self.message.show_info("Valuing the suits …")
         self.play_panel.set_deal(None)
+        self.results.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        self.busy_bar.start("Valuing the suits (a suit beyond the catalogue may take the engine a while)")
         self.task.run(analyse, suits, self.context.solver)
 
     @property
     def busy(self) -> bool:
         return self.task.busy
 
+    @Slot()
+    def cancel_analysis(self) -> None:
+        if not self.task.busy:
+            return
+        self.task.cancel()
+        self._no_deal()
+        self.message.show_info("Cancelled. (The engine finishes the level it was valuing in the background and keeps it.)")
+        self.analysed.emit()
+
     def _shown(self, analysis: MultiSuitAnalysis) -> None:
         self.analysis = analysis
+        self.busy_bar.stop()
         self.message.clear_message()
         self._fill(analysis)
+        self.results.setEnabled(True)
+        self.copy_button.setEnabled(True)
         self.analysed.emit()
 
     def _failed(self, exc: Exception) -> None:
+        self._no_deal()
         self.message.show_error(error_text(exc))
         self.analysed.emit()
+
+    def _no_deal(self) -> None:
+        """No valid deal is entered: forget the last one's values rather than show them beside the new input."""
+        if self.task.busy:
+            self.task.cancel()
+        self.busy_bar.stop()
+        self.analysis = None
+        self.play_panel.set_deal(None)
+        self._clear()
+        self.results.setEnabled(True)
+        self.copy_button.setEnabled(False)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:

@@ -48,6 +48,11 @@ class AppContext(QObject):
         """The catalogue's path or URL (the default file when none was given)."""
         return database_location(self.db)
 
+    @property
+    def default_location(self) -> str:
+        """The catalogue used when none is chosen (``WHIST_CATALOGUE_DB``, else the data directory's file)."""
+        return database_location(None)
+
     def set_database(self, db: str | os.PathLike[str] | None) -> None:
         self.db = os.fspath(db) if db else None
         self.reset()

@@ -31,10 +31,13 @@ from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
 from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
+    BusyBar,
     CopyTableView,
     HandEditor,
     MessageBar,
     ValueLabel,
+    beside,
+    cards_text,
     copy_text,
     enlarge,
     error_text,
@@ -43,12 +46,14 @@ from whist_catalogue.gui.widgets import (
     fit_table,
     heading,
     scrolled,
+    shorten,
     shrink_to_contents,
     tricks_text,
 )
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
+from whist_catalogue.store.build import MAX_BUILD_N
 from whist_catalogue.theory.deals import Notation, Suit, parse_suit
 from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
 from whist_catalogue.theory.solution import Solver, SuitSolution
@@ -151,6 +156,7 @@ class DealExplorer(QWidget):
         self.context = context
         self.analysis: DealAnalysis | None = None
         self.task = LatestOnly(context.pool, self._shown, self._failed)
+        self._editing = False
 
         # -- input -------------------------------------------------------------------------------
         self.input = QLineEdit()
@@ -181,13 +187,24 @@ class DealExplorer(QWidget):
         input_row.addWidget(self.show_button)
         input_row.addWidget(self.examples_button)
         input_row.addWidget(self.copy_button)
+        self.input.textChanged.connect(self._text_changed)
         self.message = MessageBar()
+        self.busy_bar = BusyBar()
+        self.busy_bar.cancelled.connect(self.cancel_analysis)
+        cancel_action = QAction(self)
+        cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        cancel_action.triggered.connect(self.busy_bar.cancel)
+        self.addAction(cancel_action)
         self.editor = HandEditor("or click cards:")
         self.editor.changed.connect(self._editor_changed)
 
         # -- summary -------------------------------------------------------------------------
         self.value_label = ValueLabel("—", 30)
         self.value_label.setToolTip("val(D): the value of the deal in the semigroup V (multi-suit paper §6)")
+        self.source_label = QLabel()
+        self.source_label.setWordWrap(True)
+        self.source_label.setStyleSheet("color: #4b5563;")
         self.deal_info = QLabel()
         self.deal_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.deal_info.setWordWrap(True)
@@ -198,6 +215,7 @@ class DealExplorer(QWidget):
         summary = QGroupBox("Value")
         s = QVBoxLayout(summary)
         s.addWidget(self.value_label)
+        s.addWidget(self.source_label)
         s.addWidget(self.deal_info)
         s.addWidget(heading("Outcome (χ = ρ(value))"))
         s.addWidget(self.outcome_label)
@@ -247,7 +265,7 @@ class DealExplorer(QWidget):
         self.h_label.setWordWrap(True)
         self.h_label.setTextFormat(Qt.TextFormat.RichText)
         self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        paper_box = QGroupBox("Single-suit paper: the matrix A, T_k, H̄, H̲, H")
+        paper_box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
         p = QVBoxLayout(paper_box)
         p.addWidget(self.a_view)
         p.addWidget(self.t_view)
@@ -260,7 +278,9 @@ class DealExplorer(QWidget):
         QVBoxLayout(play_box).addWidget(self.play_panel)
 
         top = QSplitter(Qt.Orientation.Horizontal)
-        top.addWidget(scrolled(summary))
+        summary_area = scrolled(summary)
+        summary_area.setMinimumWidth(250)  # the value, its source and the outcome stay readable at 1000 pixels
+        top.addWidget(summary_area)
         top.addWidget(scrolled(alpha_box))
         top.addWidget(scrolled(paper_box))
         top.setStretchFactor(0, 2)
@@ -275,11 +295,12 @@ class DealExplorer(QWidget):
         body.setChildrenCollapsible(False)
         top.setSizes([300, 500, 560])
         body.setSizes([480, 380])
+        self.results = body
+        """Everything shown about the deal: greyed while a new deal is valued, cleared after bad input."""
 
         layout = QVBoxLayout(self)
         layout.addLayout(input_row)
-        layout.addWidget(self.message)
-        layout.addWidget(self.editor)
+        layout.addLayout(beside(self.editor, self.message, self.busy_bar))
         layout.addWidget(body, 1)
         self._clear()
 
@@ -318,27 +339,42 @@ class DealExplorer(QWidget):
         try:
             suit = parse_suit(text)
         except WhistError as exc:
+            self._no_deal()
             self.message.show_error(str(exc))
             return
         self._sync_editor(suit)
         self.show_suit(suit)
 
+    @Slot(str)
+    def _text_changed(self, text: str) -> None:
+        # Emptying the field (its clear button, or deleting the text) empties everything the deal showed.
+        if not text.strip() and not self._editing:
+            self.editor.clear()
+            self._no_deal()
+            self.message.clear_message()
+
     @Slot()
     def _editor_changed(self) -> None:
-        text = self.editor.text()
-        self.input.setText(text)
         west, east = self.editor.hand("W"), self.editor.hand("E")
+        self._editing = True
+        try:
+            self.input.setText(self.editor.text() if west or east else "")
+        finally:
+            self._editing = False
         if not west and not east:
+            self._no_deal()
             self.message.show_info("Click cards into West's and East's hands, or type a deal above.")
             return
         if len(west) != len(east):
+            self._no_deal()
             self.message.show_info(
-                f"West holds {len(west)} cards, East {len(east)}: both hands must hold the same number."
+                f"West holds {cards_text(len(west))}, East {len(east)}: both hands must hold the same number."
             )
             return
         try:
-            suit = parse_suit(text)
+            suit = parse_suit(self.input.text())
         except WhistError as exc:
+            self._no_deal()
             self.message.show_error(str(exc))
             return
         self.show_suit(suit)
@@ -351,29 +387,60 @@ class DealExplorer(QWidget):
 
     # -- analysis ------------------------------------------------------------------------------
     def show_suit(self, suit: Suit) -> None:
-        """Analyse ``suit`` in a worker and show the result."""
-        self.message.show_info(f"Valuing {suit} …")
+        """Analyse ``suit`` in a worker and show the result; meanwhile the previous deal's results are greyed."""
+        self.message.show_info(f"Valuing {shorten(str(suit))} …")
         self.play_panel.set_deal(None)
+        self.results.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        self.busy_bar.start(f"Valuing {shorten(str(suit))} (a deal beyond the catalogue may take the engine a while)")
         self.task.run(analyse_deal, suit, self.context.solver)
 
     @property
     def busy(self) -> bool:
         return self.task.busy
 
+    @Slot()
+    def cancel_analysis(self) -> None:
+        """Stop waiting for the deal being valued; nothing of the previous deal stays on screen."""
+        if not self.task.busy:
+            return
+        self.task.cancel()
+        self._no_deal()
+        self.message.show_info("Cancelled. (The engine finishes the level it was valuing in the background and keeps it.)")
+        self.analysed.emit()
+
     def _shown(self, analysis: DealAnalysis) -> None:
         self.analysis = analysis
+        self.busy_bar.stop()
         self.message.clear_message()
         self._fill(analysis)
+        self.results.setEnabled(True)
+        self.copy_button.setEnabled(True)
         self.analysed.emit()
 
     def _failed(self, exc: Exception) -> None:
+        self._no_deal()
         self.message.show_error(error_text(exc))
         self.analysed.emit()
+
+    def _no_deal(self) -> None:
+        """No valid deal is entered: forget the last one's results (a value beside the wrong deal is worse than none)."""
+        if self.task.busy:
+            self.task.cancel()
+        self.busy_bar.stop()
+        self.analysis = None
+        self.play_panel.set_deal(None)
+        self._clear()
+        self.results.setEnabled(True)
+        self.copy_button.setEnabled(False)
 
     # -- display ---------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.value_label.setText("—")
+        self.source_label.setText("")
+        self.alpha_note.setText("")
         self.deal_info.setText("Enter a deal above.")
+        self.deal_info.setToolTip("")
         self.outcome_label.setText("")
         self.leads_label.setText("")
         self.alpha_model.set_matrix(None, None, ())
@@ -391,9 +458,12 @@ class DealExplorer(QWidget):
         elif a.detection is not None:
             low, high = Value(a.detection.lower).text(), Value(a.detection.upper).text()
             self.value_label.setText(f"{low} < value < {high}")
-        key = f"key {deal.key}" if deal.n <= 16 else f"{deal.n} cards a hand"
-        label = deal.label if deal.n <= 20 else deal.label[:40] + "…"
-        self.deal_info.setText(f"{suit}   ·   label {label}   ·   n = {deal.n}   ·   {key}")
+        self.source_label.setText(self._source_text(a))
+        key = f"  ·  key {deal.key}" if deal.n <= 16 else ""
+        # A long deal is shortened here (the full text is in the field above and in the tooltip):
+        # a label of n = 300 would otherwise be one unbreakable word as wide as 5,000 pixels.
+        self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}{key}")
+        self.deal_info.setToolTip(f"{suit}\nlabel {deal.label}" if deal.n > 12 else "")
         self.outcome_label.setText(outcome_sentence(a.outcome, deal.n))
         if sol is not None:
             west = " ".join(suit.name_of(c) for c in sol.west_leads)
@@ -403,7 +473,9 @@ class DealExplorer(QWidget):
             self.leads_label.setText("(beyond the catalogue and the engine)")
         self.alpha_model.set_matrix(suit, sol, a.alpha)
         if sol is None:
-            self.alpha_note.setText(a.too_large + ". The outcome above is by the linear-time algorithm (Theorem 10.1).")
+            reach = (a.too_large if deal.n <= MAX_BUILD_N
+                     else f"No α matrix: n = {deal.n} is beyond the engine (n ≤ 14) and any catalogue (n ≤ {MAX_BUILD_N})")
+            self.alpha_note.setText(reach + ". The outcome above is by the linear-time algorithm (Theorem 10.1).")
         else:
             self.alpha_note.setText("")
         self.alpha_view.resizeColumnsToContents()
@@ -414,13 +486,26 @@ class DealExplorer(QWidget):
         self.h_label.setText(self._h_text(a))
         self.play_panel.set_deal((suit,) if sol is not None else None)
 
+    def _source_text(self, a: DealAnalysis) -> str:
+        """Where the value comes from: the reader of a number deserves to know which theorem vouches for it."""
+        if a.solution is not None:
+            catalogue = self.context.catalogue()
+            if catalogue is not None and a.suit.n in catalogue.complete_levels():
+                return "from the catalogue"
+            return "computed by the engine (the recursive definition of §7, level by level)"
+        if a.detection is not None and a.detection.value is not None:
+            return (f"by Theorem 12.1 of the multi-suit paper: χ(D) is computed in linear time (Theorem 10.1 of the "
+                    f"single-suit paper) and shows the value is {a.detection.kind}")
+        return ("bounds by Theorem 12.1 of the multi-suit paper: the value is neither k nor k ± 1/2, "
+                "and n is beyond the engine, so it is not known exactly")
+
     def _h_text(self, a: DealAnalysis) -> str:
         n = a.suit.n
         o = single_suit.outcome_from_h(n, a.h)
         if a.h_lower == a.h_upper:
-            where = f"T_k = 0 at k = {minus(a.h_lower)}" if abs(a.h_lower) < n else "one hand holds every high card"
+            where = f"Tₖ = 0 at k = {minus(a.h_lower)}" if abs(a.h_lower) < n else "one hand holds every high card"
         else:
-            where = f"T_k changes sign between k = {minus(a.h_lower)} and {minus(a.h_upper)}"
+            where = f"Tₖ changes sign between k = {minus(a.h_lower)} and {minus(a.h_upper)}"
         lines = [
             f"<b>{H_LOWER} = {minus(a.h_lower)},  {H_UPPER} = {minus(a.h_upper)}</b>: {where} "
             "(end of §5; bold diagonals of A)",
@@ -431,7 +516,7 @@ class DealExplorer(QWidget):
         if q is not None:
             g = q.greedy_whist_outcome
             lines.append(
-                f"Greedy Whist: H<sub>Greedy</sub> = {minus(q.h_greedy)}, West takes {g.west_leads} / {g.east_leads} "
+                f"Greedy Whist: H<sub>Greedy</sub> = {minus(q.h_greedy)}, West takes {g.west_leads} on lead, {g.east_leads} with East on lead "
                 "(Theorem 6.1)"
             )
             if q.five_card_west_leads == q.five_card_east_leads:

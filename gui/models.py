@@ -33,6 +33,7 @@ __all__ = [
     "GridModel",
     "LevelStatusModel",
     "SearchResultsModel",
+    "CHECKS",
     "StatisticsModel",
     "deal_as_ranks",
 ]
@@ -325,7 +326,7 @@ class DiagonalSumsModel(ReadOnlyTableModel):
         if role != Qt.ItemDataRole.DisplayRole or section < 0:
             return None
         if orientation == Qt.Orientation.Vertical:
-            return "T_k" if section == 0 and self.sums else None
+            return "Tₖ" if section == 0 and self.sums else None
         if section >= len(self.sums):
             return None
         return f"k = {minus(self.sums[section][0])}"
@@ -424,7 +425,7 @@ class SuitValuesModel(RowListModel):
                 str(suit),
                 suit.deal.label,
                 row.value.text(),
-                f"{outcome.west_leads} / {outcome.east_leads}",
+                f"({outcome.west_leads}, {outcome.east_leads})",
                 row.chosen_by,
             )
             return cells[col]
@@ -497,17 +498,51 @@ def deal_as_ranks(deal) -> Suit | None:
     return Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards), Notation.RANKS)
 
 
+CHECKS: dict[str, tuple[str, str]] = {
+    "conjecture_12_2": ("Conjecture 12.2",
+                        "A non-numerical value q + x of a single-suit deal has x = ε_q, q a nonnegative integer "
+                        "(or the mirror image)."),
+    "conjecture_12_3": ("Conjecture 12.3",
+                        "A numerical value that is not an integer has fractional part 1/2^k, 1 − 1/2^k, 3/8 or 5/8."),
+    "conjecture_12_4": ("Conjecture 12.4", "Beating a lead with a card below the highest remaining card is always optimal."),
+    "theorem_8_10": ("Theorem 8.10", "val(D) = k if and only if val(D₀) = k − 1/2."),
+    "theorem_9_4": ("Theorem 9.4", "Single-suit paper: no hold-up below the ace is ever needed."),
+    "conjecture_12_4_labeled": ("Hold-up (12.4, labeled)",
+                                "Not the paper's claim: against some lead, ducking beats winning cheaply in the order "
+                                "of labeled values (Conjecture 12.4 still holds; see docs/conjectures.md)."),
+}
+"""Check name (``whist_catalogue.engine.levels.CHECK_NAMES``) → (title, statement), as the app shows them."""
+
+
 class SearchResultsModel(ReadOnlyTableModel):
     """The deals matching a search, fetched from the catalogue BATCH_SIZE rows at a time.
 
     ``canFetchMore``/``fetchMore`` page through :meth:`whist_catalogue.store.reader.Catalogue.search`
     with ``offset``/``limit`` (a ``select(...).offset().limit()`` in the store), so
     only the rows a view has scrolled to are in memory.  ``set_query`` resets the model.
+    Sorting by a column, and jumping to the last row, need every row: :meth:`fetch_all`
+    loads them in one query when there are at most ``FETCH_ALL_LIMIT``.
     """
 
     BATCH_SIZE = 200
+    FETCH_ALL_LIMIT = 50_000
+    """Rows loaded at most to sort or to go to the end (a few seconds' work); beyond, narrow the search."""
     HEADERS = ("Deal", "Cards", "n", "Value", "Outcome", "H̲", "H̄", "H", "Ace", "Best leads W", "Best leads E",
                "Counterexample to")
+    TIPS = (
+        "owner of each card, lowest first (SPEC §2)",
+        "the same deal with the top ranks A K Q … (deals of up to 6 cards a hand)",
+        "cards a hand",
+        "val(D) in the semigroup V (multi-suit paper §6)",
+        "(West's tricks with West on lead, West's tricks with East on lead) — as in the search: outcome = (1, 2)",
+        "H̲ (single-suit paper, end of §5)",
+        "H̄ (single-suit paper, end of §5)",
+        "H of Theorem 9.1 (single-suit paper)",
+        "who holds the highest card",
+        "West's best leads (ranks, or card numbers k = k-th lowest)",
+        "East's best leads (ranks, or card numbers k = k-th lowest)",
+        "the checks of the papers' conjectures this deal is a counterexample to",
+    )
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -518,6 +553,7 @@ class SearchResultsModel(ReadOnlyTableModel):
         """The display text of each fetched row, made once when it is fetched."""
         self._fetching = False
         self._exhausted = True
+        self.sorted_by: tuple[int, Qt.SortOrder] | None = None
         self.error: str | None = None
         """The last failure of a fetch (shown by the view), or None."""
 
@@ -528,8 +564,15 @@ class SearchResultsModel(ReadOnlyTableModel):
         self.records = []
         self._cells: list[list[str]] = []
         self._exhausted = catalogue is None or not expression
+        self.sorted_by = None
         self.error = None
-        self.endResetModel()
+        # A view answers the reset by asking for rows before every listener has seen it end: the
+        # insertion would land inside the reset.  The caller fetches the first page once it is over.
+        self._fetching = True
+        try:
+            self.endResetModel()
+        finally:
+            self._fetching = False
 
     def clear(self) -> None:
         self.set_query(None, "")
@@ -544,18 +587,31 @@ class SearchResultsModel(ReadOnlyTableModel):
             return
         self._fetching = True
         try:
-            self._fetch_batch()
+            self._fetch_batch(self.BATCH_SIZE)
         finally:
             self._fetching = False
 
-    def _fetch_batch(self) -> None:
+    def fetch_all(self, total: int | None) -> bool:
+        """Load every remaining row if ``total`` (the search's count) is at most ``FETCH_ALL_LIMIT``; whether all are loaded."""
+        if self._exhausted:
+            return True
+        if total is None or total > self.FETCH_ALL_LIMIT or self._fetching:
+            return False
+        self._fetching = True
         try:
-            batch = self.catalogue.search(self.expression, limit=self.BATCH_SIZE, offset=len(self.records))
+            self._fetch_batch(None)
+        finally:
+            self._fetching = False
+        return self._exhausted
+
+    def _fetch_batch(self, limit: int | None) -> None:
+        try:
+            batch = self.catalogue.search(self.expression, limit=limit, offset=len(self.records))
         except Exception as exc:  # noqa: BLE001 - a failing database becomes a message
             self._exhausted = True
             self.error = str(exc)
             return
-        if len(batch) < self.BATCH_SIZE:
+        if limit is None or len(batch) < limit:
             self._exhausted = True
         if not batch:
             return
@@ -565,6 +621,39 @@ class SearchResultsModel(ReadOnlyTableModel):
         self.records.extend(batch)
         self._cells.extend(cells)
         self.endInsertRows()
+
+    @property
+    def complete(self) -> bool:
+        """Whether every matching row is loaded."""
+        return self._exhausted
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the loaded rows (the view loads them all first): values in the order of V, numbers as numbers."""
+        if not (0 <= column < len(self.HEADERS)) or not self.records:
+            return
+        key = self._sort_key(column)
+        self.layoutAboutToBeChanged.emit()
+        order_rows = sorted(range(len(self.records)), key=lambda i: key(self.records[i], self._cells[i]),
+                            reverse=order == Qt.SortOrder.DescendingOrder)
+        self.records = [self.records[i] for i in order_rows]
+        self._cells = [self._cells[i] for i in order_rows]
+        self.sorted_by = (column, order)
+        self.layoutChanged.emit()
+
+    @staticmethod
+    def _sort_key(column: int):
+        if column == 0:
+            return lambda r, c: r.key
+        if column == 2:
+            return lambda r, c: (r.n, r.key)
+        if column == 3:
+            # the order of §6.3.1 refined to a total one: number first, then the infinitesimal's rank
+            return lambda r, c: (r.value.number, r.value.infinitesimal.rank, r.key)
+        if column == 4:
+            return lambda r, c: (tuple(r.outcome), r.key)
+        if column in (5, 6, 7):
+            return lambda r, c: ((r.h_lower, r.h_upper, r.h)[column - 5], r.key)
+        return lambda r, c: (c[column], r.key)
 
     def _rows(self) -> int:
         return len(self.records)
@@ -577,7 +666,8 @@ class SearchResultsModel(ReadOnlyTableModel):
 
     @staticmethod
     def cells(r: Any) -> list[str]:
-        """The table's cells for one :class:`whist_catalogue.store.reader.DealRecord` (also the CSV export's columns)."""
+        """The table's cells for one :class:`whist_catalogue.store.reader.DealRecord` (for the screen; the CSV
+        export writes the machine-readable columns of :mod:`whist_catalogue.store.export`)."""
         suit = deal_as_ranks(r.deal)
         sol = r.solution
 
@@ -589,14 +679,14 @@ class SearchResultsModel(ReadOnlyTableModel):
             str(suit) if suit is not None else "",
             str(r.n),
             r.value.text(),
-            f"{r.outcome.west_leads} / {r.outcome.east_leads}",
+            f"({r.outcome.west_leads}, {r.outcome.east_leads})",
             minus(r.h_lower),
             minus(r.h_upper),
             minus(r.h),
             "West" if r.ace == "W" else "East",
             names(sol.west_leads),
             names(sol.east_leads),
-            ", ".join(r.counterexamples),
+            ", ".join(CHECKS.get(name, (name, ""))[0] for name in r.counterexamples),
         ]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -615,17 +705,25 @@ class SearchResultsModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 0:
                 return f"owner of each card, lowest first; key {r.key}. Double-click to open it in the explorer."
-            if col == 1:
-                return "the same deal with the top ranks A K Q …"
-            if col == 4:
-                return "tricks West takes with West / East on lead"
+            if col == 11 and r.counterexamples:
+                return "\n".join(f"{CHECKS.get(name, (name, ''))[0]}: {CHECKS.get(name, ('', ''))[1]}  [{name}]"
+                                 for name in r.counterexamples)
+            return self.TIPS[col]
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0:
+        if section < 0:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section] if section < len(self.HEADERS) else None
+            if section >= len(self.HEADERS):
+                return None
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.HEADERS[section]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.TIPS[section] + ". Click to sort."
+            return None
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
         return str(section + 1) if section < len(self.records) else None
 
 

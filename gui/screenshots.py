@@ -55,8 +55,11 @@ def _settled(window, view) -> bool:
     return not getattr(view, "busy", False) and window.context.pool.active == 0
 
 
-def render_all(window: QMainWindow, directory: str | os.PathLike[str]) -> list[Path]:
-    """Load each view's example, wait for its workers, save ``<view>.png`` (plus any extra pages it names)."""
+def render_all(window: QMainWindow, directory: str | os.PathLike[str],
+               progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
+    """Load each view's example, wait for its workers, save ``<view>.png`` (plus any extra pages it names);
+    ``progress(path, done, total)`` after each image (the command line reports on stderr)."""
+    total = sum(len(getattr(v, "screenshot_pages", lambda: [None])()) for v in window.views.values())
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     window.resize(*SCREENSHOT_SIZE)
@@ -71,12 +74,16 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str]) -> list[P
         pages = getattr(view, "screenshot_pages", None)
         if pages is None:
             written.append(_save(window, out / f"{name}.png"))
+            if progress is not None:
+                progress(str(written[-1]), len(written), total)
             continue
         for suffix, show in pages():
             show()
             wait_until(lambda: _settled(window, view))
             filename = f"{name}.png" if not suffix else f"{name}-{suffix}.png"
             written.append(_save(window, out / filename))
+            if progress is not None:
+                progress(str(written[-1]), len(written), total)
     return written
 
 

@@ -7,7 +7,9 @@
 * Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging through
   :meth:`whist_catalogue.store.reader.Catalogue.search`; the count is
   :meth:`~whist_catalogue.store.reader.Catalogue.count`, run in a worker, and so is the CSV
-  export (streamed with :meth:`~whist_catalogue.store.reader.Catalogue.iter_search`).
+  export (:func:`whist_catalogue.store.export.export`: the command line's machine-readable columns).
+  A header click sorts every match and Ctrl+End reaches the last, both after loading them all
+  (:meth:`~whist_catalogue.gui.models.SearchResultsModel.fetch_all`).
 * The statistics grid is :meth:`~whist_catalogue.store.reader.Catalogue.statistics` per
   complete level (:class:`whist_catalogue.engine.statistics.LevelStatistics`); a click on a
   cell searches for the deals it counts.
@@ -17,11 +19,11 @@
 
 from __future__ import annotations
 
-import csv
 import os
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -40,24 +42,32 @@ from whist_catalogue import documentation
 from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
-from whist_catalogue.gui.models import SearchResultsModel, StatisticsModel
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, enlarge, examples_button, fit_table
-from whist_catalogue.store.search import compile_search, describe_fields
+from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
+from whist_catalogue.gui.widgets import (
+    BusyBar,
+    CopyTableView,
+    MessageBar,
+    enlarge,
+    examples_button,
+    fit_table,
+    scrolled,
+    shorten,
+)
+from whist_catalogue.store.search import _UNICODE as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
+from whist_catalogue.store.search import compile_search, describe_fields, tokenize
 
 __all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
 
-CONJECTURES = (
-    ("Conjecture 12.2", "counterexample(12.2)",
-     "A non-numerical value q + x of a single-suit deal has x = ε_q, q a nonnegative integer (or the mirror image)."),
-    ("Conjecture 12.3", "counterexample(12.3)",
-     "A numerical value that is not an integer has fractional part 1/2^k, 1 − 1/2^k, 3/8 or 5/8."),
-    ("Conjecture 12.4", "counterexample(12.4)",
-     "Beating a lead with a card below the highest remaining card is always optimal."),
-    ("Theorem 8.10", "counterexample(8.10)", "val(D) = k if and only if val(D₀) = k − 1/2."),
-    ("Theorem 9.4", "counterexample(9.4)", "Single-suit paper: no hold-up below the ace is ever needed."),
-    ("Hold-ups (12.4, labeled)", "holdup",
-     "Not the paper's claim: deals where ducking beats winning cheaply in the order of labeled values "
-     "(Conjecture 12.4 still holds on them; see docs/conjectures.md)."),
+CONJECTURES = tuple(
+    (CHECKS[name][0] if name != "conjecture_12_4_labeled" else "Hold-ups (12.4, labeled)", expression, CHECKS[name][1])
+    for name, expression in (
+        ("conjecture_12_2", "counterexample(12.2)"),
+        ("conjecture_12_3", "counterexample(12.3)"),
+        ("conjecture_12_4", "counterexample(12.4)"),
+        ("theorem_8_10", "counterexample(8.10)"),
+        ("theorem_9_4", "counterexample(9.4)"),
+        ("conjecture_12_4_labeled", "holdup"),
+    )
 )
 """(button, expression, statement) for each check the catalogue records."""
 
@@ -83,6 +93,7 @@ OPERATORS = {
     "pair": ("=", "!="),
     "flag": ("holds", "does not hold"),
     "check": ("has a counterexample to",),
+    "raw": ("",),
 }
 PLACEHOLDERS = {
     "number": "a number: 5, 3/8, 2+1/4",
@@ -91,23 +102,34 @@ PLACEHOLDERS = {
     "player": "W or E",
     "pair": "(1, 2)",
     "check": "12.2, 12.3, 12.4, 8.10, 9.4 or any",
+    "raw": "any search expression",
 }
 
 
 def export_csv(catalogue: Any, expression: str, path: str, report_progress=None, abort_requested=None) -> int:
-    """Write every deal matching ``expression`` to a CSV file, streamed (run in a worker); returns the row count."""
-    rows = 0
-    with open(path, "w", newline="", encoding="utf-8") as f, catalogue.iter_search(expression) as records:
-        writer = csv.writer(f)
-        writer.writerow(["key", *SearchResultsModel.HEADERS])
-        for record in records:
-            writer.writerow([record.key, *SearchResultsModel.cells(record)])
-            rows += 1
-            if rows % 5000 == 0:
-                if abort_requested is not None and abort_requested():
-                    break
-                if report_progress is not None:
-                    report_progress(rows)
+    """Write every deal matching ``expression`` to a CSV file for analysis (run in a worker); returns the row count.
+
+    The columns are the command line's ``export`` (:data:`whist_catalogue.store.export.COLUMNS`): ASCII
+    names, the number as ``p/q``, the infinitesimal's code, integers, card numbers — what pandas reads
+    as it is.  The table on screen keeps the paper's typography.  A cancelled export leaves no file.
+    """
+    from whist_catalogue.gui.workers import Aborted
+    from whist_catalogue.store.export import export
+
+    def progress(rows: int) -> None:
+        if abort_requested is not None and abort_requested():
+            raise Aborted()
+        if report_progress is not None:
+            report_progress(rows)
+
+    partial = path + ".part"
+    try:
+        with open(partial, "w", newline="", encoding="utf-8") as f:
+            rows = export(catalogue, expression, f, fmt="csv", progress=progress)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
     return rows
 
 
@@ -116,20 +138,31 @@ def level_statistics(catalogue: Any) -> list[Any]:
     return [catalogue.statistics(n) for n in sorted(catalogue.complete_levels())]
 
 
+RAW = "expression"
+"""The builder's field for any part of a typed expression it cannot show as field, operator and constant."""
+
+
 class ConditionRow(QWidget):
-    """One condition of the query builder: field, operator, constant."""
+    """One condition of the query builder: field (with what it means), operator, constant."""
 
     changed = Signal()
     remove_requested = Signal(object)
+    submitted = Signal()
+    """Enter was pressed in the constant: search."""
 
     def __init__(self, fields: list[tuple[str, str, str]], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.field_box = QComboBox()
         for name, kind, help_text in fields:
-            self.field_box.addItem(name, kind)
-            self.field_box.setItemData(self.field_box.count() - 1, help_text, Qt.ItemDataRole.ToolTipRole)
+            self.field_box.addItem(f"{name} — {shorten(help_text, 48)}", (name, kind))
+            self.field_box.setItemData(self.field_box.count() - 1, f"{name}: {help_text}", Qt.ItemDataRole.ToolTipRole)
+        # Closed, the box shows the field's name and the start of its meaning; open, the whole line.
+        self.field_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.field_box.setMinimumContentsLength(22)
+        self.field_box.view().setMinimumWidth(self.field_box.view().sizeHintForColumn(0) + 24)
         self.op_box = QComboBox()
         self.value_edit = QLineEdit()
+        self.value_edit.returnPressed.connect(self.submitted)
         self.remove_button = QToolButton()
         self.remove_button.setText("✕")
         self.remove_button.setToolTip("remove this condition")
@@ -146,13 +179,23 @@ class ConditionRow(QWidget):
         self._field_changed()
 
     @property
+    def field(self) -> str:
+        return self.field_box.currentData()[0]
+
+    @property
     def kind(self) -> str:
-        return self.field_box.currentData()
+        return self.field_box.currentData()[1]
 
     def set_condition(self, field: str, op: str, value: str = "") -> None:
-        self.field_box.setCurrentIndex(self.field_box.findText(field))
-        self.op_box.setCurrentIndex(self.op_box.findText(op))
+        self.field_box.setCurrentIndex(max(0, self._find_field(field)))
+        self.op_box.setCurrentIndex(max(0, self.op_box.findText(op)))
         self.value_edit.setText(value)
+
+    def _find_field(self, field: str) -> int:
+        for i in range(self.field_box.count()):
+            if self.field_box.itemData(i)[0] == field:
+                return i
+        return -1
 
     @Slot()
     def _field_changed(self) -> None:
@@ -161,6 +204,7 @@ class ConditionRow(QWidget):
         self.op_box.clear()
         self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
         self.op_box.blockSignals(False)
+        self.op_box.setVisible(kind != "raw")
         self.value_edit.setVisible(kind != "flag")
         self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
         self.field_box.setToolTip(self.field_box.currentData(Qt.ItemDataRole.ToolTipRole) or "")
@@ -168,30 +212,42 @@ class ConditionRow(QWidget):
 
     def expression(self) -> str:
         """The condition in the search language ('' while incomplete)."""
-        field, kind, op, value = self.field_box.currentText(), self.kind, self.op_box.currentText(), self.value_edit.text().strip()
+        field, kind, op, value = self.field, self.kind, self.op_box.currentText(), self.value_edit.text().strip()
         if kind == "flag":
             return field if op == "holds" else f"not {field}"
         if not value:
             return ""
         if kind == "check":
             return f"counterexample({value})"
+        if kind == "raw":
+            return f"({value})"
         return f"{field} {op} {value}"
 
 
 class QueryBuilder(QGroupBox):
-    """Conditions combined with and/or, written out as a search expression."""
+    """Conditions combined with and/or, written out as a search expression — and read back from one."""
+
+    VISIBLE_ROWS = 2
+    """Conditions shown at once (more scroll)."""
 
     changed = Signal(str)
+    submitted = Signal()
+    """Enter was pressed in a condition."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Query builder", parent)
-        self.fields = describe_fields() + [("counterexample", "check", "the deal is a counterexample to a check")]
+        self.fields = describe_fields() + [
+            ("counterexample", "check", "the deal is a counterexample to a check: 12.2, 12.3, 12.4, 8.10, 9.4, any"),
+            (RAW, "raw", "any search expression, as typed"),
+        ]
+        self._kinds = {name: kind for name, kind, _ in self.fields}
         self.rows: list[ConditionRow] = []
         self.combine = QComboBox()
         self.combine.addItem("all of", "and")
         self.combine.addItem("any of", "or")
         self.combine.currentIndexChanged.connect(self._emit)
         self.add_button = QPushButton("+ condition")
+        self.add_button.setToolTip("add a condition to the expression in the search field")
         self.add_button.clicked.connect(lambda: self.add_row())
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
@@ -201,18 +257,32 @@ class QueryBuilder(QGroupBox):
         top.addWidget(QLabel("these conditions:"))
         top.addStretch(1)
         top.addWidget(self.add_button)
+        # The conditions scroll in a box of fixed height: reading an expression back or adding a
+        # condition never moves the search field and the results under the user's mouse.
+        rows_widget = QWidget()
+        rows_box = QVBoxLayout(rows_widget)
+        rows_box.setContentsMargins(0, 0, 0, 0)
+        rows_box.addLayout(self.rows_layout)
+        rows_box.addStretch(1)
+        self.rows_area = scrolled(rows_widget)
+        self.rows_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        row_height = ConditionRow(self.fields).sizeHint().height()
+        self.rows_area.setFixedHeight(self.VISIBLE_ROWS * row_height + (self.VISIBLE_ROWS - 1) * 4 + 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addLayout(self.rows_layout)
+        layout.addWidget(self.rows_area)
+        self._quiet = False
 
     def add_row(self, field: str = "n", op: str = "=", value: str = "") -> ConditionRow:
         row = ConditionRow(self.fields)
         row.set_condition(field, op, value)
         row.changed.connect(self._emit)
         row.remove_requested.connect(self.remove_row)
+        row.submitted.connect(self.submitted)
         self.rows.append(row)
         self.rows_layout.addWidget(row)
         self._emit()
+        QTimer.singleShot(0, lambda: self.rows_area.ensureWidgetVisible(row) if row in self.rows else None)
         return row
 
     @Slot(object)
@@ -223,14 +293,83 @@ class QueryBuilder(QGroupBox):
             row.deleteLater()
             self._emit()
 
+    def clear_rows(self) -> None:
+        for row in list(self.rows):
+            self.rows.remove(row)
+            row.setParent(None)
+            row.deleteLater()
+
     def expression(self) -> str:
         parts = [p for p in (r.expression() for r in self.rows) if p]
         joiner = f" {self.combine.currentData()} "
         return joiner.join(parts)
 
+    def read(self, text: str) -> None:
+        """Show a typed expression as conditions: each part joined by one kind of and/or becomes a row
+        (parts the builder has no field and operator for become "expression" rows, kept as typed)."""
+        text = text.strip().translate(_ASCII)
+        self._quiet = True
+        try:
+            self.clear_rows()
+            joiner, parts = split_conditions(text)
+            if joiner:
+                self.combine.setCurrentIndex(self.combine.findData(joiner))
+            for part in parts:
+                self.add_row(*self._condition(part))
+        finally:
+            self._quiet = False
+
+    def _condition(self, part: str) -> tuple[str, str, str]:
+        """(field, operator, constant) of one part of an expression."""
+        try:
+            tokens = [t for t in tokenize(part) if t.kind != "end"]
+        except WhistError:
+            return (RAW, "", part)
+        words = [t.text for t in tokens]
+        if len(tokens) == 1 and self._kinds.get(words[0]) == "flag":
+            return (words[0], "holds", "")
+        if len(tokens) == 2 and words[0] == "not" and self._kinds.get(words[1]) == "flag":
+            return (words[1], "does not hold", "")
+        if words[:2] == ["counterexample", "("] and words[-1] == ")" and "(" not in words[2:-1]:
+            return ("counterexample", "has a counterexample to", part[tokens[2].pos - 1: tokens[-1].pos - 1].strip())
+        kind = self._kinds.get(words[0]) if words else None
+        if kind is not None and kind not in ("flag", "check", "raw") and len(tokens) >= 3:
+            op = {"==": "=", "<>": "!="}.get(words[1], words[1])
+            if op in OPERATORS.get(kind, ()):
+                return (words[0], op, part[tokens[2].pos - 1:].strip())
+        return (RAW, "", part)
+
     @Slot()
     def _emit(self) -> None:
-        self.changed.emit(self.expression())
+        if not self._quiet:
+            self.changed.emit(self.expression())
+
+
+def split_conditions(text: str) -> tuple[str | None, list[str]]:
+    """A search expression as (and/or, its parts) at the outermost level; one part when it mixes the two."""
+    try:
+        tokens = tokenize(text)
+    except WhistError:
+        return None, [text] if text else []
+    depth, cuts = 0, []
+    for t in tokens:
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")":
+            depth -= 1
+        elif depth == 0 and t.kind in ("keyword", "op") and t.text in ("and", "or", "&&", "||"):
+            cuts.append(t)
+    joiners = {"and" if t.text in ("and", "&&") else "or" for t in cuts}
+    if not text:
+        return None, []
+    if len(joiners) != 1:
+        return None, [text]
+    parts, start = [], 0
+    for t in cuts:
+        parts.append(text[start: t.pos - 1].strip())
+        start = t.pos - 1 + len(t.text)
+    parts.append(text[start:].strip())
+    return joiners.pop(), [p for p in parts if p]
 
 
 class SearchView(QWidget):
@@ -257,6 +396,10 @@ class SearchView(QWidget):
 
         self.builder = QueryBuilder()
         self.builder.changed.connect(self._builder_changed)
+        self.builder.submitted.connect(self.run_search)
+        # "+ condition" adds to what is typed in the search field, not to the builder's last state.
+        self.builder.add_button.clicked.disconnect()
+        self.builder.add_button.clicked.connect(self.add_condition)
         self.expression = QLineEdit()
         self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
         self.expression.setToolTip(
@@ -272,7 +415,10 @@ class SearchView(QWidget):
         self.search_button.clicked.connect(self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
         self.export_button = QPushButton("Export &CSV…")
+        self.export_button.setToolTip("every matching deal, in columns for analysis (number as p/q, infinitesimal "
+                                      "code, integers, card numbers): pandas.read_csv reads it as it is")
         self.export_button.clicked.connect(self.choose_export)
+        self.export_worker = None
         self.message = MessageBar()
 
         conjectures = QHBoxLayout()
@@ -294,11 +440,27 @@ class SearchView(QWidget):
         self.results_view.horizontalHeader().setResizeContentsPrecision(SearchResultsModel.BATCH_SIZE)
         self.results_view.verticalHeader().setDefaultSectionSize(22)
         self.results_view.doubleClicked.connect(self._open_result)
+        header = self.results_view.horizontalHeader()
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.sortIndicatorChanged.connect(self.sort_results)
+        to_end = QAction(self.results_view)
+        to_end.setShortcut(QKeySequence(QKeySequence.StandardKey.MoveToEndOfDocument))
+        to_end.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        to_end.triggered.connect(self.go_to_last_result)
+        self.results_view.addAction(to_end)
         self.count_label = QLabel("")
         enlarge(self.count_label, 1)
         results_box = QGroupBox("Matching deals (double-click one to explore it)")
         r = QVBoxLayout(results_box)
-        r.addWidget(self.count_label)
+        # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
+        self.busy_bar = BusyBar()
+        self.busy_bar.cancelled.connect(self.cancel_work)
+        count_line = QHBoxLayout()
+        count_line.addWidget(self.count_label, 1)
+        count_line.addWidget(self.busy_bar, 1)
+        r.addLayout(count_line)
         r.addWidget(self.results_view, 1)
 
         self.stats = StatisticsModel(self)
@@ -393,8 +555,14 @@ class SearchView(QWidget):
     # -- searching -------------------------------------------------------------------------------------
     @Slot(str)
     def _builder_changed(self, expression: str) -> None:
-        if expression:
-            self.expression.setText(expression)
+        self.expression.setText(expression)
+
+    @Slot()
+    def add_condition(self) -> None:
+        """Read the typed expression into the builder (so nothing typed is lost), then add an empty condition."""
+        if self.expression.text().strip() != self.builder.expression():
+            self.builder.read(self.expression.text())
+        self.builder.add_row()
 
     def search_for(self, expression: str) -> None:
         """Put ``expression`` in the search field and run it (what a click on a conjecture or a cell does)."""
@@ -411,9 +579,18 @@ class SearchView(QWidget):
         try:
             compile_search(text)
         except WhistError as exc:
+            # The last search's deals and count would read as the answer to this one: clear them.
+            self._generation += 1
+            self._counting = False
+            self.count = None
+            self.results.clear()
+            self.count_label.setText("")
             self.message.show_error(str(exc))
             return
         self.message.clear_message()
+        if text != self.builder.expression():
+            self.builder.read(text)
+        self.results_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.results.set_query(self.catalogue, text)
         if self.results.canFetchMore():
             self.results.fetchMore()
@@ -427,6 +604,7 @@ class SearchView(QWidget):
         self._counting = True
         self.count = None
         self.count_label.setText("Counting …")
+        self.busy_bar.start("Counting the matching deals")
         self.context.run(
             self.catalogue.count,
             text,
@@ -438,6 +616,7 @@ class SearchView(QWidget):
         if generation != self._generation:
             return
         self._counting = False
+        self._stop_busy_bar()
         self.count = count
         levels = sorted(self.catalogue.complete_levels()) if self.catalogue else []
         scope = f"the catalogue's deals with n ≤ {max(levels)}" if levels else "the catalogue"
@@ -451,9 +630,60 @@ class SearchView(QWidget):
         if generation != self._generation:
             return
         self._counting = False
+        self._stop_busy_bar()
         self.count_label.setText("")
         self.message.show_error(str(exc))
         self.searched.emit()
+
+    def _stop_busy_bar(self) -> None:
+        if not (self._counting or self._exporting):
+            self.busy_bar.stop()
+
+    @Slot()
+    def cancel_work(self) -> None:
+        """Cancel: stop the export (no file is left) and stop waiting for the count."""
+        if self.export_worker is not None:
+            self.export_worker.abort()
+        if self._counting:
+            self._generation += 1  # the count's answer, when it comes, is dropped
+            self._counting = False
+            self.count_label.setText("Count cancelled.")
+            self.searched.emit()
+
+    def _load_all_results(self, why: str) -> bool:
+        """Load every matching row (for sorting or going to the end); False, with a message, when there are too many."""
+        if self.results.complete:
+            return True
+        total = self.count if self.count is not None else self.catalogue.count(self.results.expression)
+        if self.results.fetch_all(total):
+            return True
+        self.message.show_info(
+            f"{why} needs all {total:,} matching deals loaded; at most {SearchResultsModel.FETCH_ALL_LIMIT:,} are. "
+            "Narrow the search (say, add n = 10) or export it to CSV."
+        )
+        return False
+
+    @Slot(int, Qt.SortOrder)
+    def sort_results(self, column: int, order: Qt.SortOrder) -> None:
+        if column < 0 or not self.results.rowCount():
+            return
+        if not self._load_all_results("Sorting"):
+            header = self.results_view.horizontalHeader()
+            header.blockSignals(True)
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            header.blockSignals(False)
+            return
+        self.results.sort(column, order)
+
+    @Slot()
+    def go_to_last_result(self) -> None:
+        """Ctrl+End: the last matching deal, not the last one loaded so far."""
+        if not self.results.rowCount():
+            return
+        self._load_all_results("Going to the last deal")
+        last = self.results.index(self.results.rowCount() - 1, max(0, self.results_view.currentIndex().column()))
+        self.results_view.setCurrentIndex(last)
+        self.results_view.scrollTo(last)
 
     @Slot(QModelIndex)
     def open_cell(self, index: QModelIndex) -> None:
@@ -485,6 +715,7 @@ class SearchView(QWidget):
         expression = self.results.expression
         self._exporting = True
         self.message.show_info(f"Exporting to {os.fspath(path)} …")
+        self.busy_bar.start(f"Exporting to {os.path.basename(os.fspath(path))}")
 
         def done(rows: int) -> None:
             self.message.show_info(f"Exported {rows:,} deals to {os.fspath(path)}.")
@@ -492,8 +723,10 @@ class SearchView(QWidget):
 
         def end() -> None:
             self._exporting = False
+            self.export_worker = None
+            self._stop_busy_bar()
 
-        self.context.run(
+        self.export_worker = self.context.run(
             export_csv,
             self.catalogue,
             expression,
@@ -501,8 +734,13 @@ class SearchView(QWidget):
             progress=lambda rows: self.message.show_info(f"Exporting: {rows:,} deals written …"),
             returned=done,
             errored=lambda exc: self.message.show_error(f"export failed: {exc}"),
+            aborted=lambda: self.message.show_info("Export cancelled; no file written."),
             finished=end,
         )
+
+    def stop(self) -> None:
+        if self.export_worker is not None:
+            self.export_worker.abort()
 
     # -- screenshots -------------------------------------------------------------------------------------
     def load_example(self) -> None:

@@ -19,14 +19,15 @@ from typing import Any
 
 os.environ.setdefault("QT_API", "pyside6")
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg, NavigationToolbar2QT  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
+    QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -42,7 +43,14 @@ from whist_catalogue.errors import WhistError  # noqa: E402
 from whist_catalogue.games import solved_games
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, error_text, fit_height, fit_table  # noqa: E402
+from whist_catalogue.gui.widgets import (  # noqa: E402
+    CopyTableView,
+    MessageBar,
+    error_text,
+    fit_height,
+    fit_table,
+    scrolled,
+)
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "QUICK_PLAN"]
@@ -82,7 +90,33 @@ class _Canvas(FigureCanvasQTAgg):
 
     def __init__(self, width: float = 6.4, height: float = 4.2, layout: str | None = "constrained") -> None:
         super().__init__(Figure(figsize=(width, height), dpi=100, layout=layout))
-        self.setMinimumSize(420, 300)
+        # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
+        self.setMinimumSize(320, 240)
+
+
+class PlotPanel(QWidget):
+    """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save."""
+
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: str | None = "constrained",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.canvas = _Canvas(width, height, layout)
+        self.toolbar = NavigationToolbar2QT(self.canvas, self)
+        self.toolbar.setIconSize(self.toolbar.iconSize() * 0.8)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.toolbar)
+        box.addWidget(self.canvas, 1)
+
+    @property
+    def figure(self) -> Figure:
+        return self.canvas.figure
+
+    def redraw(self) -> None:
+        """Show the newly drawn figure, and make it the toolbar's home view (what the Home button returns to)."""
+        self.toolbar.update()
+        self.canvas.draw_idle()
 
 
 # -- chemin-de-fer --------------------------------------------------------------------------------
@@ -97,7 +131,8 @@ class CheminDeFerPage(QWidget):
         self.solution: dict[str, Any] | None = None
         self.busy = False
         self.message = MessageBar()
-        self.canvas = _Canvas()
+        self.plot = PlotPanel()
+        self.canvas = self.plot.canvas
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
@@ -130,7 +165,7 @@ class CheminDeFerPage(QWidget):
         holder = QWidget()
         holder.setLayout(right)
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.canvas)
+        split.addWidget(self.plot)
         split.addWidget(holder)
         split.setSizes([640, 680])
         split.setChildrenCollapsible(False)
@@ -249,10 +284,10 @@ class CheminDeFerPage(QWidget):
         )
         ax.set_xlabel("h: how often the player draws to 5")
         ax.set_ylabel("G(h), per cent of the stake")
-        ax.set_title("Chemin-de-fer: the Banker's gain against the player's frequency h")
+        ax.set_title("The Banker's gain G(h)", fontsize="medium")
         ax.legend(fontsize="small", loc="upper right")
         ax.grid(True, alpha=0.3)
-        self.canvas.draw_idle()
+        self.plot.redraw()
 
 
 # -- Le Her ---------------------------------------------------------------------------------------------
@@ -265,6 +300,8 @@ class LeHerPage(QWidget):
         super().__init__(parent)
         self.context = context
         self.solution: dict[str, Any] | None = None
+        self.optimal_cells: list[tuple[int, int]] = []
+        """(row, column) of the matrix cells both optimal strategies use."""
         self.busy = False
         self._generation = 0
         game = solved_games.get_game("le-her")
@@ -312,7 +349,7 @@ class LeHerPage(QWidget):
         left.addStretch(1)
         holder = QWidget()
         holder.setLayout(left)
-        matrix_box = QGroupBox("Payoff matrix a(s, t): player 1's probability of winning")
+        matrix_box = QWidget()
         box_layout = QVBoxLayout(matrix_box)
         explain = QLabel("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
                          "keeps exactly the cards ≥ t.")
@@ -324,10 +361,21 @@ class LeHerPage(QWidget):
             "use this s and t; pale: one of them does.  Hover a cell for the exact fraction."
         )
         legend.setWordWrap(True)
-        box_layout.addWidget(legend)
+        self.optimal_button = QPushButton("&Go to the optimal cells")
+        self.optimal_button.setToolTip("scroll the matrix to the cells both optimal strategies use, and select them")
+        self.optimal_button.clicked.connect(self.show_optimal_cells)
+        under = QHBoxLayout()
+        under.addWidget(legend, 1)
+        under.addWidget(self.optimal_button)
+        box_layout.addLayout(under)
+        self.plot = PlotPanel(6.4, 5.0)
+        self.right_tabs = QTabWidget()
+        self.right_tabs.addTab(matrix_box, "Payoff matrix a(s, t)")
+        self.right_tabs.addTab(self.plot, "Plot")
+        self.right_tabs.setTabToolTip(0, "player 1's probability of winning for each pair of strategies")
         split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(holder)
-        split.addWidget(matrix_box)
+        split.addWidget(scrolled(holder))
+        split.addWidget(self.right_tabs)
         split.setSizes([480, 840])
         split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
@@ -427,6 +475,52 @@ class LeHerPage(QWidget):
             bold,
         )
         self.matrix_view.resizeColumnsToContents()
+        self.optimal_cells = sorted(bold)
+        self.show_optimal_cells()
+        self._plot()
+
+    @Slot()
+    def show_optimal_cells(self) -> None:
+        """Select the cells both optimal strategies use and scroll the first into the middle of the view."""
+        if not self.optimal_cells:
+            return
+        view, model = self.matrix_view, self.matrix
+        selection = view.selectionModel()
+        selection.clearSelection()
+        for r, c in self.optimal_cells:
+            selection.select(model.index(r, c), QItemSelectionModel.SelectionFlag.Select)
+        first = model.index(*self.optimal_cells[0])
+        view.setCurrentIndex(first)
+        view.scrollTo(first, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _plot(self) -> None:
+        """a(s, t) as a heat map, the optimal strategies' rows and columns marked, the 2×2 subgame outlined."""
+        s = self.solution
+        m = s["matrix"]
+        rows, columns = [int(r) for r in m["rows"]], [int(c) for c in m["columns"]]
+        entries = [[float(Fraction(e)) for e in row] for row in m["entries"]]
+        fig = self.plot.figure
+        fig.clear()
+        ax = fig.add_subplot(1, 1, 1)
+        extent = (columns[0] - 0.5, columns[-1] + 0.5, rows[-1] + 0.5, rows[0] - 0.5)
+        image = ax.imshow(entries, cmap="RdBu_r", vmin=0, vmax=1, extent=extent, aspect="auto",
+                          interpolation="nearest")
+        fig.colorbar(image, ax=ax, label="a(s, t): player 1's probability of winning")
+        for k in s["player1"]:
+            ax.axhline(int(k), color="#15803d", linewidth=1.5, alpha=0.8)
+        for k in s["player2"]:
+            ax.axvline(int(k), color="#15803d", linewidth=1.5, alpha=0.8)
+        sub = s["subgame"]
+        sr, sc = [int(r) for r in sub["rows"]], [int(c) for c in sub["columns"]]
+        ax.add_patch(Rectangle((min(sc) - 0.5, min(sr) - 0.5), max(sc) - min(sc) + 1, max(sr) - min(sr) + 1,
+                               fill=False, edgecolor="black", linewidth=1.5, linestyle="--",
+                               label="the 2×2 subgame (Theorem 2)"))
+        ax.plot([], [], color="#15803d", label="optimal strategies' s (rows) and t (columns)")
+        ax.set_xlabel("t: player 2 keeps the cards ≥ t")
+        ax.set_ylabel("s: player 1 keeps the cards ≥ s")
+        ax.set_title(f"Le Her, N = {s['cards']}: value {_approx(s['value'], 4)}", fontsize="medium")
+        ax.legend(fontsize="x-small", loc="lower left")
+        self.plot.redraw()
 
 
 # -- asymptotics -----------------------------------------------------------------------------------------
@@ -444,7 +538,7 @@ def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requ
 
 
 class AsymptoticsPage(QWidget):
-    """§11 of the single-suit paper: H_n/√n against the limit law, the dealer's advantage, the ace."""
+    """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
 
     loaded = Signal()
 
@@ -479,7 +573,8 @@ class AsymptoticsPage(QWidget):
         figure_label = QLabel("Fi&gure:")
         figure_label.setBuddy(self.figure_box)
         self.message = MessageBar()
-        self.canvas = _Canvas(11, 5.5, layout=None)  # draw_figure applies tight_layout
+        self.plot = PlotPanel(11, 5.5, layout=None)  # draw_figure applies tight_layout
+        self.canvas = self.plot.canvas
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -503,7 +598,7 @@ class AsymptoticsPage(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addLayout(figure_row)
-        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
 
     def load(self) -> None:
@@ -562,7 +657,7 @@ class AsymptoticsPage(QWidget):
         parts = [f"exact n = {e.n}: {e.ks_distance():.4f}" for e in data.exact[-2:]]
         parts += [f"n = {s.n:,} ({s.count:,} deals): {s.ks:.4f}" for s in data.samples]
         self.notes.setText(
-            "Kolmogorov–Smirnov distance of H_n/√n to the limit law of Theorem 11.5:  " + ";  ".join(parts)
+            "Kolmogorov–Smirnov distance of Hₙ/√n to the limit law of Theorem 11.5:  " + ";  ".join(parts)
         )
 
     @Slot()
@@ -571,9 +666,11 @@ class AsymptoticsPage(QWidget):
             return
         try:
             asymptotics.draw_figure(self.figure_box.currentData(), self.canvas.figure, self.data)
+            # draw_figure lays the figure out once; keep doing it on every resize so titles never clip.
+            self.canvas.figure.set_layout_engine("tight")
         except Exception as exc:  # noqa: BLE001 - a plotting failure is a message, not a crash
             self.message.show_error(f"could not draw the figure: {exc}")
-        self.canvas.draw_idle()
+        self.plot.redraw()
 
 
 # -- the view ---------------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from math import comb
 
-from PySide6.QtCore import Qt, Signal, Slot
+import time
+
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -50,6 +52,28 @@ def human_size(size: int | None) -> str:
     return f"{size} bytes"
 
 
+SECONDS_PER_DEAL = 45.9 / 3_660_540
+"""A build's time per deal when the catalogue has none of its own to go by: docs/benchmarks.md,
+``build --max-n 12`` (45.9 s for 3,660,540 deals at a load of 1.5–1.8)."""
+BYTES_PER_DEAL = 150
+"""Disk per deal when the catalogue has none of its own: the same benchmark measured 149.4."""
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min``, ``1 h 20 min``."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    return f"{int(seconds // 3600)} h {round(seconds % 3600 / 60)} min"
+
+
+def estimate_build(have: int, target: int, seconds_per_deal: float, bytes_per_deal: float) -> tuple[int, float, float]:
+    """(deals, seconds, bytes) of building levels have+1 … target, at the given rates."""
+    deals = sum(comb(2 * n, n) for n in range(have + 1, target + 1))
+    return deals, deals * seconds_per_deal, deals * bytes_per_deal
+
+
 def describe_progress(event: BuildProgress) -> str:
     """One line for a build event."""
     if event.stage == "plan":
@@ -82,6 +106,13 @@ class StatusView(QWidget):
         self.worker = None
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
+        self._rates = (SECONDS_PER_DEAL, float(BYTES_PER_DEAL))
+        """(seconds, bytes) a deal: measured on the open catalogue when it has levels, else the benchmark's."""
+        self._stage: BuildProgress | None = None
+        self._stage_started = 0.0
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(1000)
+        self._ticker.timeout.connect(self._tick)
 
         self.location_label = QLabel()
         self.location_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -174,6 +205,9 @@ class StatusView(QWidget):
         if catalogue is None:
             self.levels_model.set_rows([])
             self._max_n_seen = 0
+            self._rates = (SECONDS_PER_DEAL, float(BYTES_PER_DEAL))
+            if not self.busy:
+                self.progress_label.setText("")
             self.headline.setText("No catalogue")
             problem = self.context.catalogue_problem or ""
             if "no catalogue at" in problem:
@@ -196,6 +230,7 @@ class StatusView(QWidget):
             return
         if not self.busy:
             self.message.clear_message()
+            self.progress_label.setText("")  # a finished or cancelled build's last line is history
         self.levels_model.set_rows(levels)
         complete = [i.n for i in levels if i.complete]
         self._max_n_seen = catalogue.max_n
@@ -205,6 +240,12 @@ class StatusView(QWidget):
             self.headline.setText(f"Every deal with n ≤ {catalogue.max_n} cards a hand" if catalogue.max_n else "Partial")
         else:
             self.headline.setText("Empty catalogue")
+        timed = [i for i in levels if i.complete and i.build_seconds and i.row_count >= 10_000]
+        self._rates = (
+            max(timed, key=lambda i: i.n).build_seconds / max(timed, key=lambda i: i.n).row_count if timed
+            else SECONDS_PER_DEAL,
+            size / deals if size and deals >= 10_000 else float(BYTES_PER_DEAL),
+        )
         incomplete = [i.n for i in levels if not i.complete]
         lines = [
             f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
@@ -232,8 +273,13 @@ class StatusView(QWidget):
         if target <= have:
             self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
             return
-        new = sum(comb(2 * n, n) for n in range(have + 1, target + 1))
-        self.plan_label.setText(f"Will value and store {new:,} deals (levels {have + 1} … {target}).")
+        deals, seconds, size = estimate_build(have, target, *self._rates)
+        self.plan_label.setText(
+            f"Will value and store {deals:,} deals (levels {have + 1} … {target}): about {duration(seconds)} "
+            f"and {human_size(int(size))} of disk on this machine (an estimate from "
+            + ("this catalogue's own levels" if self._rates[0] != SECONDS_PER_DEAL else "docs/benchmarks.md")
+            + "; more while other programs keep the processor busy). Cancel keeps every finished level."
+        )
 
     @Slot()
     def choose_file(self) -> None:
@@ -262,6 +308,8 @@ class StatusView(QWidget):
         self.progress.setRange(0, 0)
         self.progress.setFormat("starting …")
         self.progress_label.setText("")
+        self._stage = None
+        self._ticker.start()
         self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
         self.worker = self.context.run(
             build_steps,
@@ -281,9 +329,34 @@ class StatusView(QWidget):
         if self.worker is not None:
             self.worker.abort()
             self.cancel_button.setEnabled(False)
-            self.progress_label.setText("Cancelling: the level in progress is rolled back …")
+            self._ticker.stop()
+            stage = self._stage
+            if stage is not None and stage.stage == "compute":
+                # The engine values a level in one call: the cancel takes effect when that call returns.
+                self.progress_label.setText(
+                    f"Cancelling: the engine is finishing level {stage.n} (it cannot stop inside a level); "
+                    "then nothing of it is stored, and every finished level is kept …"
+                )
+            else:
+                self.progress_label.setText("Cancelling: the level in progress is rolled back …")
+
+    @Slot()
+    def _tick(self) -> None:
+        """Elapsed time and an estimate of what is left, so no phase sits still (valuing a level has no steps)."""
+        stage = self._stage
+        if stage is None or self.worker is None:
+            return
+        elapsed = time.monotonic() - self._stage_started
+        text = describe_progress(stage) + f"  {duration(elapsed)} so far"
+        if stage.stage == "compute":
+            expected = stage.total * self._rates[0]  # the whole level's time, storing included: an upper guess
+            text += f" of about {duration(expected)} for the whole level"
+        self.progress_label.setText(text)
 
     def _progress(self, event: BuildProgress) -> None:
+        if self._stage is None or (event.stage, event.n) != (self._stage.stage, self._stage.n):
+            self._stage_started = time.monotonic()
+        self._stage = event
         text = describe_progress(event)
         self.progress_label.setText(text)
         if event.stage in ("store", "games") and event.total:
@@ -315,6 +388,9 @@ class StatusView(QWidget):
 
     def _finished(self) -> None:
         self.worker = None
+        self._ticker.stop()
+        self._stage = None
+        self.progress_label.setText("")
         self.build_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.max_n.setEnabled(True)

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from PySide6.QtCore import QAbstractItemModel, Qt, Signal, Slot
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QMenu,
+    QProgressBar,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QTableView,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -30,6 +34,8 @@ __all__ = [
     "BEST_COLOR",
     "STYLE_SHEET",
     "MessageBar",
+    "BusyBar",
+    "shorten",
     "error_text",
     "examples_button",
     "ValueLabel",
@@ -45,6 +51,7 @@ __all__ = [
     "scrolled",
     "table_text",
     "tricks_text",
+    "cards_text",
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
@@ -99,6 +106,11 @@ def tricks_text(k: object) -> str:
     return f"{k} trick" + ("" if k == 1 else "s")
 
 
+def cards_text(k: int) -> str:
+    """``1 card``, ``3 cards``."""
+    return f"{k} card" + ("" if k == 1 else "s")
+
+
 def copy_text(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
 
@@ -134,14 +146,31 @@ def heading(text: str) -> QLabel:
 
 
 class MessageBar(QLabel):
-    """An inline message under an input: red for an error, blue for a note; hidden when empty."""
+    """An inline message under an input: red for an error, blue for a note; hidden when empty.
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    With ``keep_space`` the bar keeps the height of a one-line message while
+    empty, so a message appearing never moves what lies below it (the card
+    rows a user is clicking).  Its width never widens the window: a long,
+    unbreakable deal in a message is clipped, not a reason to resize.
+    """
+
+    MAX_TEXT = 400
+    """Characters shown of a message (a deal of n = 300 quoted in an error would fill the screen)."""
+
+    def __init__(self, parent: QWidget | None = None, *, keep_space: bool = False) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        self.hide()
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
+        self.keep_space = keep_space
+        if keep_space:
+            self._set_role("message-info")
+            self.setText("X")
+            self.setMinimumHeight(self.sizeHint().height())
+            self.setText("")
+            self._set_role("message-none")
+        else:
+            self.hide()
 
     def show_error(self, text: str) -> None:
         self._show(text, "message-error")
@@ -149,20 +178,104 @@ class MessageBar(QLabel):
     def show_info(self, text: str) -> None:
         self._show(text, "message-info")
 
-    def _show(self, text: str, role: str) -> None:
+    def _set_role(self, role: str) -> None:
         self.setProperty("role", role)
         self.style().unpolish(self)
         self.style().polish(self)
-        self.setText(text)
+
+    def _show(self, text: str, role: str) -> None:
+        self._set_role(role)
+        self.setText(text if len(text) <= self.MAX_TEXT else text[: self.MAX_TEXT] + " …")
+        self.setToolTip(text if len(text) > self.MAX_TEXT else "")
         self.show()
 
     def clear_message(self) -> None:
         self.setText("")
-        self.hide()
+        self.setToolTip("")
+        if self.keep_space:
+            self._set_role("message-none")
+        else:
+            self.hide()
+
+    @property
+    def shown(self) -> bool:
+        """Whether a message is on screen."""
+        return self.isVisible() and bool(self.text())
 
     @property
     def is_error(self) -> bool:
-        return self.isVisible() and self.property("role") == "message-error"
+        return self.shown and self.property("role") == "message-error"
+
+
+def beside(editor: QWidget, *notes: QWidget) -> QHBoxLayout:
+    """The card grid with its messages to the right of it, never above or below: a message that comes
+    and goes must not move the cards a user is clicking.  The notes take the rows' height, no more."""
+    column = QWidget()
+    box = QVBoxLayout(column)
+    box.setContentsMargins(0, 0, 0, 0)
+    for note in notes:
+        box.addWidget(note)
+    box.addStretch(1)
+    column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+    row = QHBoxLayout()
+    row.addWidget(editor)
+    row.addSpacing(8)
+    row.addWidget(column, 1)
+    return row
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis (long deals in headings and messages)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class BusyBar(QWidget):
+    """"Valuing … [progress] [Cancel]" for work that may take a while; it appears only after half a second.
+
+    ``start(text)`` arms it, ``stop()`` hides it; a click on Cancel emits
+    ``cancelled`` (and hides it).  Quick answers never flash a progress bar.
+    """
+
+    cancelled = Signal()
+    DELAY_MS = 500
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel()
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 0)
+        self.bar.setMaximumWidth(220)
+        self.bar.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop waiting for this answer (Esc)")
+        self.cancel_button.clicked.connect(self.cancel)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.bar)
+        row.addWidget(self.cancel_button)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.show)
+        self.running = False
+        self.hide()
+
+    def start(self, text: str) -> None:
+        self.label.setText(shorten(text, 120))
+        self.running = True
+        self._timer.start(self.DELAY_MS)
+
+    def stop(self) -> None:
+        self.running = False
+        self._timer.stop()
+        self.hide()
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.running:
+            self.stop()
+            self.cancelled.emit()
 
 
 class ValueLabel(QLabel):
@@ -296,7 +409,12 @@ class HandEditor(QWidget):
                 self._buttons[side][rank] = button
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
-        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2, 2, 1)
+        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
+        self.clear_button = QToolButton()
+        self.clear_button.setText("Clear")
+        self.clear_button.setToolTip("take every card out of both hands")
+        self.clear_button.clicked.connect(self._clear_clicked)
+        grid.addWidget(self.clear_button, 1, len(self.RANKS) + 2)
         grid.setColumnStretch(len(self.RANKS) + 3, 1)
         self._update_count()
 
@@ -340,6 +458,11 @@ class HandEditor(QWidget):
     def _clicked(self) -> None:
         self.changed.emit()
 
+    @Slot()
+    def _clear_clicked(self) -> None:
+        self.clear()
+        self.changed.emit()
+
     def _update_count(self) -> None:
         w, e = len(self.hand("W")), len(self.hand("E"))
         style = "" if w == e else "color: #b91c1c;"
@@ -358,13 +481,30 @@ def shrink_to_contents(view: QTableView) -> None:
 
 
 def fit_height(view: QTableView) -> None:
-    """Fix a short table's height to its rows (plus a horizontal scroll bar when it is needed)."""
+    """Fix a short table's height to its rows, plus a horizontal scroll bar when its columns are wider
+    than the view — checked again whenever the view is resized, so in a small window the bar never
+    covers the last row and in a large one no empty strip is left for it."""
     view.resizeRowsToContents()
-    height = view.horizontalHeader().height() + 2 * view.frameWidth()
-    height += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
-    if view.model().columnCount() > 14:  # wide: leave room for the horizontal scroll bar
-        height += view.horizontalScrollBar().sizeHint().height()
+    rows = view.horizontalHeader().height() + 2 * view.frameWidth()
+    rows += sum(view.rowHeight(r) for r in range(view.model().rowCount()))
+    needs_bar = view.horizontalHeader().length() > view.viewport().width() + 1 if view.isVisible() else \
+        view.model().columnCount() > 14
+    height = rows + (view.horizontalScrollBar().sizeHint().height() if needs_bar else 0)
     view.setFixedHeight(max(height, view.horizontalHeader().height() + 4))
+    if view.property("fits_height") is None:
+        view.setProperty("fits_height", True)
+        view.installEventFilter(_HeightFitter(view))
+
+
+class _HeightFitter(QObject):
+    """Re-fits a :func:`fit_height` table when it is shown or resized."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and isinstance(watched, QTableView):
+            width_changed = event.type() == QEvent.Type.Show or event.size().width() != event.oldSize().width()
+            if width_changed:
+                QTimer.singleShot(0, watched, lambda v=watched: fit_height(v))
+        return False
 
 
 def scrolled(widget: QWidget) -> QScrollArea:

@@ -183,16 +183,31 @@ class LatestOnly:
         self.busy = False
         """Whether an answer is still awaited."""
 
+        self._worker: Worker | None = None
+
     def run(self, func: Callable[..., Any], *args: Any) -> Worker:
         self._generation += 1
         generation = self._generation
         self.busy = True
-        return self._pool.run(
+        self._worker = self._pool.run(
             func,
             *args,
             returned=lambda result: self._deliver(generation, self._returned, result),
             errored=lambda exc: self._deliver(generation, self._errored, exc),
         )
+        return self._worker
+
+    def cancel(self) -> None:
+        """Stop waiting: whatever the latest request answers is dropped, and its worker is asked to abort.
+
+        Work with no abort point (the engine valuing a whole level) still runs
+        to its end in the background; only its answer is discarded.
+        """
+        self._generation += 1
+        self.busy = False
+        if self._worker is not None:
+            self._worker.abort()
+            self._worker = None
 
     def _deliver(self, generation: int, callback: Callable[[Any], None], payload: Any) -> None:
         if generation != self._generation:

@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "'counterexample(12.2)', 'holdup and not (n > 6)'.  Fields: n, key, value, number, frac, numerator, "
         "denominator, inf, stoppers, west_leads, east_leads, outcome, h, h_upper, h_lower, greedy, "
         "greedy_west_leads, greedy_east_leads, five_card, five_card_west_leads, five_card_east_leads, ace, "
-        "holdup, flags; counterexample(12.2 | 12.3 | 12.4 | 8.10 | 9.4 | any).",
+        "holdup, flags; counterexample(12.2 | 12.3 | 12.4 | 8.10 | 9.4 | any).  The whole language: "
+        f"{documentation('search.md')}",
     )
     p.add_argument("expression", metavar="EXPR", help="the search expression (quote it for the shell)")
     p.add_argument("--count", action="store_true", help="print only how many deals match")
@@ -205,10 +206,12 @@ def run_search(args: argparse.Namespace) -> int:
                 sys.stdout.write(f"{count}\n")
         else:
             with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset) as records:
-                for record in records:
+                for k, record in enumerate(records):
                     if args.json:
                         emit_json(record.to_json())
                     else:
+                        if k == 0:
+                            sys.stdout.write(SEARCH_HEADER + "\n")
                         sys.stdout.write(_record_line(record) + "\n")
     # Which levels were searched, on stderr so that stdout stays the bare answer: a count over levels the
     # catalogue lacks must never pass for a silent 0.
@@ -217,14 +220,32 @@ def run_search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+SEARCH_HEADER = (
+    "# deal: owner of each card, lowest first; outcome: West's tricks with West, with East on lead; "
+    "best leads: ranks when the deal fits in A … 2 (the top 2n ranks), else card numbers (1 = the lowest card)"
+)
+
+
 def _record_line(record) -> str:  # noqa: ANN001
+    from whist_catalogue.theory.deals import Notation, Suit
+
     o = record.outcome
-    leads = record.best_leads()
+    sol = record.solution
+    deal = record.deal
+    # The top 2n ranks name the cards of a deal of up to six cards a hand, as the app's Cards column does.
+    offset = 14 - 2 * deal.n
+    if offset >= 2:
+        suit = Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards),
+                    Notation.RANKS)
+        shown, name = f"  {suit}", suit.name_of
+    else:
+        shown, name = "", str
     flags = f"  counterexample to {', '.join(record.counterexamples)}" if record.counterexamples else ""
     return (
-        f"{record.label:<{2 * record.n}}  n={record.n:<2}  value {record.value.text():<14}"
+        f"{record.label:<{2 * record.n}}{shown}  n={record.n:<2}  value {record.value.text():<14}"
         f"  outcome ({o.west_leads}, {o.east_leads})  H={record.h:<3}"
-        f"  best leads W: {' '.join(leads['west'])}  E: {' '.join(leads['east'])}{flags}"
+        f"  best leads W: {' '.join(name(c) for c in sol.west_leads)}"
+        f"  E: {' '.join(name(c) for c in sol.east_leads)}{flags}"
     )
 
 
@@ -232,16 +253,20 @@ def _record_line(record) -> str:  # noqa: ANN001
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    with _open(args) as catalogue:
+    from whist_catalogue.scripts.progress import ProgressBar
+
+    with _open(args) as catalogue, ProgressBar("statistics", " levels") as bar:
         complete = sorted(catalogue.complete_levels())
         wanted = complete if not args.n else sorted(set(args.n))
-        for n in wanted:
+        for k, n in enumerate(wanted):
+            bar.show(k, len(wanted), postfix=f"level {n}")
             stats = catalogue.statistics(n).to_json()
             if args.json:
                 emit_json(stats)
             else:
                 _print_stats(stats)
             sys.stdout.flush()
+        bar.show(len(wanted), len(wanted))
         if not wanted and not args.json:
             sys.stdout.write("no complete level in the catalogue\n")
     return EXIT_OK

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 def run(args: argparse.Namespace) -> int:
     from whist_catalogue.errors import WhistError
 
+    if args.json and args.screenshot is None:
+        raise WhistError("gui --json: the app writes no JSON; --json goes with --screenshot DIR "
+                         "(one line per image written)")
     if args.screenshot is None and _no_display():
         raise WhistError(
             "no display to open the app on (set DISPLAY, or QT_QPA_PLATFORM=offscreen; "
@@ -44,7 +47,18 @@ def run(args: argparse.Namespace) -> int:
         open_catalogue(args.db).close()
     from whist_catalogue.gui.app import run as run_app  # Qt is imported only when the app is wanted
 
-    return run_app(args.db, args.screenshot)
+    if args.screenshot is None:
+        return run_app(args.db)
+    from whist_catalogue.scripts.main import emit_json
+    from whist_catalogue.scripts.progress import ProgressBar
+
+    with ProgressBar("screenshots", " views") as bar:
+        def wrote(path: str, done: int, total: int) -> None:
+            bar.show(done, total, postfix=os.path.basename(path))
+            if args.json:
+                emit_json({"screenshot": path})
+
+        return run_app(args.db, args.screenshot, progress=wrote)
 
 
 def _check_directory(directory: str) -> None:

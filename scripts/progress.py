@@ -1,31 +1,48 @@
-"""tqdm progress bars on stderr for the command line's long work (scan, build, verify).
+"""Progress on stderr for the command line's long work (scan, build, verify, stats, gui --screenshot).
 
-A bar opens at the first report, and only when stderr is a terminal unless
-told otherwise; a new description (the next level) starts a new bar.
+On a terminal, a tqdm bar (a new description — the next level — starts a new
+bar).  Elsewhere (a pipe, a log file, CI) a bar's carriage returns would be
+noise, yet silence for half a minute looks like a hang: then plain lines, one
+when a stage starts and at most one every :data:`LINE_INTERVAL_S` seconds
+after, each with the count, the percentage and the time so far.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 
 from tqdm import tqdm
 
+LINE_INTERVAL_S = 2.0
+"""Seconds between two progress lines of the same stage when stderr is not a terminal."""
+
 
 class ProgressBar:
-    """``show(done, total)`` drawing a bar with rate and time left; a context manager that closes it."""
+    """``show(done, total)`` drawing a bar with rate and time left; a context manager that closes it.
+
+    ``enabled``: None (the default) shows a bar on a terminal and lines elsewhere; False shows nothing
+    (``--no-progress``); True forces the bar.
+    """
 
     def __init__(self, desc: str, unit: str, *, enabled: bool | None = None, unit_scale: bool = False) -> None:
         self.desc = desc
         self.unit = unit
         self.unit_scale = unit_scale
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.lines = enabled is None and not sys.stderr.isatty()
+        self.enabled = True if enabled is None else enabled
         self._bar: tqdm | None = None
         self._shown_desc: str | None = None
+        self._started = 0.0
+        self._last_line = 0.0
 
     def show(self, done: int, total: int, *, desc: str | None = None, postfix: str | None = None) -> None:
         if not self.enabled:
             return
         desc = desc or self.desc
+        if self.lines:
+            self._line(done, total, desc, postfix)
+            return
         if self._bar is None or desc != self._shown_desc:
             self.close()
             self._shown_desc = desc
@@ -34,6 +51,20 @@ class ProgressBar:
         if postfix is not None:
             self._bar.set_postfix_str(postfix)
         self._bar.update(done - self._bar.n)
+
+    def _line(self, done: int, total: int, desc: str, postfix: str | None) -> None:
+        now = time.monotonic()
+        new_stage = desc != self._shown_desc
+        if new_stage:
+            self._shown_desc, self._started = desc, now
+        elif now - self._last_line < LINE_INTERVAL_S and done < total:
+            return
+        self._last_line = now
+        percent = f" ({100 * done / total:.0f} %)" if total else ""
+        after = f", {now - self._started:.0f} s" if not new_stage else ""
+        extra = f" — {postfix}" if postfix else ""
+        sys.stderr.write(f"{desc}: {done:,} of {total:,}{self.unit}{percent}{after}{extra}\n")
+        sys.stderr.flush()
 
     def close(self) -> None:
         if self._bar is not None:

@@ -44,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from whist_catalogue.engine.scan import scan  # Numba loads only when the engine runs
     from whist_catalogue.scripts.progress import LevelProgress  # tqdm too
 
+    if args.db is not None:
+        # Accepted by every sub-command (SPEC §4), but silently ignoring it would suggest scan read that catalogue.
+        raise ScanRangeError("scan values every deal in memory and reads no catalogue: drop --db "
+                             "(stats gives a catalogue's statistics)")
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
     if args.workdir and not args.cluster:

@@ -2,7 +2,8 @@
 
 ``solve chemin-de-fer`` and ``solve le-her --cards N``; human-readable text by
 default, the solution object of :func:`whist_catalogue.games.solved_games.solve` with
-``--json``.  Bad arguments become :class:`~whist_catalogue.errors.GameArgumentError`
+``--json``.  With ``--db`` the solution stored in that catalogue is read (solved now if
+it holds none).  Bad arguments become :class:`~whist_catalogue.errors.GameArgumentError`
 in the registry, which the main command turns into one line and exit status 2.
 """
 
@@ -39,7 +40,16 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in args.parameter_names if getattr(args, name) is not None}
-    solution = solved_games.solve(args.game, **params)
+    solution = None
+    if args.db is not None:
+        # With --db, the solution the catalogue stored (build stores both games); solved now if it holds none.
+        from whist_catalogue.store.reader import open_catalogue
+
+        params = solved_games.validate(args.game, **params)  # bad arguments are reported before opening anything
+        with open_catalogue(args.db) as catalogue:
+            solution = catalogue.solved_game(args.game, **params)
+    if solution is None:
+        solution = solved_games.solve(args.game, **params)
     if args.json:
         emit_json(solution)
     else:

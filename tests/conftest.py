@@ -17,8 +17,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 @pytest.fixture(autouse=True)
 def no_default_catalogue(tmp_path, monkeypatch):
     """Point the default catalogue at a file that does not exist, so no test reads a user's real catalogue;
-    values come from the engine unless a test names a catalogue."""
+    values come from the engine unless a test names a catalogue.  The app's memory goes to a temporary file."""
     monkeypatch.setenv("WHIST_CATALOGUE_DB", str(tmp_path / "absent.sqlite"))
+    # ... nor a user's remembered window, deals and catalogue.
+    monkeypatch.setenv("WHIST_CATALOGUE_SETTINGS", str(tmp_path / "settings.ini"))
 
 
 @pytest.fixture(scope="session")

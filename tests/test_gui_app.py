@@ -1,5 +1,8 @@
 """The app as a whole: ``whist-catalogue gui --screenshot DIR``, the --db check, keyboard navigation."""
 
+import json
+from pathlib import Path
+
 from gui_support import make_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
@@ -9,11 +12,16 @@ from whist_catalogue.gui.app import VIEW_NAMES
 from whist_catalogue.scripts.main import main
 
 
-def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch):
+def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeypatch, capsys):
     monkeypatch.setattr(solutions, "QUICK_PLAN", ((100, 500), (1000, 500)))
     monkeypatch.setattr(solutions, "DEFAULT_EXACT_N", 8)
     out = tmp_path / "shots"
-    assert main(["gui", "--db", str(small_catalogue), "--screenshot", str(out)]) == 0
+    assert main(["gui", "--db", str(small_catalogue), "--screenshot", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    # progress on stderr although it is not a terminal; with --json, one line per image on stdout
+    assert "screenshots:" in captured.err and "explorer.png" in captured.err
+    written = [json.loads(line)["screenshot"] for line in captured.out.splitlines()]
+    assert len(written) == 7 and all(Path(p).is_file() for p in written)
     for name in VIEW_NAMES:
         image = QImage(str(out / f"{name}.png"))
         assert not image.isNull() and image.width() >= 1000, name
@@ -52,3 +60,52 @@ def test_unexpected_errors_in_a_worker_are_messages(qtbot, monkeypatch):
     explorer.set_deal_text("AQ/KJ")
     qtbot.waitUntil(lambda: not explorer.busy)
     assert explorer.message.is_error and "fell over" in explorer.message.text()
+
+
+def test_the_app_remembers_size_deals_tab_and_catalogue_between_launches(qtbot, small_catalogue):
+    from gui_support import wait_idle
+
+    from whist_catalogue.gui.app import MainWindow, app_settings, remembered_catalogue
+    from whist_catalogue.gui.context import AppContext
+
+    settings = app_settings()  # the tests' own file (conftest)
+    first = MainWindow(AppContext(None), settings=settings)
+    qtbot.addWidget(first, before_close_func=lambda w: w.context.shutdown())
+    first.show()
+    first.resize(700, 560)
+    first.views["explorer"].set_deal_text("K Q 10 / A J 9")
+    first.views["calculator"].set_deal_text("K/A, A/K")
+    wait_idle(qtbot, first)
+    first.context.set_database(small_catalogue)
+    first.views["search"].search_for("n = 4")
+    wait_idle(qtbot, first)
+    first.show_view("solutions")
+    first_size = first.size()  # the offscreen screen is 800 pixels wide: a size that fits it
+    first.close()
+
+    again = app_settings()
+    assert remembered_catalogue(again) == str(small_catalogue)
+    second = MainWindow(AppContext(remembered_catalogue(again)), settings=again)
+    qtbot.addWidget(second, before_close_func=lambda w: w.context.shutdown())
+    second.show()
+    wait_idle(qtbot, second)
+    assert (second.width(), second.height()) == (first_size.width(), first_size.height()) != (1360, 900)
+    assert second.tabs.currentWidget() is second.views["solutions"]
+    assert second.views["explorer"].input.text() == "K Q 10 / A J 9"
+    assert second.views["explorer"].value_label.text() == "1 + 1/2"
+    assert second.views["calculator"].sum_label.text() == "1 ± ε₀"
+    assert second.context.db == str(small_catalogue)
+    assert second.views["search"].expression.text() == "n = 4" and second.views["search"].count == 70
+    # and the way back to the default catalogue
+    assert second.default_action.isEnabled()
+    second.default_action.trigger()
+    assert second.context.db is None and not second.default_action.isEnabled()
+    assert "absent.sqlite" in second.default_action.text()
+
+
+def test_the_window_title_names_the_app_once(qtbot):
+    window = make_window(qtbot)
+    from PySide6.QtWidgets import QApplication
+
+    assert QApplication.applicationDisplayName() == "Whist catalogue"
+    assert "Whist catalogue" not in window.windowTitle()  # Qt appends the display name itself

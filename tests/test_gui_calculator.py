@@ -132,3 +132,47 @@ def test_the_app_never_gives_away_a_trick_after_off_line_leads(qtbot, window, ca
                     assert panel.table.card_on_table(panel.play.leader) is not None
             assert shadow.tricks == panel.play.tricks
     assert answered > 60 and off_line > 10
+
+
+def test_an_asymmetric_suit_clears_the_last_deals_values(qtbot, window, calculator):
+    enter(qtbot, window, calculator, DEAL_28)
+    assert calculator.suits_model.rowCount() == 4
+    enter(qtbot, window, calculator, "AQ/KJ, AK/Q")
+    assert calculator.message.is_error and "suit 2" in calculator.message.text()
+    assert calculator.suits_model.rowCount() == 0 and calculator.sum_label.text() == "—"
+    assert calculator.analysis is None and calculator.play_panel.play is None
+    assert all(label.text() == "" for label in calculator.lead_labels.values())
+
+
+def test_values_are_greyed_while_valuing_and_the_wait_can_be_cancelled(qtbot, window, calculator):
+    enter(qtbot, window, calculator, "AQ/KJ")
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEW")  # n = 11 with no catalogue: the engine works a while
+    assert calculator.busy and not calculator.results.isEnabled()
+    qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)
+    qtbot.mouseClick(calculator.busy_bar.cancel_button, Qt.MouseButton.LeftButton)
+    assert not calculator.busy and calculator.results.isEnabled() and calculator.suits_model.rowCount() == 0
+    assert "Cancelled" in calculator.message.text()
+    wait_idle(qtbot, window, calculator, timeout=120_000)
+    assert calculator.suits_model.rowCount() == 0
+
+
+def test_clearing_the_text_clears_the_editors(qtbot, window, calculator):
+    enter(qtbot, window, calculator, "AQ/KJ, K/A")
+    assert len(calculator.editors) == 2
+    calculator.input.clear()
+    assert len(calculator.editors) == 1 and calculator.editors[0].hand("W") == ()
+    assert calculator.suits_model.rowCount() == 0
+
+
+def test_messages_never_move_the_card_rows(qtbot, window, calculator):
+    editor = calculator.editors[0]
+    button = editor.button("W", 14)
+    before = button.mapTo(window, button.rect().topLeft())
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # "West holds 1 card, East 0 …"
+    assert calculator.message.shown
+    qtbot.wait(20)
+    assert button.mapTo(window, button.rect().topLeft()) == before
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEW")
+    qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)
+    assert calculator.editors_area.mapTo(window, calculator.editors_area.rect().topLeft()).y() <= before.y()
+    calculator.cancel_analysis()

@@ -43,7 +43,7 @@ def test_typed_deal_shows_the_papers_typography(qtbot, window, explorer, qtmodel
     assert explorer.a_model.index(0, 1).data() == "−1"
     assert (explorer.analysis.h_lower, explorer.analysis.h_upper, explorer.analysis.h) == (0, 1, 0)
     h_text = QTextDocumentFragment.fromHtml(explorer.h_label.text()).toPlainText()
-    assert "T_k changes sign between k = 0 and 1" in h_text and "H = 0 (Theorem 9.1)" in h_text
+    assert "Tₖ changes sign between k = 0 and 1" in h_text and "H = 0 (Theorem 9.1)" in h_text
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,10 @@ def test_bad_deal_is_an_inline_message(qtbot, window, explorer, text, words):
     enter(qtbot, window, explorer, text)
     assert explorer.message.is_error
     assert words in explorer.message.text()
-    assert explorer.analysis.suit.deal.label == "EWEW"  # the last good deal stays on screen
+    # nothing of the last good deal stays beside the bad input: a value read for the wrong deal is worse than none
+    assert explorer.analysis is None and explorer.value_label.text() == "—"
+    assert explorer.alpha_model.rowCount() == 0 and explorer.a_model.rowCount() == 0
+    assert explorer.play_panel.play is None and not explorer.copy_button.isEnabled()
 
 
 def test_clicking_cards_into_the_hands(qtbot, window, explorer):
@@ -152,3 +155,64 @@ def test_beyond_the_engine_the_outcome_comes_from_the_linear_time_algorithm(qtbo
     assert explorer.value_label.text() == "19 + 1/2 < value < 20 + 1/2"  # 20 − ε₀, not named by Theorem 12.1
     assert "West takes 20 tricks" in explorer.outcome_label.text()
     assert explorer.play_panel.play is None
+
+
+def test_results_are_greyed_while_valuing_with_progress_and_cancel(qtbot, window, explorer):
+    enter(qtbot, window, explorer, "AQ/KJ")
+    assert explorer.results.isEnabled() and explorer.value_label.text() == "1 + 1/2"
+    # n = 11 and no catalogue: the engine values whole levels first, far longer than half a second
+    explorer.set_deal_text("EWEWEWEWEWEWEWEWEWEWEW")
+    assert explorer.busy and not explorer.results.isEnabled()  # the old value is greyed at once
+    assert not explorer.busy_bar.isVisible()  # ... the progress line only after half a second
+    qtbot.waitUntil(lambda: explorer.busy_bar.isVisible(), timeout=5_000)
+    assert "EWEWEW" in explorer.busy_bar.label.text()
+    qtbot.mouseClick(explorer.busy_bar.cancel_button, Qt.MouseButton.LeftButton)
+    assert not explorer.busy and not explorer.busy_bar.isVisible()
+    assert explorer.results.isEnabled() and explorer.value_label.text() == "—" and explorer.analysis is None
+    assert "Cancelled" in explorer.message.text()
+    wait_idle(qtbot, window, explorer, timeout=120_000)  # the engine's level finishes in the background ...
+    assert explorer.value_label.text() == "—"  # ... and its answer, no longer wanted, is dropped
+
+
+def test_a_long_deal_never_widens_the_window(qtbot, window, explorer):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    owners = "WE" * 300  # n = 300: beyond the engine, the outcome by the linear-time algorithm
+    enter(qtbot, window, explorer, owners)
+    assert explorer.analysis is not None and explorer.analysis.suit.n == 300
+    qtbot.wait(50)
+    assert window.width() == 1000 and window.minimumSizeHint().width() <= 1000
+    assert len(explorer.deal_info.text()) < 200 and owners in explorer.deal_info.toolTip()
+    enter(qtbot, window, explorer, "AQ/KJ")
+    assert window.width() == 1000
+
+
+def test_the_card_rows_stay_put_and_clearing_clears_the_grid(qtbot, window, explorer):
+    editor = explorer.editor
+    before = editor.button("E", 13).mapTo(window, editor.button("E", 13).rect().topLeft())
+    qtbot.mouseClick(editor.button("W", 14), Qt.MouseButton.LeftButton)  # a hint line appears ...
+    assert explorer.message.shown
+    qtbot.wait(20)
+    after = editor.button("E", 13).mapTo(window, editor.button("E", 13).rect().topLeft())
+    assert after == before  # ... and the rows did not move: the next click lands where it was aimed
+    qtbot.mouseClick(editor.button("E", 13), Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window, explorer)
+    assert explorer.input.text() == "A/K" and explorer.value_label.text() == "1 − ε₀"
+    # clearing the text clears the grid and the results
+    explorer.input.clear()
+    assert editor.hand("W") == () and editor.hand("E") == () and explorer.value_label.text() == "—"
+    # the grid's own Clear button
+    enter(qtbot, window, explorer, "AQ/KJ")
+    assert editor.hand("W") == (14, 12)
+    qtbot.mouseClick(editor.clear_button, Qt.MouseButton.LeftButton)
+    assert editor.hand("W") == () and explorer.input.text() == "" and explorer.analysis is None
+
+
+def test_a_value_beyond_the_engine_names_its_source(qtbot, window, explorer):
+    big = " ".join(str(k) for k in range(40, 20, -1)) + " / " + " ".join(str(k) for k in range(20, 0, -1))
+    enter(qtbot, window, explorer, big)
+    assert "Theorem 12.1" in explorer.source_label.text()
+    enter(qtbot, window, explorer, "EW" * 20)  # n = 20: named exactly by Theorem 12.1
+    assert explorer.value_label.text() == "10 + 1/2" and "Theorem 12.1" in explorer.source_label.text()
+    enter(qtbot, window, explorer, "AQ/KJ")
+    assert "engine" in explorer.source_label.text()  # no catalogue in the tests

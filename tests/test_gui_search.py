@@ -1,12 +1,15 @@
 """Search and statistics over a small catalogue, driven as a user would."""
 
 import csv
+from fractions import Fraction
 
 import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 
 from whist_catalogue.gui.search_view import CLASS_EXPRESSIONS
+from whist_catalogue.store.export import COLUMNS
+from whist_catalogue.theory.values import Infinitesimal
 from whist_catalogue.store.reader import open_catalogue
 
 
@@ -57,7 +60,11 @@ def test_value_search_shows_the_papers_typography(qtbot, window, search):
 
 
 def test_bad_expression_is_an_inline_message(qtbot, window, search):
+    run(qtbot, window, search, "n = 3")
+    assert search.results.rowCount() == 20
     run(qtbot, window, search, "value = = 3")
+    # the deals of the last good search do not stay beside the bad one
+    assert search.results.rowCount() == 0 and search.count is None and search.count_label.text() == ""
     assert search.message.is_error and "position" in search.message.text()
     run(qtbot, window, search, "colour = red")
     assert "unknown field" in search.message.text()
@@ -114,11 +121,121 @@ def test_export_csv_and_open_a_result_in_the_explorer(qtbot, window, search, tmp
     with qtbot.waitSignal(search.exported, timeout=30_000):
         search.export(path)
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][:2] == ["key", "Deal"] and len(rows) == search.count + 1
-    assert {r[4] for r in rows[1:]} <= {"3 + 3/8", "3 + 5/8", "2 + 3/8", "2 + 5/8", "4 + 3/8", "4 + 5/8"}
+        rows = list(csv.DictReader(f))
+    assert len(rows) == search.count
+    # columns for analysis, not for display: ASCII names, p/q, codes, integers, card numbers
+    assert list(rows[0]) == [name for name, _ in COLUMNS] and all(name.isascii() for name in rows[0])
+    with open_catalogue(window.context.location) as catalogue:
+        for row in rows:
+            (record,) = catalogue.search(f"key = {row['key']}")
+            assert Fraction(row["number"]) == record.value.number and Fraction(row["number"]) % 1 in (Fraction(3, 8),
+                                                                                                     Fraction(5, 8))
+            assert Infinitesimal.from_code(row["infinitesimal"]) == record.value.infinitesimal
+            assert (int(row["west_leads"]), int(row["east_leads"])) == tuple(record.outcome)
+            assert int(row["h_lower"]) == record.h_lower and int(row["n"]) == record.n
+            leads = [int(c) for c in row["best_leads_west"].split()]
+            assert leads == list(record.solution.west_leads) and all(1 <= c <= 2 * record.n for c in leads)
+    assert not (tmp_path / "deals.csv.part").exists()
     label = search.results.index(0, 0).data()
     search.results_view.doubleClicked.emit(search.results.index(0, 0))
     explorer = window.views["explorer"]
     wait_idle(qtbot, window, explorer)
     assert window.tabs.currentWidget() is explorer and explorer.analysis.suit.deal.label == label
+
+
+def test_header_click_sorts_every_matching_deal(qtbot, window, search, qtmodeltester):
+    run(qtbot, window, search, "n = 7")
+    model = search.results
+    assert model.rowCount() < search.count  # paged: not everything is loaded yet
+    qtmodeltester.check(model)
+    header = search.results_view.horizontalHeader()
+    header.setSortIndicator(3, Qt.SortOrder.DescendingOrder)  # what a click on "Value" (twice) does
+    assert model.rowCount() == search.count == 3432
+    values = [model.record(r).value for r in range(model.rowCount())]
+    assert all(not (a < b) for a, b in zip(values, values[1:]))  # never increasing in the order of V
+    assert values[0].number == max(v.number for v in values)
+    header.setSortIndicator(2, Qt.SortOrder.AscendingOrder)
+    header.setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+    keys = [model.record(r).key for r in range(model.rowCount())]
+    assert keys == sorted(keys)
+    # a new search starts unsorted and paged again
+    run(qtbot, window, search, "n = 6")
+    assert header.sortIndicatorSection() in (-1, len(model.HEADERS)) or not header.isSortIndicatorShown()
+
+
+def test_sorting_too_many_deals_says_so(qtbot, window, search, monkeypatch):
+    monkeypatch.setattr(search.results, "FETCH_ALL_LIMIT", 1000)
+    run(qtbot, window, search, "n = 7")
+    search.results_view.horizontalHeader().setSortIndicator(3, Qt.SortOrder.AscendingOrder)
+    assert "Narrow the search" in search.message.text() and search.results.rowCount() < 3432
+    assert search.results.sorted_by is None
+
+
+def test_ctrl_end_goes_to_the_last_matching_deal(qtbot, window, search):
+    run(qtbot, window, search, "n = 7")
+    view = search.results_view
+    view.setFocus()
+    view.setCurrentIndex(search.results.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    assert search.results.rowCount() == 3432
+    assert view.currentIndex().row() == 3431
+    with open_catalogue(window.context.location) as catalogue:
+        assert search.results.record(3431).key == max(r.key for r in catalogue.search("n = 7"))
+
+
+def test_counterexample_names_are_readable_with_the_statement_in_a_tooltip(qtbot, window, search):
+    run(qtbot, window, search, "holdup")
+    index = search.results.index(0, 11)
+    assert index.data() == "Hold-up (12.4, labeled)"
+    tip = index.data(Qt.ItemDataRole.ToolTipRole)
+    assert "ducking" in tip and "conjecture_12_4_labeled" in tip
+    assert search.results.headerData(11, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert search.results.index(0, 4).data().startswith("(")  # an outcome, not a fraction: (2, 2)
+
+
+def test_query_builder_describes_fields_reads_typed_expressions_and_searches_on_enter(qtbot, window, search):
+    builder = search.builder
+    row = builder.add_row("h_upper", "=", "1")
+    assert "H̄" in row.field_box.currentText() and row.field == "h_upper"
+    assert "H̄" in row.field_box.itemData(row.field_box.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+    builder.remove_row(row)
+    # a typed expression survives "+ condition" and comes back as conditions
+    search.expression.setText("n = 5 and ace = W")
+    qtbot.mouseClick(builder.add_button, Qt.MouseButton.LeftButton)
+    assert [r.expression() for r in builder.rows] == ["n = 5", "ace = W", ""]
+    assert search.expression.text() == "n = 5 and ace = W"
+    builder.rows[-1].set_condition("holdup", "does not hold")
+    assert search.expression.text() == "n = 5 and ace = W and not holdup"
+    # parts the builder has no operator for are kept as typed
+    search.expression.setText("frac in (3/8, 5/8) or counterexample(12.4) or value = 2−ε₂")
+    qtbot.mouseClick(builder.add_button, Qt.MouseButton.LeftButton)
+    assert builder.combine.currentData() == "or"
+    assert [r.expression() for r in builder.rows][:3] == ["(frac in (3/8, 5/8))", "counterexample(12.4)", "value = 2-e2"]
+    # Enter in a condition searches
+    search.expression.setText("n = 4")
+    qtbot.mouseClick(builder.add_button, Qt.MouseButton.LeftButton)
+    builder.remove_row(builder.rows[-1])
+    qtbot.keyClick(builder.rows[0].value_edit, Qt.Key.Key_Return)
+    wait_idle(qtbot, window, search)
+    assert search.count == 70
+
+
+def test_reading_an_expression_into_the_builder_never_moves_the_search_field(qtbot, window, search):
+    field = search.expression
+    before = field.mapTo(window, field.rect().topLeft())
+    run(qtbot, window, search, "n = 5 and ace = W and not holdup")
+    assert len(search.builder.rows) == 3
+    qtbot.wait(20)
+    assert field.mapTo(window, field.rect().topLeft()) == before
+
+
+def test_a_count_can_be_cancelled_and_its_late_answer_is_dropped(qtbot, window, search):
+    search.expression.setText("n = 7")
+    search.run_search()
+    assert search.busy_bar.running and search.count_label.text() == "Counting …"
+    search.busy_bar.cancel()  # what Cancel does, before the count can have answered
+    assert search.count_label.text() == "Count cancelled." and not search.busy_bar.running
+    wait_idle(qtbot, window, search)
+    assert search.count is None and search.count_label.text() == "Count cancelled."
+    run(qtbot, window, search, "n = 7")
+    assert search.count == 3432

@@ -71,3 +71,58 @@ def test_asymptotics_compute_then_cancel(qtbot, window, solutions):
     qtbot.mouseClick(page.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not page.busy, timeout=30_000)
     assert "Cancelled" in page.message.text() and page.data.exact[-1].n == 6
+
+
+def _texts_inside_figure(canvas) -> list[str]:
+    """The titles and axis labels of a drawn figure that stick out of it (empty when everything fits)."""
+    figure = canvas.figure
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    box = figure.bbox
+    outside = []
+    for ax in figure.axes:
+        for text in (ax.title, ax.xaxis.label, ax.yaxis.label, *([figure._suptitle] if figure._suptitle else [])):
+            if not text.get_text():
+                continue
+            extent = text.get_window_extent(renderer)
+            if extent.x0 < box.x0 - 1 or extent.x1 > box.x1 + 1 or extent.y0 < box.y0 - 1 or extent.y1 > box.y1 + 1:
+                outside.append(text.get_text())
+    return outside
+
+
+def test_plots_have_the_navigation_toolbar_and_fit_a_small_window(qtbot, window, solutions):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() <= 1000)
+    page = solutions.chemin_de_fer
+    actions = {a.text() for a in page.plot.toolbar.actions()}
+    assert {"Home", "Pan", "Zoom", "Save"} <= actions
+    qtbot.wait(50)
+    assert page.canvas.width() < 600  # the figure really is small here
+    assert _texts_inside_figure(page.canvas) == []
+    assert page.canvas.figure.axes[0].get_title() == "The Banker's gain G(h)"
+
+
+def test_le_her_plot_and_the_optimal_cells_in_view_at_52(qtbot, window, solutions):
+    window.resize(1000, 700)
+    solutions.tabs.setCurrentWidget(solutions.le_her)
+    page = solutions.le_her
+    wait_idle(qtbot, window, solutions)
+    page.cards.setValue(52)
+    qtbot.waitUntil(lambda: page.solution is not None and page.solution["cards"] == 52 and not page.busy, timeout=60_000)
+    view = page.matrix_view
+    assert page.optimal_cells, "N = 52 has optimal cells"
+    for r, c in page.optimal_cells:
+        assert page.matrix.index(r, c).data(Qt.ItemDataRole.BackgroundRole) is not None
+    # the jump is automatic on loading, and the button does it again after scrolling away
+    view.scrollToTop()
+    view.horizontalScrollBar().setValue(0)
+    qtbot.mouseClick(page.optimal_button, Qt.MouseButton.LeftButton)
+    first = page.matrix.index(*page.optimal_cells[0])
+    assert view.viewport().rect().contains(view.visualRect(first).center())
+    assert {(i.row(), i.column()) for i in view.selectionModel().selectedIndexes()} == set(page.optimal_cells)
+    # the plot: a(s, t) as an image with the supports marked and the subgame outlined
+    page.right_tabs.setCurrentWidget(page.plot)
+    ax = page.plot.figure.axes[0]
+    assert ax.images and ax.images[0].get_array().shape == (51, 51)
+    assert "N = 52" in ax.get_title()
+    assert any("2×2 subgame" in t.get_text() for t in ax.get_legend().get_texts())

@@ -1,5 +1,7 @@
 """Catalogue status: the levels a catalogue holds; a build started, followed, cancelled and finished."""
 
+from math import comb
+
 import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
@@ -55,3 +57,25 @@ def test_build_progress_and_cancel_keep_the_window_responsive(qtbot, db):
     assert complete and max(complete) < 11
     assert complete == set(range(1, max(complete) + 1))  # finished levels stay valid
     wait_idle(qtbot, window, status)
+
+
+def test_an_estimate_before_building_and_no_stale_progress_after_cancel(qtbot, db, tmp_path):
+    window = make_window(qtbot, db)
+    status = window.show_view("status")
+    status.max_n.setValue(14)
+    plan = status.plan_label.text()
+    assert f"{sum(comb(2 * n, n) for n in range(1, 15)):,} deals" in plan
+    assert "about" in plan and ("min" in plan or " h " in plan) and ("MB" in plan or "GB" in plan)
+    status.max_n.setValue(11)
+    status.games.setChecked(False)
+    events = []
+    qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
+    status.worker.signals.progress.connect(events.append)
+    qtbot.waitUntil(lambda: any(e.stage == "store" for e in events), timeout=60_000)
+    qtbot.waitUntil(lambda: "so far" in status.progress_label.text(), timeout=5_000)  # the line moves by itself
+    qtbot.mouseClick(status.cancel_button, Qt.MouseButton.LeftButton)
+    assert "Cancelling" in status.progress_label.text()
+    qtbot.waitUntil(lambda: not status.busy, timeout=60_000)
+    assert "cancelled" in status.message.text() and status.progress_label.text() == ""
+    window.context.set_database(tmp_path / "other.sqlite")
+    assert status.progress_label.text() == "" and "other.sqlite" in status.location_label.text()

@@ -285,7 +285,8 @@ def test_search_command_json_lines(built):
     code, out, _ = run_cli("search", "--count", "frac = 3/8", "--db", str(built), "--json")
     assert code == 0 and json.loads(out)["count"] > 0
     code, out, _ = run_cli("search", "n = 3", "--db", str(built), "--limit", "2")
-    assert code == 0 and len(out.splitlines()) == 2
+    header, *rows = out.splitlines()
+    assert code == 0 and header.startswith("# deal") and len(rows) == 2
     code, _, err = run_cli("search", "n = 3", "--db", str(built), "--limit", "-1")
     assert code == 2 and "--limit" in err
 

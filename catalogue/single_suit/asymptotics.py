@@ -555,8 +555,8 @@ def compute_data(
 
 
 FIGURES: dict[str, str] = {
-    "limit-law": "H_n/√n against the limit law of Theorem 11.5",
-    "density": "Histogram of H_n/√n and the density of ξ",
+    "limit-law": "Hₙ/√n against the limit law of Theorem 11.5",
+    "density": "Histogram of Hₙ/√n and the density of ξ",
     "dealer-advantage": "The dealer's advantage (Theorem 11.12)",
     "ace-advantage": "The value of the ace and of the king (§11.4)",
     "ace-rule": "Pr[H = H̄ | East holds the ace] (Theorem 11.11)",
@@ -573,7 +573,7 @@ def _cdf_steps(values: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarr
 def _draw_limit_law(figure: Figure, data: AsymptoticsData) -> None:
     left, right = figure.subplots(1, 2)
     grid = np.linspace(-2.0, 2.0, 801)
-    left.plot(grid, limit_cdf(grid), color="black", linewidth=2, label="limit law (55)")
+    left.plot(grid, limit_cdf(grid), color="black", linewidth=2, label="limit law (Theorem 11.5)")
     curves = [(f"exact n = {level.n}", level.n, np.array(sorted(level.h_counts)),
                np.array([level.h_counts[h] for h in sorted(level.h_counts)]), "--") for level in data.exact[-1:]]
     curves += [(f"n = {s.n:,} ({s.count:,} deals)", s.n, s.h_values, s.h_counts, "-") for s in data.samples]
@@ -583,7 +583,7 @@ def _draw_limit_law(figure: Figure, data: AsymptoticsData) -> None:
         right.plot(x, y - limit_cdf(x), marker=".", markersize=2, linestyle="none", label=label)
     left.set_xlim(-2, 2)
     left.set_xlabel("x")
-    left.set_ylabel("Pr[H_n/√n ≤ x]")
+    left.set_ylabel("Pr[Hₙ/√n ≤ x]")
     left.set_title("Distribution functions")
     left.legend(fontsize="x-small")
     right.axhline(0, color="black", linewidth=1)

@@ -45,6 +45,7 @@ from sqlalchemy.pool import QueuePool
 
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.models import SCHEMA_VERSION_TABLE
+from whist_catalogue.store.settings import database_location
 
 __all__ = [
     "Location",
@@ -215,7 +216,10 @@ def _server_engine(url: sa.URL) -> Engine:
 def _check_sqlite_file(path: Path) -> None:
     """The file exists and starts like a SQLite database (read its header only)."""
     if not path.exists():
-        raise CatalogueError(f"no catalogue at {path} (build one with: whist-catalogue build --db {path})")
+        # Plain `build` fills the default catalogue; --db is needed only for another file.
+        default = Path(database_location(None)).expanduser().resolve() == path.expanduser().resolve()
+        how = "whist-catalogue build" if default else f"whist-catalogue build --db {path}"
+        raise CatalogueError(f"no catalogue at {path} (build one with: {how})")
     if not path.is_file():
         raise CatalogueError(f"not a file: {path}")
     try:
