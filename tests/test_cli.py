@@ -103,6 +103,7 @@ def test_text_output(capsys):
         (["value", "AX/KQ"], "rank"),
         (["value", ""], "empty"),
         (["outcome", "AQ/KJ, AK/Q"], "suit 2"),
+        (["value", "KQT/AJ9, AK/QJ"], "use the outcome command"),
         (["value"], "no deals"),
         (["value", "--frob", "AQ/KJ"], "unrecognized"),
         (["frobnicate"], "invalid choice"),

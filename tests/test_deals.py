@@ -50,6 +50,7 @@ class TestNotation:
             ("AX/KQ", InvalidDealError, "rank 'X'"),
             ("", InvalidDealError, "empty"),
             ("AQ/KJ/T", InvalidDealError, "more than one"),
+            ("KQT/AJ9, AK/QJ", InvalidDealError, "multi-suit deal, not one suit: use the outcome command"),
             ("hello", InvalidDealError, "not a deal"),
             ("1.5 2 / 3 4", InvalidDealError, "not a card rank"),
             ("/", InvalidDealError, "empty suit"),

@@ -403,6 +403,8 @@ def _parse_suit(text: str) -> Suit:
             f"not a deal: {text!r} (write WEST/EAST with ranks or numbers, or an owner string such as EWEW)"
         )
     if stripped.count("/") > 1:
+        if "," in stripped or ";" in stripped:
+            raise InvalidDealError(f"{text!r} is a multi-suit deal, not one suit: use the outcome command for it")
         raise InvalidDealError(f"more than one '/' in {text!r}")
     west_text, east_text = stripped.split("/")
     digits_only = _DIGITS.fullmatch(west_text) and _DIGITS.fullmatch(east_text)
