@@ -16,11 +16,12 @@ import json
 import re
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
-from whist_catalogue.theory.deals import Deal, Suit, parse_multisuit, parse_suit
+from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_multisuit, parse_suit
 from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
@@ -58,6 +59,21 @@ class _SolverOnDemand:
     def value(self, deal: Deal) -> "Value":
         return self._get().value(deal)
 
+    def check(self) -> None:
+        """A catalogue that exists where the settings point must be one (SPEC §4), even when the preloaded
+        table answers every deal: a SQLite file is checked without SQLAlchemy, a URL is opened."""
+        from whist_catalogue.store.settings import database_location
+
+        location = database_location(self.db)
+        if "://" in location:
+            self._get()
+            return
+        path = Path(location).expanduser()
+        if path.exists():
+            from whist_catalogue.store.identity import check_catalogue_file
+
+            check_catalogue_file(path)
+
     def close(self) -> None:
         """Close the catalogue if one was opened, so its -wal/-shm files go with it."""
         if self._solver is not None:
@@ -72,8 +88,12 @@ def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
     solver = _SolverOnDemand(args.db)
     try:
         if args.db:
-            solver._get()  # a catalogue named explicitly must open, or the user hears why at once
-        yield SuitTable(solver)
+            # A catalogue named explicitly must open, or the user hears why at once; and it answers every deal.
+            solver._get()
+            yield SuitTable(solver, preload=False)
+        else:
+            solver.check()
+            yield SuitTable(solver)
     finally:
         solver.close()
 
@@ -189,6 +209,7 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
     for text in deal_arguments(args.deals):
         if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
             # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
+            check_deal_size(text)
             _print_linear_outcome(text, Deal.from_label(text), args.json)
             continue
         suits = parse_multisuit(text)

@@ -4,7 +4,9 @@ On a terminal, a tqdm bar (a new description — the next level — starts a new
 bar).  Elsewhere (a pipe, a log file, CI) a bar's carriage returns would be
 noise, yet silence for half a minute looks like a hang: then plain lines, one
 when a stage starts and at most one every :data:`LINE_INTERVAL_S` seconds
-after, each with the count, the percentage and the time so far.
+after, each with the count, the percentage and the time so far.  The lines of
+the first :data:`QUIET_S` seconds are held back and written when the work ends
+well — so a command that fails at once says one line, its error (SPEC §4).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from tqdm import tqdm
 
 LINE_INTERVAL_S = 2.0
 """Seconds between two progress lines of the same stage when stderr is not a terminal."""
+QUIET_S = 1.0
+"""Progress lines of the first second are held back, and dropped if the work fails."""
 
 
 class ProgressBar:
@@ -35,6 +39,8 @@ class ProgressBar:
         self._shown_desc: str | None = None
         self._started = 0.0
         self._last_line = 0.0
+        self._created = time.monotonic()
+        self._held: list[str] | None = []
 
     def show(self, done: int, total: int, *, desc: str | None = None, postfix: str | None = None) -> None:
         if not self.enabled:
@@ -63,19 +69,30 @@ class ProgressBar:
         percent = f" ({100 * done / total:.0f} %)" if total else ""
         after = f", {now - self._started:.0f} s" if not new_stage else ""
         extra = f" — {postfix}" if postfix else ""
-        sys.stderr.write(f"{desc}: {done:,} of {total:,}{self.unit}{percent}{after}{extra}\n")
+        line = f"{desc}: {done:,} of {total:,}{self.unit}{percent}{after}{extra}\n"
+        if self._held is not None:
+            self._held.append(line)
+            if now - self._created < QUIET_S:
+                return
+            line, self._held = "".join(self._held), None
+        sys.stderr.write(line)
         sys.stderr.flush()
 
-    def close(self) -> None:
+    def close(self, *, failed: bool = False) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+        if self._held:
+            if not failed:
+                sys.stderr.write("".join(self._held))
+                sys.stderr.flush()
+        self._held = None
 
     def __enter__(self) -> "ProgressBar":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(failed=kind is not None)
 
 
 class LevelProgress(ProgressBar):

@@ -21,13 +21,13 @@ from whist_catalogue.engine.levels import levels
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.build import level_rows
 from whist_catalogue.store.database import (
-    _revisions,
     alembic_config,
     head_revision,
     parse_location,
     upgrade,
     writer_engine,
 )
+from whist_catalogue.store.identity import revisions as _revisions
 from whist_catalogue.store.models import SCHEMA_VERSION_TABLE, Base
 from whist_catalogue.store.reader import open_catalogue
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -15,9 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("wheel")
+    # From a copy: setuptools writes its build/ folder into the tree it builds.
+    source = tmp_path_factory.mktemp("source") / "whist-catalogue"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__",
+                                                                 ".pytest_cache", ".hypothesis", "img"))
     # No build isolation: the test extra brings a setuptools new enough for the SPDX license string.
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation",
-                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300)
+                           "-w", str(out), str(source)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     (built,) = out.glob("whist_catalogue-*.whl")
     return built, proc.stdout + proc.stderr

@@ -27,12 +27,10 @@ cannot remove the WAL side files when it closes.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import struct
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
@@ -44,7 +42,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
 from whist_catalogue.errors import CatalogueError
-from whist_catalogue.store.models import SCHEMA_VERSION_TABLE
+from whist_catalogue.store.identity import SCHEMA_VERSION_TABLE, check_sqlite_file, revisions, script_location
 from whist_catalogue.store.settings import database_location
 
 __all__ = [
@@ -66,7 +64,6 @@ __all__ = [
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite connection waits for a lock held by another process."""
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,22 +212,9 @@ def _server_engine(url: sa.URL) -> Engine:
 
 def _check_sqlite_file(path: Path) -> None:
     """The file exists and starts like a SQLite database (read its header only)."""
-    if not path.exists():
-        # Plain `build` fills the default catalogue; --db is needed only for another file.
-        default = Path(database_location(None)).expanduser().resolve() == path.expanduser().resolve()
-        how = "whist-catalogue build" if default else f"whist-catalogue build --db {path}"
-        raise CatalogueError(f"no catalogue at {path} (build one with: {how})")
-    if not path.is_file():
-        raise CatalogueError(f"not a file: {path}")
-    try:
-        with path.open("rb") as f:
-            header = f.read(100)
-    except OSError as exc:
-        raise CatalogueError(f"cannot read {path}: {exc.strerror}") from None
-    if len(header) == 0:
-        raise CatalogueError(f"not a catalogue: {path} is an empty file")
-    if not header.startswith(SQLITE_MAGIC) or len(header) < 100:
-        raise CatalogueError(f"not a catalogue: {path} is not a SQLite database")
+    # Plain `build` fills the default catalogue; --db is needed only for another file.
+    default = Path(database_location(None)).expanduser().resolve() == path.expanduser().resolve()
+    check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
 
 
 @contextmanager
@@ -288,10 +272,10 @@ def _inspect(connection: sa.Connection) -> SchemaState:
     if SCHEMA_VERSION_TABLE in tables:
         # alembic's version table read directly: reading a catalogue never needs alembic itself.
         version = sa.table(SCHEMA_VERSION_TABLE, sa.column("version_num"))
-        revisions = connection.execute(sa.select(version.c.version_num)).scalars().all()
-        if len(revisions) > 1:
-            raise CatalogueError(f"corrupt catalogue: several schema revisions {revisions}")
-        revision = revisions[0] if revisions else None
+        found = connection.execute(sa.select(version.c.version_num)).scalars().all()
+        if len(found) > 1:
+            raise CatalogueError(f"corrupt catalogue: several schema revisions {found}")
+        revision = found[0] if found else None
     return SchemaState(empty=not (tables - {SCHEMA_VERSION_TABLE}), revision=revision, tables=tables)
 
 
@@ -389,16 +373,6 @@ def writer_engine(location: str | os.PathLike[str] | Location, *, create_parent:
 # -- migrations -----------------------------------------------------------------------------------
 
 
-def _script_location() -> str:
-    """The directory of the ``migrations`` package (the one holding our ``env.py``)."""
-    from whist_catalogue import migrations
-
-    for entry in getattr(migrations, "__path__", ()):
-        if (Path(entry) / "env.py").is_file() and (Path(entry) / "versions").is_dir():
-            return str(entry)
-    raise CatalogueError("the catalogue's migrations are not installed (package 'migrations' has no env.py)")
-
-
 def alembic_config(connection: sa.Connection | None = None):  # noqa: ANN201 - alembic.config.Config
     """The alembic configuration, built in code so it works from an installed package.
 
@@ -408,39 +382,23 @@ def alembic_config(connection: sa.Connection | None = None):  # noqa: ANN201 - a
     from alembic.config import Config
 
     config = Config()
-    config.set_main_option("script_location", _script_location())
+    config.set_main_option("script_location", script_location())
     config.set_main_option("version_table", SCHEMA_VERSION_TABLE)
     if connection is not None:
         config.attributes["connection"] = connection
     return config
 
 
-_REVISION_FILE = re.compile(r"\d{4}_\d{2}_\d{2}_\d{4}-([0-9a-f]+)_\w+\.py")
-
-
-@lru_cache(maxsize=1)
-def _revisions() -> tuple[str, ...]:
-    """The revisions of ``migrations/versions``, oldest first, read from the file names.
-
-    The date-first ``file_template`` puts the revision after the date, so sorting the
-    names is the order of the chain (a test checks this against alembic's own view);
-    reading a catalogue thus needs no alembic import.
-    """
-    versions = Path(_script_location()) / "versions"
-    names = sorted(p.name for p in versions.glob("*.py"))
-    return tuple(m.group(1) for name in names if (m := _REVISION_FILE.fullmatch(name)))
-
-
 def head_revision() -> str:
     """The revision this software writes and reads."""
-    revisions = _revisions()
-    if not revisions:
+    chain = revisions()
+    if not chain:
         raise CatalogueError("the catalogue's migrations are not installed (no migrations/versions/*.py)")
-    return revisions[-1]
+    return chain[-1]
 
 
 def known_revisions() -> frozenset[str]:
-    return frozenset(_revisions())
+    return frozenset(revisions())
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -226,7 +226,10 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
         if covered != size:
             problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
         if not problems:
-            stored = json.loads(row.statistics or "{}").get("counts")
+            try:
+                stored = json.loads(row.statistics or "{}").get("counts")
+            except (ValueError, AttributeError):  # not JSON, or not an object
+                stored = None
             if stored != [counts.get(i, 0) for i in range(len(key_of))]:
                 problems.append(f"level {n}: stored statistics differ from the chunks' counts")
     check.checksum_ok = not problems

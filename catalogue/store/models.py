@@ -59,9 +59,8 @@ NAMING_CONVENTION = {
 }
 """Every constraint and index gets a predictable name, so migrations can refer to it."""
 
-SCHEMA_VERSION_TABLE = "whist_catalogue_schema"
-"""alembic's version table.  Its own name (not ``alembic_version``) tells our catalogue
-apart from any other application's alembic-managed database."""
+# alembic's version table, under a name of our own (defined where the SQLAlchemy-free check reads it).
+from whist_catalogue.store.identity import SCHEMA_VERSION_TABLE  # noqa: E402
 
 KeyType = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 """64-bit integer; INTEGER on SQLite so that the key is the table's rowid (no separate key index)."""

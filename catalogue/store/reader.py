@@ -565,7 +565,12 @@ class Catalogue:
                                      .where(levels.c.n == n)).one_or_none()
         if row is None or row.value_table is None:
             raise NotInCatalogue(f"level n = {n} is not in the level store of catalogue {self.location}")
-        return table_from_bytes(row.value_table), np.array(json.loads(row.statistics)["counts"], np.int64)
+        with database_errors(self.location):  # malformed contents: the catalogue is reported corrupt
+            table = table_from_bytes(row.value_table)
+            counts = np.array(json.loads(row.statistics)["counts"], np.int64)
+            if counts.shape != (len(table),):
+                raise ValueError(f"level {n}'s statistics do not match its value table")
+        return table, counts
 
     def scan_chunks(self, n: int) -> Iterator[Chunk]:
         """Level n's chunks in rank order, decoded one at a time (bounded memory; the look-up cache is left alone)."""

@@ -405,8 +405,12 @@ def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected) -> 
         from whist_catalogue.store.reader import LevelInfo
 
         level_info = LevelInfo(**{name: info.get(name) for name in LevelInfo.__dataclass_fields__})
-        has_rows = check_level_store(ctx.catalogue, level_info, check, rng=ctx.rng, sample=ctx.sample,
-                                     recursive_max_n=ctx.recursive_max_n)
+        try:
+            has_rows = check_level_store(ctx.catalogue, level_info, check, rng=ctx.rng, sample=ctx.sample,
+                                         recursive_max_n=ctx.recursive_max_n)
+        except CatalogueError as exc:  # damage elsewhere (another level's metadata) stops this level's check
+            check.problems.append(f"level {n}: chunks cannot be checked: {exc}")
+            return check
         if isinstance(expected, _LevelValues):
             _compare_chunk_values(ctx, check, expected)
         if not has_rows:

@@ -82,9 +82,10 @@ class SuitTable:
     labeled values α_ij (SPEC §3), whose deals are preloaded too.
     """
 
-    def __init__(self, solver: Solver | None = None) -> None:
+    def __init__(self, solver: Solver | None = None, *, preload: bool = True) -> None:
+        """``preload=False``: every deal from ``solver`` (memoised) — e.g. a catalogue the user named."""
         self.solver = solver
-        codes, leads = preloaded()
+        codes, leads = preloaded() if preload else ({}, {})
         self._preloaded = codes
         self._codes = dict(codes)
         self._leads = dict(leads)
