@@ -335,4 +335,5 @@ def test_postgresql_holds_the_level_store_as_sqlite_does(both):
                 assert pg.record(deal) == lite.record(deal)
             assert pg.statistics(top).to_json() == lite.statistics(top).to_json()
         code, out, _ = run_cli("verify", "--db", url, "--sample", "2")
-        assert code == 0 and out.startswith("verify OK"), out
+        # (a note may come first: the throw-away server has no amcheck extension to check indexes with)
+        assert code == 0 and out.splitlines()[-1].startswith("verify OK"), out
