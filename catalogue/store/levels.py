@@ -58,8 +58,10 @@ __all__ = [
 ROWS_MAX_N = 10
 """Levels up to this n also get a ``deal`` row per deal (≈ 150 bytes a deal, 250,000 deals in all):
 their rows cost a second of the build, while level 11 alone would add 100 MB and 15 s."""
-CACHE_BYTES = 256 << 20
-"""Decoded chunks kept in memory by a reader (about 130 chunks of 2^20 deals)."""
+CACHE_BYTES = 512 << 20
+"""Codes of decoded chunks kept in memory by a reader: all of level 15 (155 MB at one byte a deal) and
+hundreds of level 16's chunks, so that the α matrices of level-16 deals, whose reductions spread over
+every chunk of level 15, stay in memory."""
 
 _chunks = LevelChunkRow.__table__
 _levels = LevelRow.__table__
@@ -122,7 +124,9 @@ class ChunkCache:
                 self._chunks.move_to_end(key)
                 return entry[0]
         chunk = read_chunk(self._load(n, index))
-        size = chunk.codes.nbytes + chunk.stop - chunk.start  # with its check bits, once inflated
+        # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
+        # of values and moves; counting them up front would halve what the cache holds for those.
+        size = chunk.codes.nbytes
         with self._lock:
             if key not in self._chunks:
                 self._chunks[key] = (chunk, size)

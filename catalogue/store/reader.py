@@ -10,7 +10,7 @@ from the level store (:mod:`whist_catalogue.store.levels`): the value from its
 chunk, and everything else derived as the build would have stored it — the
 outcome ρ(val), the best leads and replies from α, whose entries are level
 n−1's values of the reductions D_ij (§7.2), and the single-suit paper's
-quantities by its direct formulas.  Decoded chunks are cached (about 256 MB),
+quantities by its direct formulas.  Decoded chunks are cached (512 MB of codes),
 so once a deal's chunks are in memory a look-up with best moves takes well
 under a millisecond.
 

@@ -1,7 +1,7 @@
 """The level store (SPEC §7, docs/level-store.md): size and build time per level, look-up latency per level
 with a cold and a cached chunk, and searches and statistics on the top level.
 
-    .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--searches] [--json]
+    .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--levels N…] [--searches] [--json]
     .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE --value-batch 3000 --batch-n 13 14
 
 Against an already built catalogue, in one process:
@@ -49,10 +49,10 @@ def _timed(call):  # noqa: ANN001, ANN202
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def levels_table(db: str, lookups: int, seed: int) -> list[dict]:
+def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None) -> list[dict]:
     rng = random.Random(seed)
     with open_catalogue(db) as catalogue:
-        infos = [i for i in catalogue.levels() if i.complete]
+        infos = [i for i in catalogue.levels() if i.complete and (not only or i.n in only)]
     rows = []
     for info in infos:
         n = info.n
@@ -132,11 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--value-batch", type=int, metavar="K")
     parser.add_argument("--batch-n", type=int, nargs="+", default=[13, 14])
+    parser.add_argument("--levels", type=int, nargs="+", help="only these levels' look-ups")
     args = parser.parse_args(argv)
     if args.value_batch:
         print(json.dumps(value_batch(args.db, args.value_batch, args.batch_n, args.seed)))
         return 0
-    result = {"levels": levels_table(args.db, args.lookups, args.seed)}
+    result = {"levels": levels_table(args.db, args.lookups, args.seed, args.levels)}
     if args.searches:
         result["searches"] = searches(args.db)
     if args.json:
