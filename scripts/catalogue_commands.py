@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help=f"largest hand size, 1…{MAX_BUILD_N} (default {DEFAULT_MAX_N})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--no-games", action="store_true", help="do not store the solved matrix games")
+    from whist_catalogue.scripts.scan_command import add_cluster_arguments
+
+    add_cluster_arguments(p)
     p.set_defaults(func=run_build)
 
     p = sub.add_parser(
@@ -112,12 +115,26 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from whist_catalogue.scripts.progress import LevelProgress, ProgressBar
     from whist_catalogue.store.build import build_steps
 
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
-    steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db))
+    if args.workdir and not args.cluster:
+        raise CatalogueUsageError("--workdir goes with --cluster")
+    if args.cluster:
+        from whist_catalogue.engine.cluster import chunk_computer, connect, parse_address, work_directory
+
+        parse_address(args.cluster)  # a malformed address fails before the catalogue is touched
+        with connect(args.cluster) as client, work_directory(args.workdir) as workdir:
+            steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db),
+                                compute_chunks=chunk_computer(client, workdir))
+            return _run_build_steps(args, steps)
+    return _run_build_steps(args, build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db)))
+
+
+def _run_build_steps(args: argparse.Namespace, steps) -> int:
+    from whist_catalogue.scripts.progress import LevelProgress, ProgressBar
+
     enabled = False if args.no_progress else None
     with LevelProgress("building", enabled=enabled) as bar, \
             ProgressBar("solving games", " games", enabled=enabled) as games:
@@ -146,7 +163,9 @@ def run_build(args: argparse.Namespace) -> int:
         kept += f"; levels {_ranges(summary.repaired)} were damaged and stored again"
     size = ""
     if summary.file_bytes is not None:
-        size = f", {summary.file_bytes / 1e6:.1f} MB, {summary.bytes_per_deal:.0f} bytes a deal"
+        size = f", {summary.file_bytes / 1e6:.1f} MB"
+        if summary.deals >= 1_000_000:  # below that the schema and the solved games dominate the file
+            size += f", {summary.bytes_per_deal:.2g} bytes a deal"
     sys.stdout.write(
         f"catalogue {summary.location}: levels 1…{summary.max_n} complete ({summary.deals:,} deals{size});"
         f" stored levels {stored}{kept}; {summary.seconds:.1f} s\n"

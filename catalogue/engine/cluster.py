@@ -64,6 +64,7 @@ __all__ = [
     "value_range",
     "value_ranges",
     "save_level",
+    "chunk_computer",
     "work_directory",
     "run_levels",
     "cluster_scan",
@@ -377,6 +378,29 @@ def save_level(directory: str | os.PathLike, level: Level) -> LevelFile:
     np.save(file.table_path, level.table.keys())
     os.replace(partial, file.codes_path)
     return file
+
+
+def chunk_computer(client, directory: str | os.PathLike) -> Callable[[int, Level, list[int]], Iterator[tuple[int, bytes]]]:
+    """``compute(n, previous, indexes)`` for the catalogue's build (``store.build.build_steps(compute_chunks=…)``):
+    the level store's chunks of level n with those indexes, valued on the cluster and yielded as each finishes.
+
+    Level n − 1 (in the build's memory) is saved to ``directory`` for the workers first and removed after.
+    """
+    from whist_catalogue.engine.chunks import CHUNK_DEALS, pack_chunk
+
+    def compute(n: int, previous: Level, indexes: list[int]) -> Iterator[tuple[int, bytes]]:
+        source = save_level(directory, previous) if previous.n > 0 else None
+        size = level_size(n)
+        ranges = [(i * CHUNK_DEALS, min(size, (i + 1) * CHUNK_DEALS)) for i in indexes]
+        try:
+            for result in value_ranges(client, n, source, ranges):
+                yield result.start // CHUNK_DEALS, pack_chunk(n, result.start, result.codes, result.table,
+                                                             result.flags())
+        finally:
+            if source is not None:
+                source.remove()
+
+    return compute
 
 
 def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int = 1,

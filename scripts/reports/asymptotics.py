@@ -21,7 +21,7 @@ import numpy as np
 
 from whist_catalogue.single_suit import asymptotics as asy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.asymptotics"
 QUICK_PLAN = ((100, 5_000), (1_000, 5_000), (10_000, 1_000))
 

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 from whist_catalogue.games import solved_games
 
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.games"
-DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "matrix-games.md"
+DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "matrix-games.md"
 
 
 def _f(exact: str, digits: int = 6) -> str:
