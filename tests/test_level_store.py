@@ -271,8 +271,10 @@ def test_verify_recomputes_a_sample_by_the_definition(chunked, tmp_path, recursi
     report = json.loads(out)
     assert code == 1, out
     assert any(p.startswith(f"level {n}: deal ") for p in report["problems"])
-    # Level 7, recomputed in one step from level 6 as stored, disagrees too: every problem is a recomputation.
-    assert all(re.match(r"level [67]: deal \w+ has .* in its chunk, recomputed ", p) for p in report["problems"])
+    # Level 7, recomputed in one step from level 6 as stored, disagrees too (or cannot be valued from it at all):
+    # every problem is a recomputation.
+    assert all(re.match(r"level [67]: deal \w+ (has .* in its chunk, recomputed |cannot be recomputed from level 6)", p)
+               for p in report["problems"]), report["problems"]
 
 
 # -- the documentation's decoder -------------------------------------------------------------------------------
