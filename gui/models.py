@@ -474,6 +474,8 @@ class LevelStatusModel(RowListModel):
                 return f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—"
             if col == 6:
                 return info.software_version or "—"
+            if info.checksum is None and getattr(info, "storage", None) == "chunks":
+                return "per chunk"  # chunk-only levels: each chunk carries its own SHA-256
             return (info.checksum or "—")[:16]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT

@@ -251,7 +251,7 @@ class StatusView(QWidget):
             f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
             + (f" ({', '.join(map(str, complete))})" if complete else "")
             + f" · {deals:,} deals · {human_size(size)}"
-            + (f" · {size / deals:.0f} bytes a deal" if size and deals else ""),
+            + (f" · {size / deals:.2g} bytes a deal" if size and deals >= 1_000_000 else ""),
             f"Solved games stored: {len(games)}",
         ]
         stored = [i for i in levels if i.complete]

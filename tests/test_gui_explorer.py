@@ -160,8 +160,8 @@ def test_beyond_the_engine_the_outcome_comes_from_the_linear_time_algorithm(qtbo
 def test_results_are_greyed_while_valuing_with_progress_and_cancel(qtbot, window, explorer):
     enter(qtbot, window, explorer, "AQ/KJ")
     assert explorer.results.isEnabled() and explorer.value_label.text() == "1 + 1/2"
-    # n = 11 and no catalogue: the engine values whole levels first, far longer than half a second
-    explorer.set_deal_text("EWEWEWEWEWEWEWEWEWEWEW")
+    # n = 13 and no catalogue: the engine values every level up to 13 first, seconds of work even when warm
+    explorer.set_deal_text("EWEWEWEWEWEWEWEWEWEWEWEWEW")
     assert explorer.busy and not explorer.results.isEnabled()  # the old value is greyed at once
     assert not explorer.busy_bar.isVisible()  # ... the progress line only after half a second
     qtbot.waitUntil(lambda: explorer.busy_bar.isVisible(), timeout=5_000)
