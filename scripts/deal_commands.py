@@ -17,9 +17,9 @@ import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
-from whist_catalogue.errors import DealTooLargeError, InvalidDealError
+from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
 from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_multisuit, parse_suit
 from whist_catalogue.theory.values import Outcome
@@ -58,6 +58,11 @@ class _SolverOnDemand:
 
     def value(self, deal: Deal) -> "Value":
         return self._get().value(deal)
+
+    def solve_many(self, deals: Sequence[Deal]) -> list["SuitSolution | None"]:
+        from whist_catalogue.theory.solution import solve_many
+
+        return solve_many(self._get(), deals)
 
     def check(self) -> None:
         """A catalogue that exists where the settings point must be one (SPEC §4), even when the preloaded
@@ -149,11 +154,46 @@ def _outcome_text(o: Outcome) -> str:
 
 
 def run_value(args: argparse.Namespace) -> int:
-    with _table(args) as solver:
-        for text in deal_arguments(args.deals):
-            suit = parse_suit(text)
-            _print_value(suit, solver, args.json)
+    printed: dict["Value", tuple[str, str]] = {}  # a batch meets few distinct values: each serialised once
+    with _table(args) as table:
+        for texts in _batches(args.deals):
+            suits: list[Suit] = []
+            try:
+                for text in texts:
+                    suits.append(parse_suit(text))
+            finally:
+                # Answer the deals before a bad line, then let its error end the run.
+                try:
+                    solutions = table.solve_many([s.deal for s in suits])
+                except WhistError:
+                    solutions = map(table.solve, (s.deal for s in suits))  # up to the deal at fault
+                for suit, solution in zip(suits, solutions):
+                    _print_value(suit, solution, args.json, printed)
     return 0
+
+
+_BATCH = 512
+"""Deals read from a pipe or file are looked up this many at a time (one NumPy pass a level for the
+catalogue's derived moves); typed at a terminal, each is answered at once."""
+
+
+def _batches(items: Sequence[str]) -> Iterator[list[str]]:
+    """:func:`deal_arguments` in lists to answer together; the lines read before an unreadable one still
+    come out, ahead of its error."""
+    size = 1 if list(items) == ["-"] and sys.stdin.isatty() else _BATCH
+    batch: list[str] = []
+    try:
+        for text in deal_arguments(items):
+            batch.append(text)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    except WhistError:
+        if batch:
+            yield batch
+        raise
+    if batch:
+        yield batch
 
 
 def _close(solver: "Solver") -> None:
@@ -162,25 +202,25 @@ def _close(solver: "Solver") -> None:
         close()
 
 
-def _print_value(suit: Suit, solver: "Solver", as_json: bool) -> None:
+def _print_value(suit: Suit, solution: "SuitSolution", as_json: bool,
+                 printed: dict["Value", tuple[str, str]]) -> None:
     deal = suit.deal
-    solution = solver.solve(deal)
     west = [suit.name_of(c) for c in solution.west_leads]
     east = [suit.name_of(c) for c in solution.east_leads]
+    value = solution.value
     if as_json:
-        emit_json(
-            {
-                "deal": deal.label,
-                "n": deal.n,
-                "value": solution.value.to_json(),
-                "outcome": _outcome_json(solution.outcome),
-                "best_leads": {"west": west, "east": east},
-            }
+        known = printed.get(value)
+        if known is None:
+            known = printed[value] = (_to_json(value.to_json()), _to_json(_outcome_json(solution.outcome)))
+        value_json, outcome_json = known
+        sys.stdout.write(
+            f'{{"deal": {_to_json(deal.label)}, "n": {deal.n}, "value": {value_json}, "outcome": {outcome_json}, '
+            f'"best_leads": {{"west": {_to_json(west)}, "east": {_to_json(east)}}}}}\n'
         )
         return
     sys.stdout.write(
         f"{suit}  ({deal.label}, n = {deal.n})\n"
-        f"  value     {solution.value.text()}\n"
+        f"  value     {value.text()}\n"
         f"  outcome   {_outcome_text(solution.outcome)}\n"
         f"  best leads  West: {' '.join(west)}   East: {' '.join(east)}\n"
     )

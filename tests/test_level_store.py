@@ -137,6 +137,22 @@ def test_derived_records_equal_the_rows_and_the_definition(both):
                 assert b.solve(deal) == definition.solve(deal)
 
 
+def test_a_batch_of_look_ups_equals_one_look_up_at_a_time(both):
+    """``solve_many`` derives each chunk-only level's deals in whole-array steps: the same solutions as the
+    rows give deal by deal, in the order asked, and None for a level the catalogue lacks."""
+    rows, chunks = both
+    rng = np.random.default_rng(11)
+    with open_catalogue(rows) as a, open_catalogue(chunks) as b:
+        top = b.max_n
+        deals = [Deal(n, unrank(n, int(rng.integers(comb(2 * n, n))))) for n in rng.integers(1, top + 1, 300).tolist()]
+        deals.insert(100, Deal(top + 1, unrank(top + 1, 5)))
+        found = b.solve_many(deals)
+        assert found[100] is None
+        del found[100], deals[100]
+        assert found == [a.solve(d) for d in deals]
+        assert {d.n for d in deals} >= set(range(3, top + 1))  # chunk-only levels, several deals each
+
+
 def test_derived_best_moves_equal_the_engines_moves_kernel(chunked):
     """Above the rows: best moves from α over level n−1's chunks against the engine's own moves kernel."""
     top = min(CHECK_N, 9 if JIT else 6)

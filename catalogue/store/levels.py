@@ -342,14 +342,18 @@ def colex_ranks(masks: np.ndarray, bits: int) -> np.ndarray:
     return (held * _BINOMIALS[_POSITIONS[:bits], np.cumsum(held, axis=-1)]).sum(axis=-1)
 
 
-def reduction_masks(n: int, west: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(W_i positions, E_j positions, West's mask of every D_ij as an n × n array) for West's mask ``west``."""
+def reduction_masks(n: int, west: int | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(W_i positions, E_j positions, West's mask of every D_ij as an n × n array) for West's mask ``west``;
+    for an array of masks, each result gains its leading axes (a batch of deals of one level)."""
+    west = np.asarray(west, np.int64)
     positions = np.arange(2 * n, dtype=np.int64)
-    held = (west >> positions) & 1
-    w, e = positions[held == 1], positions[held == 0]
-    low = np.minimum.outer(w, e)
-    high = np.maximum.outer(w, e)
-    m = np.int64(west)
+    held = (west[..., None] >> positions) & 1
+    # A stable sort on "not West's" lists West's positions, then East's, each from below.
+    order = np.argsort(1 - held, axis=-1, kind="stable")
+    w, e = order[..., :n], order[..., n:]
+    low = np.minimum(w[..., :, None], e[..., None, :])
+    high = np.maximum(w[..., :, None], e[..., None, :])
+    m = west[..., None, None]
     # Delete bits high and low (high first, so low's place is unchanged) and close the gaps.
     m = ((m >> (high + 1)) << high) | (m & ((np.int64(1) << high) - 1))
     m = ((m >> (low + 1)) << low) | (m & ((np.int64(1) << low) - 1))
@@ -360,10 +364,10 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
                infinitesimal: np.ndarray) -> np.ndarray:
     """α_ij of §7.2 as integers whose order is the order of labeled values (§7.1,
     :func:`whist_catalogue.engine.encoding.labeled_key`): W_i and E_j's positions (as
-    :func:`reduction_masks` gives them) and val(D_ij) as n × n engine arrays."""
+    :func:`reduction_masks` gives them) and val(D_ij) as n × n engine arrays (or batches of them)."""
     from whist_catalogue.engine.encoding import INF_OFFSET, SCALE
 
-    west_trick = np.greater.outer(west_cards, east_cards)
+    west_trick = west_cards[..., :, None] > east_cards[..., None, :]
     number = numerator.astype(np.int64) + west_trick * SCALE
     rank = infinitesimal.astype(np.int64)
     # Ties of value: East's label above West's for a number, West's above East's otherwise.

@@ -30,6 +30,7 @@ import threading
 import weakref
 from itertools import compress
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
@@ -77,6 +78,12 @@ class NotInCatalogue(CatalogueError, LookupError):
 
 
 # -- what a row means -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def _decoded(numerator: int, rank: int) -> Value:
+    # A level holds a few hundred distinct values: a batch builds each Fraction once.
+    return decode_value(numerator, rank)
 
 
 def value_from_columns(number_scaled: int, inf_sign: int, stoppers: int) -> Value:
@@ -411,10 +418,14 @@ class Catalogue:
         n = deal.n
         chunk, i = self._chunk_code(n, rank(deal.west))
         code = chunk.codes[i]
-        value = decode_value(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
-        west_cards, east_cards, reductions = reduction_masks(n, deal.west)
+        value = _decoded(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
+        return value, self._alphas(n, np.int64(deal.west)), chunk, i
+
+    def _alphas(self, n: int, wests: np.ndarray) -> np.ndarray:
+        """α of deals of level n by West's masks (any shape, each deal gaining an n × n matrix)."""
+        west_cards, east_cards, reductions = reduction_masks(n, wests)
         numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
-        return value, alpha_keys(west_cards, east_cards, numerator, infinitesimal), chunk, i
+        return alpha_keys(west_cards, east_cards, numerator, infinitesimal)
 
     def _derived(self, deal: Deal) -> tuple[Value, tuple[int, ...], int]:
         """(value, best-move masks, check bits) of a deal of a chunk-only level."""
@@ -425,18 +436,32 @@ class Catalogue:
         """Value and optimal moves (SPEC §3) of a deal of a chunk-only level, read off α as
         :func:`whist_catalogue.theory.solution.solution_from_labeled` does, without the check bits or the
         single-suit quantities."""
-        value, alpha, _, _ = self._alpha(deal)
-        west, east = deal.west_cards, deal.east_cards
-        row_min = alpha.min(axis=1)
-        col_max = alpha.max(axis=0)
-        return SuitSolution(
-            deal=deal,
-            value=value,
-            west_leads=tuple(compress(west, (row_min == row_min.max()).tolist())),
-            east_leads=tuple(compress(east, (col_max == col_max.min()).tolist())),
-            east_replies=tuple(tuple(compress(east, row)) for row in (alpha == row_min[:, None]).tolist()),
-            west_replies=tuple(tuple(compress(west, col)) for col in (alpha == col_max[None, :]).T.tolist()),
-        )
+        return self.derived_solutions(deal.n, [deal])[0]
+
+    def derived_solutions(self, n: int, deals: Sequence[Deal]) -> list[SuitSolution]:
+        """:meth:`derived_solution` of deals of the chunk-only level n, in whole-array steps: a batch pays
+        NumPy's call overhead once, not once a deal."""
+        wests = np.fromiter((d.west for d in deals), np.int64, len(deals))
+        numerator, infinitesimal = self.values_at(n, colex_ranks(wests, 2 * n))
+        alpha = self._alphas(n, wests)
+        row_min = alpha.min(axis=2)
+        col_max = alpha.max(axis=1)
+        west_leads = (row_min == row_min.max(axis=1)[:, None]).tolist()
+        east_leads = (col_max == col_max.min(axis=1)[:, None]).tolist()
+        east_replies = (alpha == row_min[:, :, None]).tolist()
+        west_replies = (alpha == col_max[:, None, :]).transpose(0, 2, 1).tolist()
+        solutions = []
+        for k, (deal, num, inf) in enumerate(zip(deals, numerator.tolist(), infinitesimal.tolist())):
+            west, east = deal.west_cards, deal.east_cards
+            solutions.append(SuitSolution(
+                deal=deal,
+                value=_decoded(num, inf),
+                west_leads=tuple(compress(west, west_leads[k])),
+                east_leads=tuple(compress(east, east_leads[k])),
+                east_replies=tuple(tuple(compress(east, row)) for row in east_replies[k]),
+                west_replies=tuple(tuple(compress(west, col)) for col in west_replies[k]),
+            ))
+        return solutions
 
     def derived_record(self, deal: Deal) -> DealRecord:
         """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
@@ -530,6 +555,24 @@ class Catalogue:
         if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
             return self.chunk_value(deal)
         return self.record(deal).value
+
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution | None]:
+        """:meth:`solve` of each deal, None where its level is not complete; the deals of each chunk-only level
+        derived together (:meth:`derived_solutions`)."""
+        found: list[SuitSolution | None] = [None] * len(deals)
+        by_level: dict[int, list[int]] = {}
+        for i, deal in enumerate(deals):
+            if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
+                by_level.setdefault(deal.n, []).append(i)
+            else:
+                try:
+                    found[i] = self.solve(deal)
+                except NotInCatalogue:
+                    pass
+        for n, places in by_level.items():
+            for i, solution in zip(places, self.derived_solutions(n, [deals[i] for i in places])):
+                found[i] = solution
+        return found
 
     def records(self, deals: Sequence[Deal]) -> list[DealRecord]:
         """Several deals in one query (e.g. the suits of a multi-suit deal)."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Sequence
 
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
-from whist_catalogue.theory.solution import Solver, SuitSolution
+from whist_catalogue.theory.solution import Solver, SuitSolution, solve_many
 from whist_catalogue.theory.values import Value
 
 __all__ = ["ComputingSolver", "ChainSolver", "default_solver"]
@@ -84,6 +85,16 @@ class ChainSolver:
 
     def solve(self, deal: Deal) -> SuitSolution:
         return self._each(deal, "solve")
+
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
+        """:meth:`solve` of each deal: the first solver answers what it knows as a batch, the chain the rest."""
+        first, *_ = self.solvers
+        found = solve_many(first, deals)
+        name = type(first).__name__
+        answered = sum(s is not None for s in found)
+        if answered:
+            self.sources[name] = self.sources.get(name, 0) + answered
+        return [s if s is not None else self._each(deal, "solve") for s, deal in zip(found, deals)]
 
     def value(self, deal: Deal) -> Value:
         return self._each(deal, "value")

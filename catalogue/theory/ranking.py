@@ -15,11 +15,10 @@ indexed by this rank.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import comb
 
 import numpy as np
-from numba import njit
 
 __all__ = ["level_size", "rank", "unrank", "level_masks", "binomial_table", "MAX_LEVEL"]
 
@@ -70,7 +69,6 @@ def unrank(n: int, r: int) -> int:
     return mask
 
 
-@njit(cache=True)
 def _fill_masks(first: int, out: np.ndarray) -> None:
     # Gosper's hack: the next larger integer with the same number of set bits.
     x = np.int64(first)
@@ -80,6 +78,14 @@ def _fill_masks(first: int, out: np.ndarray) -> None:
             c = x & -x
             r = x + c
             x = (((r ^ x) >> 2) // c) | r
+
+
+@cache
+def _fill_masks_kernel():
+    # Compiled on first use: a look-up ranks deals without paying Numba's import.
+    from numba import njit
+
+    return njit(cache=True)(_fill_masks)
 
 
 def level_masks(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:
@@ -95,5 +101,5 @@ def level_masks(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:
         raise ValueError(f"ranks [{start}, {stop}) out of range for level {n}")
     out = np.empty(stop - start, dtype=np.int64)
     if stop > start:
-        _fill_masks(unrank(n, start), out)
+        _fill_masks_kernel()(unrank(n, start), out)
     return out

@@ -20,13 +20,13 @@ import struct
 import zlib
 from array import array
 from functools import cache
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
 from whist_catalogue.theory.deals import Deal, DealKey
 from whist_catalogue.theory.labeled import labeled_matrix
 from whist_catalogue.theory.packed import pack, unpack
-from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled
+from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled, solve_many
 from whist_catalogue.theory.values import Value
 
 __all__ = ["TABLE_MAX_N", "SuitTable", "preloaded", "encode_table", "TABLE_FILE"]
@@ -137,6 +137,16 @@ class SuitTable:
         if deal.key in self._preloaded:
             return solution_from_labeled(deal, self.value(deal), labeled_matrix(deal, self.value))
         return self._solver(deal).solve(deal)
+
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
+        """:meth:`solve` of each deal; those beyond the table asked of the solver as one batch."""
+        beyond = [d for d in deals if d.key not in self._preloaded]
+        found = dict(zip((d.key for d in beyond), solve_many(self._solver(beyond[0]), beyond))) if beyond else {}
+        solutions = []
+        for deal in deals:
+            solution = found.get(deal.key) if deal.key not in self._preloaded else self.solve(deal)
+            solutions.append(solution if solution is not None else self._solver(deal).solve(deal))
+        return solutions
 
     def _solver(self, deal: Deal) -> Solver:
         if self.solver is None:

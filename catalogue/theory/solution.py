@@ -23,7 +23,7 @@ from whist_catalogue.theory.deals import Card, Deal
 from whist_catalogue.theory.labeled import LabeledValue, maximum, minimum
 from whist_catalogue.theory.values import Outcome, Value, rho
 
-__all__ = ["SuitSolution", "Solver", "positions_mask", "mask_positions", "solution_from_labeled"]
+__all__ = ["SuitSolution", "Solver", "positions_mask", "mask_positions", "solution_from_labeled", "solve_many"]
 
 
 def positions_mask(cards: Sequence[Card], hand: Sequence[Card]) -> int:
@@ -120,3 +120,18 @@ class Solver(Protocol):
 
     def value(self, deal: Deal) -> Value:
         ...
+
+
+def solve_many(solver: Solver, deals: Sequence[Deal]) -> list[SuitSolution | None]:
+    """``solver.solve`` of each deal, None where it does not know one (a :class:`LookupError`); through the
+    solver's own ``solve_many`` when it has one (the catalogue derives a level's deals in whole-array steps)."""
+    batch = getattr(solver, "solve_many", None)
+    if batch is not None:
+        return batch(deals)
+    found: list[SuitSolution | None] = []
+    for deal in deals:
+        try:
+            found.append(solver.solve(deal))
+        except LookupError:
+            found.append(None)
+    return found
