@@ -167,8 +167,12 @@ def run_value(args: argparse.Namespace) -> int:
                     solutions = table.solve_many([s.deal for s in suits])
                 except WhistError:
                     solutions = map(table.solve, (s.deal for s in suits))  # up to the deal at fault
-                for suit, solution in zip(suits, solutions):
-                    _print_value(suit, solution, args.json, printed)
+                answers: list[str] = []
+                try:
+                    for suit, solution in zip(suits, solutions):
+                        answers.append(_value_text(suit, solution, args.json, printed))
+                finally:
+                    sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
     return 0
 
 
@@ -202,8 +206,8 @@ def _close(solver: "Solver") -> None:
         close()
 
 
-def _print_value(suit: Suit, solution: "SuitSolution", as_json: bool,
-                 printed: dict["Value", tuple[str, str]]) -> None:
+def _value_text(suit: Suit, solution: "SuitSolution", as_json: bool,
+                printed: dict["Value", tuple[str, str]]) -> str:
     deal = suit.deal
     west = [suit.name_of(c) for c in solution.west_leads]
     east = [suit.name_of(c) for c in solution.east_leads]
@@ -213,12 +217,11 @@ def _print_value(suit: Suit, solution: "SuitSolution", as_json: bool,
         if known is None:
             known = printed[value] = (_to_json(value.to_json()), _to_json(_outcome_json(solution.outcome)))
         value_json, outcome_json = known
-        sys.stdout.write(
+        return (
             f'{{"deal": {_to_json(deal.label)}, "n": {deal.n}, "value": {value_json}, "outcome": {outcome_json}, '
             f'"best_leads": {{"west": {_to_json(west)}, "east": {_to_json(east)}}}}}\n'
         )
-        return
-    sys.stdout.write(
+    return (
         f"{suit}  ({deal.label}, n = {deal.n})\n"
         f"  value     {value.text()}\n"
         f"  outcome   {_outcome_text(solution.outcome)}\n"
@@ -245,44 +248,48 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
             found = value_json[code] = _to_json(unpack(code).to_json())
         return found
 
-    write = sys.stdout.write
-    for text in deal_arguments(args.deals):
-        if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
-            # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
-            check_deal_size(text)
-            _print_linear_outcome(text, Deal.from_label(text), args.json)
-            continue
-        suits = parse_multisuit(text)
+    for texts in _batches(args.deals):
+        lines: list[str] = []
         try:
-            analysis = evaluate([s.deal for s in suits], table)
-        except DealTooLargeError:
-            if len(suits) != 1:
-                raise
-            _print_linear_outcome(text, suits[0].deal, args.json, suits[0].name_of)
-            continue
-        west_lead, east_lead = analysis.west_lead, analysis.east_lead
-        leads = {"W": west_lead, "E": east_lead}
-        names = {"W": suits[west_lead.suit].name_of(west_lead.card), "E": suits[east_lead.suit].name_of(east_lead.card)}
-        if args.json:
-            # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
-            west, east = analysis.outcome
-            write(
-                f'{{"deal": {_to_json(text)}, '
-                f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
-                f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
-                f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": {_to_json(names["W"])}}}, '
-                f'"east": {{"suit": {east_lead.suit}, "card": {_to_json(names["E"])}}}}}}}\n'
-            )
-            continue
-        parts = "  +  ".join(v.text() for v in analysis.suit_values)
-        lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
-                 f"  outcome      {_outcome_text(analysis.outcome)}"]
-        for p, name in (("W", "West"), ("E", "East")):
-            lead = leads[p]
-            lines.append(
-                f"  {name} leads  {names[p]} of suit {lead.suit + 1} ({suits[lead.suit]}): {lead.rule.describe(p)}"
-            )
-        sys.stdout.write("\n".join(lines) + "\n")
+            for text in texts:
+                lines.append(_outcome_lines(text, table, evaluate, as_json if args.json else None))
+        finally:
+            # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
+            sys.stdout.write("".join(lines))
+
+
+def _outcome_lines(text: str, table: "SuitTable", evaluate, as_json) -> str:  # noqa: ANN001
+    """The answer to one multi-suit deal: a JSON line when ``as_json`` serialises packed values, else text."""
+    if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
+        # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
+        check_deal_size(text)
+        return _linear_outcome(text, Deal.from_label(text), as_json is not None)
+    suits = parse_multisuit(text)
+    try:
+        analysis = evaluate([s.deal for s in suits], table)
+    except DealTooLargeError:
+        if len(suits) != 1:
+            raise
+        return _linear_outcome(text, suits[0].deal, as_json is not None, suits[0].name_of)
+    west_lead, east_lead = analysis.west_lead, analysis.east_lead
+    west_card = suits[west_lead.suit].name_of(west_lead.card)
+    east_card = suits[east_lead.suit].name_of(east_lead.card)
+    if as_json is not None:
+        # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
+        west, east = analysis.outcome
+        return (
+            f'{{"deal": {_to_json(text)}, '
+            f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
+            f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
+            f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": {_to_json(west_card)}}}, '
+            f'"east": {{"suit": {east_lead.suit}, "card": {_to_json(east_card)}}}}}}}\n'
+        )
+    parts = "  +  ".join(v.text() for v in analysis.suit_values)
+    lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
+             f"  outcome      {_outcome_text(analysis.outcome)}"]
+    for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
+        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({suits[lead.suit]}): {lead.rule.describe(name[0])}")
+    return "\n".join(lines) + "\n"
 
 
 def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
@@ -335,7 +342,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", suit_card_results) 
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> None:
+def _linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> str:
     """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it,
     and each side's normal lead when Theorem 8.2 makes it a best first lead (``name_of`` names a card)."""
     from whist_catalogue.single_suit.linear_time import detect_simple_value, normal_leads
@@ -357,7 +364,7 @@ def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> 
                 f" {optimum} tricks best play takes (Theorem 8.2), so holding up matters here")
 
     if as_json:
-        emit_json(
+        return json.dumps(
             {
                 "deal": text,
                 "suits": [value],
@@ -367,9 +374,9 @@ def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> 
                 "lead_note": {side: "the normal lead (§4.2), a best lead by Theorem 8.2" if v[1] else why_not(side)
                               for side, v in sides.items()},
                 "method": "linear-time (single-suit paper, Theorem 10.1)",
-            }
-        )
-        return
+            },
+            ensure_ascii=False,
+        ) + "\n"
     described = found.value.text() if found.value is not None else f"strictly between {found.lower} and {found.upper}"
     lines = [
         f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
@@ -379,7 +386,7 @@ def _print_linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> 
     for side, (card, best, player, _, _) in sides.items():
         said = f"{name_of(card)} (the normal lead of §4.2; best by Theorem 8.2)" if best else why_not(side)
         lines.append(f"  {player} leads  {said}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 def owner_vector_of(deal: Deal):

@@ -18,6 +18,19 @@ class TestNotation:
     def test_ten_is_T(self):
         assert parse_deal("K Q 9 / A J 10") == parse_deal("KQ9/AJT") == Deal.from_label("WEEWWE")
 
+    def test_a_parsed_suit_has_the_deal_its_owner_string_spells(self):
+        """The parser's merged deal against the owner string written out card by card, lowest first."""
+        import random
+
+        rng = random.Random(5)
+        for _ in range(300):
+            n = rng.randint(2, 12)  # two numbers a side: number notation (SPEC §2)
+            ranks = rng.sample(range(1, 60), 2 * n)
+            west, east = ranks[:n], ranks[n:]
+            owners = "".join("W" if r in west else "E" for r in sorted(ranks))
+            text = " ".join(map(str, west)) + " / " + " ".join(map(str, east))
+            assert parse_suit(text).deal == Deal.from_label(owners), text
+
     def test_notation_kinds(self):
         assert parse_suit("AQ/KJ").notation is Notation.RANKS
         assert parse_suit("13 12 / 14 11").notation is Notation.NUMBERS

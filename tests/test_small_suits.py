@@ -8,7 +8,7 @@ from whist_catalogue.store.solvers import ComputingSolver
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
 from whist_catalogue.theory.packed import unpack
-from whist_catalogue.theory.small_suits import TABLE_MAX_N, SuitTable, preloaded
+from whist_catalogue.theory.small_suits import PACK_MAX_N, TABLE_MAX_N, SuitTable, preloaded
 
 
 def test_every_deal_up_to_8_equals_the_engine_value_and_lowest_best_leads():
@@ -23,10 +23,13 @@ def test_every_deal_up_to_8_equals_the_engine_value_and_lowest_best_leads():
             solution = level.solution(deal)
             assert unpack(codes[deal.key]) == solution.value, deal
             assert leads[deal.key] == (solution.west_leads[0], solution.east_leads[0]), deal
+            # A table without a solver answers levels 7 and 8 too, loading them when first asked.
+            assert table.code(deal) == codes[deal.key] and table.leads(deal) == leads[deal.key], deal
             if n <= 6:
                 assert table.solve(deal) == solution
             seen += 1
     assert seen == len(codes) == len(leads) == 17_576  # Σ C(2n, n), n = 1…8
+    assert [len(d) for d in preloaded(PACK_MAX_N)] == [1_274, 1_274]  # what a pack deals: loaded at once
 
 
 def test_solutions_from_the_table_equal_the_definition_up_to_5():

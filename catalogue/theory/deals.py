@@ -325,8 +325,20 @@ def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Su
     if not west and not east:
         raise InvalidDealError(f"empty suit: {text!r}")
     suit = Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
-    object.__setattr__(suit, "_deal", suit.deal)  # parsed suits are cached and asked for their deal often
+    object.__setattr__(suit, "_deal", _canonical(suit.west, suit.east))  # parsed suits are cached, asked often
     return suit
+
+
+def _canonical(west: tuple[int, ...], east: tuple[int, ...]) -> Deal:
+    """The canonical deal of ascending ranks, by merging the hands: West's i-th lowest card (0-based) is
+    card i + (East's cards below it) + 1."""
+    mask = 0
+    below = 0
+    for i, rank in enumerate(west):
+        while below < len(east) and east[below] < rank:
+            below += 1
+        mask |= 1 << (i + below)
+    return Deal(len(west), mask)
 
 
 def check_deal_size(text: str) -> None:
@@ -428,10 +440,17 @@ def parse_deal(text: str) -> Deal:
     return parse_suit(text).deal
 
 
+_SUIT_SEPARATOR = re.compile(r"[,;]")
+
+
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
     """Parse a multi-suit deal: single-suit deals separated by ``,`` or ``;``."""
     check_deal_size(text)
-    parts = [p for p in re.split(r"[,;]", text)]
+    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    try:
+        return tuple(map(parse_suit, parts))
+    except InvalidDealError:
+        pass  # said again below, naming the suit at fault
     if not text.strip():
         raise InvalidDealError("empty deal")
     suits = []

@@ -30,7 +30,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from array import array
-from typing import Iterable, Sequence
+from functools import lru_cache
+from typing import Iterable, NamedTuple, Sequence
 
 from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.theory.deals import Card, Deal, DealKey, Suit
@@ -187,10 +188,10 @@ def optimal_line(suits: Sequence[Suit], solver: Solver, leader: Player) -> list[
 # -- on packed values --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """A multi-suit deal by Theorem 9.1 and §10.4 on packed values: what :class:`MultiSuitAnalysis`
-    gives, without the suits' best moves."""
+    gives, without the suits' best moves.  A named tuple: a batch builds one a deal, and a frozen
+    dataclass costs several times as much to build."""
 
     deals: tuple[Deal, ...]
     codes: tuple[int, ...]
@@ -216,25 +217,31 @@ class Evaluation:
 _RULES = {rule.value: rule for rule in LeadRule}
 
 
+@lru_cache(maxsize=4096)
+def _lead(suit: int, card: Card, rule: str) -> Lead:
+    # Leads repeat across a batch of deals; a frozen dataclass is built once for each.
+    return Lead(suit, card, _RULES[rule])
+
+
 def _packed_leads(keys: Sequence[DealKey], codes: Sequence[int | None], table: SuitTable) -> tuple[Lead, Lead]:
     """West's and East's first leads: the suit by §10.4 on packed values, its lowest best lead."""
     (west_rule, west_suit), (east_rule, east_suit) = lead_suits_packed(codes)
     return (
-        Lead(west_suit, table.leads_of_key(keys[west_suit])[0], _RULES[west_rule]),
-        Lead(east_suit, table.leads_of_key(keys[east_suit])[1], _RULES[east_rule]),
+        _lead(west_suit, table.leads_of_key(keys[west_suit])[0], west_rule),
+        _lead(east_suit, table.leads_of_key(keys[east_suit])[1], east_rule),
     )
 
 
 def evaluate(deals: Sequence[Deal], table: SuitTable) -> Evaluation:
     """Outcome and first leads of a multi-suit deal (the same as :func:`analyse`'s), from packed values."""
     deals = tuple(deals)
-    if not any(d.n for d in deals):
+    keys = [d.key for d in deals]
+    if max(keys, default=1) == 1:  # key 1: the empty deal
         raise InvalidDealError("a deal needs at least one card")
     if len(deals) > MAX_SUMMANDS:
         raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
-    keys = [d.key for d in deals]
     codes = tuple(map(table.code_of_key, keys))
-    live = [None if k == 1 else c for c, k in zip(codes, keys)]  # key 1: the empty deal
+    live = [None if k == 1 else c for c, k in zip(codes, keys)]
     whole = sum(codes)
     return Evaluation(deals, codes, whole, Outcome(*rho_packed(whole)), *_packed_leads(keys, live, table))
 

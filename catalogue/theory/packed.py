@@ -148,32 +148,22 @@ def _suit_facts(code: int) -> tuple[int, Complexity, int]:
 
 def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tuple[str, int]]:
     """:func:`lead_suit_packed` for West and for East at once (a deal's suits read once)."""
-    facts = {i: _suit_facts(c) for i, c in enumerate(codes) if c is not None}
+    facts = [(i, _suit_facts(c)) for i, c in enumerate(codes) if c is not None]
     if not facts:
         raise ValueError("no cards left to lead")
-    positive = [i for i, f in facts.items() if f[0] > 0]
-    negative = [i for i, f in facts.items() if f[0] < 0]
-    numbers: tuple[str, int] | None = None
-
-    def most_complex(allowed: list[int]) -> int:
-        best = allowed[0]
-        for i in allowed[1:]:
-            if facts[i][1] > facts[best][1]:
-                best = i
-        return best
-
-    def choose(attack: list[int], exits: list[int]) -> tuple[str, int]:
-        nonlocal numbers
-        if attack:
-            return ATTACK_EXIT, most_complex(attack)
-        if exits:
-            return EXIT, most_complex(exits)
-        if numbers is None:  # every suit a number: the same suits qualify for either leader
-            whole = _denominator_bits(_fields(sum(codes[i] for i in facts))[0])
-            numbers = COMPLEX_NUMBER, most_complex([i for i, f in facts.items() if f[2] >= whole])
-        return numbers
-
-    return choose(negative, positive), choose(positive, negative)
+    positive = [(f[1], -i) for i, f in facts if f[0] > 0]
+    negative = [(f[1], -i) for i, f in facts if f[0] < 0]
+    # The most complex allowed suit, the first one on a tie: the largest (complexity, −index).
+    if negative and positive:
+        return (ATTACK_EXIT, -max(negative)[1]), (ATTACK_EXIT, -max(positive)[1])
+    if negative or positive:
+        attacked = ATTACK_EXIT, -max(negative or positive)[1]
+        exit_ = EXIT, -max(negative or positive)[1]
+        return (attacked, exit_) if negative else (exit_, attacked)
+    # Every suit a number: the same suits qualify for either leader.
+    whole = _denominator_bits(_fields(sum(codes[i] for i, _ in facts))[0])
+    numbers = COMPLEX_NUMBER, -max((f[1], -i) for i, f in facts if f[2] >= whole)[1]
+    return numbers, numbers
 
 
 def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int]:

@@ -1,9 +1,10 @@
 """Every suit a pack can deal two players, preloaded: values and first leads for n ≤ 8 (SPEC §7).
 
 A 52-card pack deals a symmetric whist suit of at most 6 cards a hand; the table
-goes to n = 8 — all 17,577 deals, about 60 kB shipped with the package
-(``small_suits.bin``) and loaded in about a millisecond, far cheaper than
-computing level 8 at first use.  Each deal, by its integer key (SPEC §2), has
+goes to n = 8 — all 17,576 nonempty deals, 35 kB shipped with the package
+(``small_suits.bin``), far cheaper than computing level 8 at first use.  The
+1,274 deals a pack can deal (n ≤ 6) are loaded at once, in about a millisecond;
+levels 7 and 8 (16,302 deals, about 10 ms) when a deal first needs them.  Each deal, by its integer key (SPEC §2), has
 its value packed as in :mod:`.packed` and the lowest best lead of each side
 (SPEC §3), which is what Theorem 9.1 and the lead rule of §10.4 need of a suit.
 
@@ -19,6 +20,7 @@ import os
 import struct
 import zlib
 from array import array
+from bisect import bisect_left
 from functools import cache
 from typing import Iterable, Sequence
 
@@ -29,9 +31,11 @@ from whist_catalogue.theory.packed import pack, unpack
 from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled, solve_many
 from whist_catalogue.theory.values import Value
 
-__all__ = ["TABLE_MAX_N", "SuitTable", "preloaded", "encode_table", "TABLE_FILE"]
+__all__ = ["TABLE_MAX_N", "PACK_MAX_N", "SuitTable", "preloaded", "encode_table", "TABLE_FILE"]
 
 TABLE_MAX_N = 8
+PACK_MAX_N = 6
+"""A 52-card pack deals two players at most 6 cards a hand of a suit: the levels loaded at once."""
 TABLE_FILE = "small_suits.bin"
 _MAGIC = b"WHIST-SMALL-SUITS-1\n"
 
@@ -47,8 +51,8 @@ def encode_table(solutions: Iterable[SuitSolution]) -> bytes:
 
 
 @cache
-def preloaded() -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
-    """(packed value by key, (West's, East's) lowest best lead by key) for every deal with 1 ≤ n ≤ 8."""
+def _table_arrays() -> tuple[array, array, array]:
+    """The file's (keys, packed values, leads two a deal), keys ascending."""
     # A plain file beside this module (the package is installed unzipped); importlib.resources
     # would cost more start-up than reading the table does.
     with open(os.path.join(os.path.dirname(__file__), TABLE_FILE), "rb") as f:
@@ -62,7 +66,16 @@ def preloaded() -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
     for arr, size in ((keys, 4), (codes, 8), (leads, 2)):
         arr.frombytes(body[start : start + count * size])
         start += count * size
-    return dict(zip(keys, codes)), dict(zip(keys, zip(leads[::2], leads[1::2])))
+    return keys, codes, leads
+
+
+@cache
+def preloaded(max_n: int = TABLE_MAX_N) -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
+    """(packed value by key, (West's, East's) lowest best lead by key) for every deal with 1 ≤ n ≤ max_n."""
+    keys, codes, leads = _table_arrays()
+    count = bisect_left(keys, 1 << (2 * max_n + 1))  # keys grow with n: level max_n ends here
+    return dict(zip(keys[:count], codes[:count])), dict(zip(keys[:count], zip(leads[: 2 * count : 2],
+                                                                                   leads[1 : 2 * count : 2])))
 
 
 def _key(key: object) -> int:
@@ -85,10 +98,27 @@ class SuitTable:
     def __init__(self, solver: Solver | None = None, *, preload: bool = True) -> None:
         """``preload=False``: every deal from ``solver`` (memoised) — e.g. a catalogue the user named."""
         self.solver = solver
-        codes, leads = preloaded() if preload else ({}, {})
-        self._preloaded = codes
-        self._codes = dict(codes)
-        self._leads = dict(leads)
+        self._preload = preload
+        self._loaded_n = 0
+        self._codes: dict[DealKey, int] = {}
+        self._leads: dict[DealKey, tuple[int, int]] = {}
+        if preload:
+            self._load(PACK_MAX_N)
+
+    def _load(self, max_n: int) -> None:
+        codes, leads = preloaded(max_n)
+        self._codes.update(codes)
+        self._leads.update(leads)
+        self._loaded_n = max_n
+
+    def _preloads(self, n: int) -> bool:
+        """Whether the table holds the deals with n cards a hand; levels 7 and 8 are loaded when first asked."""
+        if 0 < n <= self._loaded_n:
+            return True
+        if self._preload and self._loaded_n < n <= TABLE_MAX_N:
+            self._load(TABLE_MAX_N)
+            return True
+        return False
 
     def code(self, deal: Deal) -> int:
         """The packed value of a deal (0 for the empty deal)."""
@@ -99,6 +129,8 @@ class SuitTable:
             pass
         if deal.n == 0:
             return 0
+        if self._preloads(deal.n):
+            return self._codes[key]
         self._codes[key] = code = pack(self._solver(deal).value(deal))
         return code
 
@@ -123,6 +155,8 @@ class SuitTable:
             return self._leads[key]
         except KeyError:
             pass
+        if self._preloads(deal.n):
+            return self._leads[key]
         solution = self._solver(deal).solve(deal)
         self._codes[key] = pack(solution.value)
         self._leads[key] = found = (solution.west_leads[0], solution.east_leads[0])
@@ -134,17 +168,17 @@ class SuitTable:
 
     def solve(self, deal: Deal) -> SuitSolution:
         """Value and every best move; from the table alone when it holds the deal (α_ij are values of level n−1)."""
-        if deal.key in self._preloaded:
+        if self._preloads(deal.n):
             return solution_from_labeled(deal, self.value(deal), labeled_matrix(deal, self.value))
         return self._solver(deal).solve(deal)
 
     def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
         """:meth:`solve` of each deal; those beyond the table asked of the solver as one batch."""
-        beyond = [d for d in deals if d.key not in self._preloaded]
+        beyond = [d for d in deals if not self._preloads(d.n)]
         found = dict(zip((d.key for d in beyond), solve_many(self._solver(beyond[0]), beyond))) if beyond else {}
         solutions = []
         for deal in deals:
-            solution = found.get(deal.key) if deal.key not in self._preloaded else self.solve(deal)
+            solution = self.solve(deal) if self._preloads(deal.n) else found.get(deal.key)
             solutions.append(solution if solution is not None else self._solver(deal).solve(deal))
         return solutions
 
