@@ -44,7 +44,7 @@ from whist_catalogue.gui.widgets import (
     scrolled,
     suit_symbol,
 )
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
 from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
 
@@ -84,7 +84,7 @@ class MultiSuitCalculator(QWidget):
         super().__init__(parent)
         self.context = context
         self.analysis: MultiSuitAnalysis | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed)
+        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
 
         self.input = QLineEdit()
         self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
@@ -333,7 +333,7 @@ class MultiSuitCalculator(QWidget):
         self.results.setEnabled(False)
         self.copy_button.setEnabled(False)
         self.busy_bar.start("Valuing the suits (a suit beyond the catalogue may take the engine a while)")
-        self.task.run(analyse, suits, self.context.solver)
+        self.task.run(with_engine_progress, analyse, suits, self.context.solver)
 
     @property
     def busy(self) -> bool:
@@ -345,8 +345,12 @@ class MultiSuitCalculator(QWidget):
             return
         self.task.cancel()
         self._no_deal()
-        self.message.show_info("Cancelled. (The engine finishes the level it was valuing in the background and keeps it.)")
+        self.message.show_info("Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)")
         self.analysed.emit()
+
+    def _engine_step(self, step: EngineStep) -> None:
+        """The engine works beyond the catalogue: say what it computes and how far it is."""
+        self.busy_bar.set_progress(step.done, step.total, f"Valuing the suits: {step.text[:1].lower()}{step.text[1:]}")
 
     def _shown(self, analysis: MultiSuitAnalysis) -> None:
         self.analysis = analysis

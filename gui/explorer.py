@@ -50,7 +50,7 @@ from whist_catalogue.gui.widgets import (
     shrink_to_contents,
     tricks_text,
 )
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
 from whist_catalogue.store.build import MAX_BUILD_N
@@ -155,7 +155,7 @@ class DealExplorer(QWidget):
         super().__init__(parent)
         self.context = context
         self.analysis: DealAnalysis | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed)
+        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
         self._editing = False
 
         # -- input -------------------------------------------------------------------------------
@@ -392,8 +392,9 @@ class DealExplorer(QWidget):
         self.play_panel.set_deal(None)
         self.results.setEnabled(False)
         self.copy_button.setEnabled(False)
-        self.busy_bar.start(f"Valuing {shorten(str(suit))} (a deal beyond the catalogue may take the engine a while)")
-        self.task.run(analyse_deal, suit, self.context.solver)
+        self._valuing = f"Valuing {shorten(str(suit))}"
+        self.busy_bar.start(f"{self._valuing} (a deal beyond the catalogue may take the engine a while)")
+        self.task.run(with_engine_progress, analyse_deal, suit, self.context.solver)
 
     @property
     def busy(self) -> bool:
@@ -406,8 +407,12 @@ class DealExplorer(QWidget):
             return
         self.task.cancel()
         self._no_deal()
-        self.message.show_info("Cancelled. (The engine finishes the level it was valuing in the background and keeps it.)")
+        self.message.show_info("Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)")
         self.analysed.emit()
+
+    def _engine_step(self, step: EngineStep) -> None:
+        """The engine works beyond the catalogue: say what it computes and how far it is."""
+        self.busy_bar.set_progress(step.done, step.total, f"{self._valuing}: {step.text[:1].lower()}{step.text[1:]}")
 
     def _shown(self, analysis: DealAnalysis) -> None:
         self.analysis = analysis

@@ -263,8 +263,23 @@ class BusyBar(QWidget):
 
     def start(self, text: str) -> None:
         self.label.setText(shorten(text, 120))
+        self.label.setToolTip(text)
+        self.bar.setRange(0, 0)  # busy until the work says how far it is
+        self.bar.setTextVisible(False)
         self.running = True
         self._timer.start(self.DELAY_MS)
+
+    def set_progress(self, done: int, total: int, text: str | None = None) -> None:
+        """A known amount of work: the bar fills (in thousandths, so counts beyond 2³¹ deals fit)."""
+        if not self.running:
+            return
+        if text is not None and text != self.label.toolTip():
+            self.label.setText(shorten(text, 120))
+            self.label.setToolTip(text)
+        if total > 0:
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(min(1000, 1000 * done // total))
+            self.bar.setTextVisible(True)
 
     def stop(self) -> None:
         self.running = False

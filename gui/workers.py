@@ -13,11 +13,12 @@ so no database connection crosses threads.
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from math import comb
+from typing import Any, Callable, NamedTuple
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly"]
+__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly", "EngineStep", "with_engine_progress"]
 
 
 class Aborted(Exception):
@@ -175,10 +176,12 @@ class LatestOnly:
     older answer is stale: it is dropped, whether a result or an error.
     """
 
-    def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None]) -> None:
+    def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None],
+                 progress: Callable[[Any], None] | None = None) -> None:
         self._pool = pool
         self._returned = returned
         self._errored = errored
+        self._progress = progress
         self._generation = 0
         self.busy = False
         """Whether an answer is still awaited."""
@@ -195,13 +198,15 @@ class LatestOnly:
             returned=lambda result: self._deliver(generation, self._returned, result),
             errored=lambda exc: self._deliver(generation, self._errored, exc),
         )
+        if self._progress is not None:
+            self._worker.signals.progress.connect(lambda step: self._report(generation, step))
         return self._worker
 
     def cancel(self) -> None:
         """Stop waiting: whatever the latest request answers is dropped, and its worker is asked to abort.
 
-        Work with no abort point (the engine valuing a whole level) still runs
-        to its end in the background; only its answer is discarded.
+        Work run through :func:`with_engine_progress` stops within a few million deals of the engine;
+        other work with no abort point runs to its end in the background, its answer discarded.
         """
         self._generation += 1
         self.busy = False
@@ -209,9 +214,58 @@ class LatestOnly:
             self._worker.abort()
             self._worker = None
 
+    def _report(self, generation: int, step: Any) -> None:
+        if generation == self._generation and self._progress is not None:
+            self._progress(step)
+
     def _deliver(self, generation: int, callback: Callable[[Any], None], payload: Any) -> None:
         if generation != self._generation:
             return
         self.busy = False
         callback(payload)
 
+
+
+class EngineStep(NamedTuple):
+    """The engine's work as a view shows it: the plan in words, and the deals valued of all it plans."""
+
+    text: str
+    done: int
+    total: int
+
+
+class _EngineWatch:
+    """An engine observer for a worker (:class:`whist_catalogue.engine.plan.EngineObserver`): the plan and the
+    progress as :class:`EngineStep` progress signals, the worker's abort flag as a stop within a chunk."""
+
+    def __init__(self, abort_requested: Callable[[], bool], report: Callable[[Any], None]) -> None:
+        self._abort_requested = abort_requested
+        self._report = report
+        self._text = ""
+        self._before: dict[int, int] = {}
+        self._total = 0
+
+    def planned(self, plan: Any) -> None:
+        if self._abort_requested():
+            raise Aborted()
+        self._text = f"Not in the catalogue: {plan.describe()}"
+        self._before, self._total = {}, 0
+        for k in plan.levels:
+            self._before[k] = self._total
+            self._total += comb(2 * k, k)
+        self._report(EngineStep(self._text, 0, self._total))
+
+    def progress(self, n: int, done: int, total: int) -> None:
+        if self._abort_requested():
+            raise Aborted()
+        self._report(EngineStep(self._text, self._before.get(n, 0) + done, self._total or total))
+
+
+def with_engine_progress(func: Callable[..., Any], *args: Any, abort_requested: Callable[[], bool],
+                         report_progress: Callable[[Any], None]) -> Any:
+    """``func(*args)`` in a worker, telling the view what the engine will compute and how far it is
+    (:class:`EngineStep`), and stopping the engine when the worker is aborted (its finished levels are kept)."""
+    from whist_catalogue.engine.plan import observing  # light: no NumPy, no Numba
+
+    with observing(_EngineWatch(abort_requested, report_progress)):
+        return func(*args)

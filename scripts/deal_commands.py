@@ -85,21 +85,66 @@ class _SolverOnDemand:
             _close(self._solver)
 
 
+class _EngineNotice:
+    """Beyond the catalogue: what the engine will compute and about how long, said before it starts, then one
+    progress bar over the whole plan on stderr (an :class:`~whist_catalogue.engine.plan.EngineObserver`;
+    Ctrl+C cancels)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+        self._before: dict[int, int] = {}  # deals of the plan's levels below each level
+        self._total = 0
+        self._desc = ""
+
+    def planned(self, plan) -> None:  # noqa: ANN001
+        if not plan.levels:
+            return
+        from math import comb
+
+        stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= 16 else ""
+        sys.stderr.write(f"whist-catalogue: a deal with {plan.n} cards a hand is not in the catalogue: "
+                         f"{plan.describe()}. Ctrl+C cancels{stored}.\n")
+        sys.stderr.flush()
+        self._before, self._total = {}, 0
+        for k in plan.levels:
+            self._before[k] = self._total
+            self._total += comb(2 * k, k)
+        first, last = plan.levels[0], plan.levels[-1]
+        self._desc = f"valuing level {last}" if first == last else f"valuing levels {first}–{last}"
+
+    def progress(self, n: int, done: int, total: int) -> None:
+        if self._bar is None:
+            from whist_catalogue.scripts.progress import ProgressBar  # tqdm: only once the engine works
+
+            self._bar = ProgressBar(self._desc, " deals", unit_scale=True)
+        self._bar.show(self._before.get(n, 0) + done, self._total or total)
+
+    def close(self, *, failed: bool) -> None:
+        if self._bar is not None:
+            self._bar.close(failed=failed)
+
+
 @contextmanager
 def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
     """The preloaded small suits, backed by the default solver on demand; closed on the way out."""
+    from whist_catalogue.engine.plan import observing
     from whist_catalogue.theory.small_suits import SuitTable
 
     solver = _SolverOnDemand(args.db)
+    notice = _EngineNotice()
+    failed = True
     try:
-        if args.db:
-            # A catalogue named explicitly must open, or the user hears why at once; and it answers every deal.
-            solver._get()
-            yield SuitTable(solver, preload=False)
-        else:
-            solver.check()
-            yield SuitTable(solver)
+        with observing(notice):
+            if args.db:
+                # A catalogue named explicitly must open, or the user hears why at once; and it answers every deal.
+                solver._get()
+                yield SuitTable(solver, preload=False)
+            else:
+                solver.check()
+                yield SuitTable(solver)
+        failed = False
     finally:
+        notice.close(failed=failed)
         solver.close()
 
 

@@ -181,3 +181,57 @@ def test_compute_level_guards():
         compute_level(3, Level.empty())
     with pytest.raises(DealTooLargeError):
         compute_level(40, Level.empty())
+
+
+class _Recorder:
+    """An engine observer that records what it hears and can stop the engine at a chosen level."""
+
+    def __init__(self, stop_at: int | None = None) -> None:
+        self.plans, self.steps, self.stop_at = [], [], stop_at
+
+    def planned(self, plan):
+        self.plans.append(plan)
+
+    def progress(self, n, done, total):
+        if n == self.stop_at:
+            raise KeyboardInterrupt  # what Ctrl+C raises in the command line
+        self.steps.append((n, done, total))
+
+
+def test_the_engine_says_its_plan_first_reports_progress_and_stops_when_told():
+    from whist_catalogue.engine.plan import observing
+
+    solver = EngineSolver(max_n=9)
+    assert solver.plan(7).levels == (1, 2, 3, 4, 5, 6, 7) and solver.plan(7).deals == 4_706
+    stopped = _Recorder(stop_at=6)
+    with observing(stopped), pytest.raises(KeyboardInterrupt):
+        solver.value(Deal.from_label("WE" * 7))
+    assert [p.levels for p in stopped.plans] == [(1, 2, 3, 4, 5, 6, 7)]
+    assert {n for n, _, _ in stopped.steps} == {1, 2, 3, 4, 5}
+    assert all(done <= total for _, done, total in stopped.steps)
+    assert solver.plan(7).levels == (6, 7)  # the levels finished before the stop are kept
+    heard = _Recorder()
+    with observing(heard):
+        assert solver.value(Deal.from_label("WE" * 7)) == val(Deal.from_label("WE" * 7))
+    assert [p.levels for p in heard.plans] == [(6, 7)] and heard.steps[-1] == (7, 3_432, 3_432)
+    assert solver.plan(7).levels == () and "nothing" in solver.plan(7).describe()
+
+
+def test_an_engine_seeded_with_a_level_computes_only_the_levels_above_it():
+    six = list(levels(6))[-1]
+    read = []
+    solver = EngineSolver(max_n=8, seed=lambda: read.append(6) or six, seed_n=6)
+    plan = solver.plan(8)
+    assert plan.levels == (7, 8) and plan.seeded_from == 6
+    assert "reading level 6 from the catalogue, then computing levels 7–8 (16,302 deals)" in plan.describe()
+    deal = Deal.from_label("WWEEWEWEEWWEWEEW")
+    assert solver.value(deal) == val(deal) and solver.solve(deal) == solve(deal)
+    assert read == [6] and solver.plan(8).levels == ()
+
+
+def test_the_engines_reach_is_what_half_the_memory_holds():
+    from whist_catalogue.engine.plan import engine_bound
+
+    assert engine_bound(24 * 2**30) == 17  # this machine: level 17 and below take 6.2 GB of 2-byte codes
+    assert engine_bound(2 * 2**30) == 15
+    assert engine_bound(2**70) == 25  # the exact encoding's bound

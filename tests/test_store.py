@@ -20,6 +20,7 @@ from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, default_
 from whist_catalogue.theory import definition
 from whist_catalogue.theory.deals import Deal, parse_deal, parse_multisuit
 from whist_catalogue.theory.multisuit import analyse
+from whist_catalogue.theory.ranking import unrank
 from whist_catalogue.theory.values import Infinitesimal, Value
 
 MAX_N = 9 if JIT else 7
@@ -151,6 +152,23 @@ def test_catalogue_is_the_first_solver_of_the_chain(built, cat):
     assert solver.sources["ComputingSolver"] == 1
     records = cat.records([Deal.from_label("EWEW"), Deal.from_label("WE"), Deal.from_label("EWEW")])
     assert [r.label for r in records] == ["EWEW", "WE", "EWEW"]
+
+
+def test_beyond_the_catalogue_the_engine_starts_from_its_top_level(built):
+    """A deal one level above the catalogue costs one level: the engine reads the catalogue's top level and
+    computes the next, says so first (command line), and answers as the engine from nothing does."""
+    top = MAX_N
+    deal = Deal(top + 1, unrank(top + 1, comb(2 * top + 2, top + 1) // 3))
+    solver = default_solver(built)
+    plan = solver.solvers[1].plan(top + 1)
+    assert plan.levels == (top + 1,) and plan.seeded_from == top
+    assert solver.solve(deal) == ComputingSolver().solve(deal)
+    assert solver.solvers[1].plan(top + 1).levels == ()
+    solver.close()
+    code, out, err = run_cli("value", "--json", deal.label, "--db", str(built))
+    assert code == 0 and f'"deal": "{deal.label}"' in out
+    assert (f"a deal with {top + 1} cards a hand is not in the catalogue: reading level {top} from the catalogue,"
+            f" then computing level {top + 1}") in err and "Ctrl+C cancels" in err
 
 
 def test_threads_share_one_catalogue(cat):

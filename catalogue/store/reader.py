@@ -600,6 +600,18 @@ class Catalogue:
         asked = set(query.asked())
         return sorted(n for n, i in self._info.items() if i.complete and i.storage == "chunks" and n in asked)
 
+    def level_values(self, n: int) -> tuple[np.ndarray, Any]:
+        """(codes, value table) of every deal of level n by rank: the level as the engine holds it
+        (:class:`whist_catalogue.engine.levels.Level`), read from its chunks."""
+        from whist_catalogue.store.levels import read_level_values
+
+        with database_errors(self.location), self._engine.connect() as connection:
+            try:
+                codes, table, _ = read_level_values(connection, n)
+            except ChunkError as exc:
+                raise CatalogueError(f"catalogue {self.location} is damaged: {exc} (run whist-catalogue verify)") from None
+        return codes, table
+
     def level_table(self, n: int) -> tuple[ChunkTable, np.ndarray]:
         """Level n's distinct values (V's order) and how many deals have each, as stored at build time."""
         levels = LevelRow.__table__

@@ -30,29 +30,50 @@ RECURSIVE_MAX_N = 6
 class ComputingSolver:
     """Computes values directly: the recursive definition for tiny deals, the engine beyond.
 
-    Safe to share between threads (the engine computes each level once, under a lock).
+    ``max_n`` bounds the engine (default: what half the memory holds,
+    :func:`whist_catalogue.engine.plan.engine_bound`).  Given a ``catalogue``, the engine
+    starts from the catalogue's top complete level instead of from nothing, so a deal
+    one level beyond it costs one level of work.  Safe to share between threads (the
+    engine computes each level once, under a lock).
     """
 
-    def __init__(self, max_n: int = 14) -> None:
-        self.max_n = max_n
+    def __init__(self, max_n: int | None = None, *, catalogue=None) -> None:  # noqa: ANN001
+        from whist_catalogue.engine.plan import engine_bound  # light: no NumPy, no Numba
+
+        self.max_n = engine_bound() if max_n is None else max_n
+        self._catalogue = catalogue
         self._recursive = RecursiveSolver()
         self._engine = None
         self._lock = threading.Lock()
 
+    def plan(self, n: int):  # noqa: ANN201 - an EnginePlan, imported with the engine
+        """What valuing a deal with n cards a hand would make the engine compute now (nothing for small n, or
+        once its level is computed); :class:`DealTooLargeError` beyond the engine's reach."""
+        if n <= RECURSIVE_MAX_N:
+            from whist_catalogue.engine.plan import EnginePlan
+
+            return EnginePlan(n, ())
+        return self._engine_solver(n).plan(n)
+
     def _solver(self, deal: Deal) -> Solver:
         if deal.n <= RECURSIVE_MAX_N:
             return self._recursive
-        if deal.n > self.max_n:
+        return self._engine_solver(deal.n)
+
+    def _engine_solver(self, n: int) -> Solver:
+        if n > self.max_n:
             raise DealTooLargeError(
-                f"a deal with {deal.n} cards a hand is beyond the engine's bound here (n ≤ {self.max_n});"
+                f"a deal with {n} cards a hand is beyond the engine's reach here (n ≤ {self.max_n});"
                 " build the catalogue further to look it up"
             )
         with self._lock:
             if self._engine is None:
                 # Numba loads with the engine, and only when a deal needs it.
-                from whist_catalogue.engine.levels import EngineSolver
+                from whist_catalogue.engine.levels import EngineSolver, Level
 
-                self._engine = EngineSolver(self.max_n)
+                top = self._catalogue.max_n if self._catalogue is not None else 0
+                seed = (lambda: Level.from_codes(top, *self._catalogue.level_values(top))) if top else None
+                self._engine = EngineSolver(self.max_n, seed=seed, seed_n=top or None)
         return self._engine
 
     def solve(self, deal: Deal) -> SuitSolution:
@@ -108,7 +129,7 @@ class ChainSolver:
                 close()
 
 
-def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int = 14) -> Solver:
+def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int | None = None) -> Solver:
     """The catalogue at ``db`` (or the default one) backed by direct computation.
 
     A catalogue named by ``--db`` must exist and be ours (:class:`CatalogueError`
@@ -117,11 +138,11 @@ def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int = 14)
     does exist must be a readable catalogue: a text file, a foreign or damaged
     database is reported, never silently passed over.
     """
-    computing = ComputingSolver(max_n)
     location = database_location(db)
     is_url = "://" in location
     if db is None and not is_url and not Path(location).expanduser().exists():
-        return computing
+        return ComputingSolver(max_n)
     from whist_catalogue.store.reader import open_catalogue  # only the store imports SQLAlchemy
 
-    return ChainSolver(open_catalogue(location), computing)
+    catalogue = open_catalogue(location)
+    return ChainSolver(catalogue, ComputingSolver(max_n, catalogue=catalogue))
