@@ -85,6 +85,8 @@ class MultiSuitCalculator(QWidget):
         self.context = context
         self.analysis: MultiSuitAnalysis | None = None
         self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
+        self._engine_plan = ""
+        """The engine's plan last shown (beyond the catalogue)."""
 
         self.input = QLineEdit()
         self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
@@ -333,6 +335,7 @@ class MultiSuitCalculator(QWidget):
         self.results.setEnabled(False)
         self.copy_button.setEnabled(False)
         self.busy_bar.start("Valuing the suits (a suit beyond the catalogue may take the engine a while)")
+        self._engine_plan = ""
         self.task.run(with_engine_progress, analyse, suits, self.context.solver)
 
     @property
@@ -350,7 +353,10 @@ class MultiSuitCalculator(QWidget):
 
     def _engine_step(self, step: EngineStep) -> None:
         """The engine works beyond the catalogue: say what it computes and how far it is."""
-        self.busy_bar.set_progress(step.done, step.total, f"Valuing the suits: {step.text[:1].lower()}{step.text[1:]}")
+        if step.text != self._engine_plan:  # the plan, in full, where it can wrap; the bar keeps the count
+            self._engine_plan = step.text
+            self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
+        self.busy_bar.set_progress(step.done, step.total, "Valuing the suits")
 
     def _shown(self, analysis: MultiSuitAnalysis) -> None:
         self.analysis = analysis

@@ -156,6 +156,9 @@ class DealExplorer(QWidget):
         self.context = context
         self.analysis: DealAnalysis | None = None
         self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
+        self._engine_plan = ""
+        """The engine's plan last shown (beyond the catalogue)."""
+        self._valuing = ""
         self._editing = False
 
         # -- input -------------------------------------------------------------------------------
@@ -394,6 +397,7 @@ class DealExplorer(QWidget):
         self.copy_button.setEnabled(False)
         self._valuing = f"Valuing {shorten(str(suit))}"
         self.busy_bar.start(f"{self._valuing} (a deal beyond the catalogue may take the engine a while)")
+        self._engine_plan = ""
         self.task.run(with_engine_progress, analyse_deal, suit, self.context.solver)
 
     @property
@@ -412,7 +416,10 @@ class DealExplorer(QWidget):
 
     def _engine_step(self, step: EngineStep) -> None:
         """The engine works beyond the catalogue: say what it computes and how far it is."""
-        self.busy_bar.set_progress(step.done, step.total, f"{self._valuing}: {step.text[:1].lower()}{step.text[1:]}")
+        if step.text != self._engine_plan:  # the plan, in full, where it can wrap; the bar keeps the count
+            self._engine_plan = step.text
+            self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
+        self.busy_bar.set_progress(step.done, step.total, self._valuing)
 
     def _shown(self, analysis: DealAnalysis) -> None:
         self.analysis = analysis
