@@ -115,3 +115,20 @@ def test_imports_flow_one_way(module, path):
         if here == "store" and target.startswith(QT):
             wrong.append(f"line {line}: the store imports Qt ({target})")
     assert not wrong, f"{path.relative_to(ROOT)}:\n" + "\n".join(wrong)
+
+
+def test_a_look_up_loads_neither_numba_nor_qt():
+    """A command-line look-up — the preloaded suits, the catalogue's read path and its chunks, the engine's plan —
+    pays for no JIT compiler and no GUI toolkit: Numba loads only when the engine computes, Qt only in the app."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "import whist_catalogue.scripts.deal_commands, whist_catalogue.theory.multisuit, whist_catalogue.theory.moves\n"
+        "import whist_catalogue.store.reader, whist_catalogue.store.solvers, whist_catalogue.engine.chunks\n"
+        "import whist_catalogue.engine.codes, whist_catalogue.engine.plan, whist_catalogue.theory.ranking\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite', 'PySide6')))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

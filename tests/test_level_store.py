@@ -19,8 +19,8 @@ import pytest
 import sqlalchemy as sa
 from catalogue_testing import JIT, build_catalogue, run_cli
 
-from whist_catalogue.engine.chunks import ChunkError, ChunkTable, decode_chunk, encode_chunk, pack_chunk, read_chunk
-from whist_catalogue.engine.codes import encode
+from whist_catalogue.engine.chunks import ChunkError, decode_chunk, encode_chunk, pack_chunk, read_chunk
+from whist_catalogue.engine.codes import ValueTable, encode
 from whist_catalogue.engine.levels import compute_moves, levels
 from whist_catalogue.store.build import BuildProgress, build, build_steps
 from whist_catalogue.store.levels import colex_ranks, read_level_values
@@ -279,7 +279,7 @@ def test_verify_recomputes_a_sample_by_the_definition(chunked, tmp_path, recursi
         forged = encode_chunk(n, chunk.start, chunk.stop, chunk.numerator + quarter, chunk.infinitesimal, chunk.flags)
         conn.execute("UPDATE level_chunk SET data = ?, checksum = ? WHERE n = ?", (forged, chunk_checksum(forged), n))
         table = table_from_bytes(conn.execute("SELECT value_table FROM level WHERE n = ?", (n,)).fetchone()[0])
-        shifted = table_to_bytes(ChunkTable(table.numerator + quarter, table.infinitesimal))
+        shifted = table_to_bytes(ValueTable(table.numerator + quarter, table.infinitesimal))
         conn.execute("UPDATE level SET value_table = ? WHERE n = ?", (shifted, n))
     conn.close()
     code, out, _ = run_cli("verify", "--db", str(path), "--sample", "2", "--recursive-max-n", str(recursive_max_n),

@@ -16,7 +16,7 @@ holds the deals of level n with colex ranks in [start, stop) (the order of
 
 Self-contained means a worker can finish a chunk without knowing the rest of
 the level, and a reader can decode one chunk alone.  The codec is pure (NumPy
-and zlib, no database, no Numba) so that both the engine's workers and the
+and zlib, no database, no Numba: :mod:`.codes` compiles its kernel only when encoding) so that both the engine's workers and the
 store use it, and the look-up path imports it cheaply.  The store keeps each
 chunk's SHA-256 beside it; a chunk also carries the CRC-32 of its payload, so a
 damaged chunk fails to decode even without the store.
@@ -36,12 +36,12 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from whist_catalogue.engine.codes import ValueTable, value_keys
+
 __all__ = [
-    "ChunkTable",
     "Chunk",
     "ChunkError",
     "encode_chunk",
@@ -65,28 +65,12 @@ class ChunkError(ValueError):
     """The bytes are not a well-formed chunk (damaged, truncated, or not a chunk at all)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ChunkTable:
-    """Distinct values in V's order: ``numerator`` (int32, q·2^24) and ``infinitesimal`` (int8 rank) — the
-    attributes of :class:`whist_catalogue.engine.codes.ValueTable`, without importing Numba."""
-
-    numerator: np.ndarray
-    infinitesimal: np.ndarray
-
-    def __len__(self) -> int:
-        return int(self.numerator.shape[0])
-
-    def keys(self) -> np.ndarray:
-        """One int64 per value in V's order (as :meth:`whist_catalogue.engine.codes.ValueTable.keys`)."""
-        return _sort_key(self.numerator, self.infinitesimal)
-
-
 class Chunk:
     """A decoded chunk: deals of level ``n`` with ranks in [start, stop)."""
 
     __slots__ = ("n", "start", "stop", "codes", "table", "_flags")
 
-    def __init__(self, n: int, start: int, stop: int, codes: np.ndarray, table: ChunkTable,
+    def __init__(self, n: int, start: int, stop: int, codes: np.ndarray, table: ValueTable,
                  flags: np.ndarray | bytes) -> None:
         self.n, self.start, self.stop, self.codes, self.table = n, start, stop, codes, table
         self._flags = flags
@@ -123,26 +107,21 @@ class Chunk:
         return f"chunk of level {self.n}, ranks [{self.start}, {self.stop})"
 
 
-def _sort_key(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
-    # Values of deals are ≥ 0, so this integer order is V's order: number first, then the infinitesimal's rank.
-    return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
-
-
 def encode_chunk(n: int, start: int, stop: int, numerator: np.ndarray, infinitesimal: np.ndarray,
                  flags: np.ndarray | None = None) -> bytes:
     """The chunk of the deals of level n with ranks in [start, stop), given their values (and check bits)."""
     size = stop - start
     if not (0 <= start <= stop and numerator.shape == (size,) and infinitesimal.shape == (size,)):
         raise ValueError(f"a chunk of ranks [{start}, {stop}) needs {size} values, got {numerator.shape}")
-    distinct, codes = np.unique(_sort_key(numerator, infinitesimal), return_inverse=True)
-    table = ChunkTable((distinct >> 8).astype(np.int32), ((distinct & 0xFF) - 128).astype(np.int8))
+    distinct, codes = np.unique(value_keys(numerator, infinitesimal), return_inverse=True)
+    table = ValueTable((distinct >> 8).astype(np.int32), ((distinct & 0xFF) - 128).astype(np.int8))
     return pack_chunk(n, start, codes, table, flags)
 
 
-def pack_chunk(n: int, start: int, codes: np.ndarray, table: ChunkTable | Any,
+def pack_chunk(n: int, start: int, codes: np.ndarray, table: ValueTable,
                flags: np.ndarray | None = None) -> bytes:
     """The chunk of the deals of level n with ranks from ``start``, given as codes into a table of distinct
-    values in V's order (a :class:`ChunkTable` or :class:`whist_catalogue.engine.codes.ValueTable`, as
+    values in V's order (a :class:`whist_catalogue.engine.codes.ValueTable`, as
     :func:`whist_catalogue.engine.codes.encode` makes them)."""
     size = codes.shape[0]
     table_num = np.asarray(table.numerator, "<i4")
@@ -150,7 +129,7 @@ def pack_chunk(n: int, start: int, codes: np.ndarray, table: ChunkTable | Any,
     entries = table_num.shape[0]
     if table_inf.shape != (entries,) or (size and int(codes.max()) >= entries):
         raise ValueError("codes must index a table of parallel numerator and infinitesimal arrays")
-    if entries and (np.any(table_num < 0) or np.any(np.diff(_sort_key(table_num, table_inf)) <= 0)):
+    if entries and (np.any(table_num < 0) or np.any(np.diff(value_keys(table_num, table_inf)) <= 0)):
         raise ValueError("a chunk's table holds distinct single-suit values (never negative) in V's order")
     width = 1 if entries <= 256 else 2
     bit_flags = np.zeros(size, np.uint8) if flags is None else np.asarray(flags, np.uint8)
@@ -200,11 +179,11 @@ def read_chunk(blob: bytes) -> Chunk:
     codes = np.frombuffer(body, "<u1" if width == 1 else "<u2", size)
     if size and int(codes.max()) >= entries:
         raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): a code beyond its table")
-    return Chunk(n, start, stop, codes, ChunkTable(numerator, infinitesimal),
+    return Chunk(n, start, stop, codes, ValueTable(numerator, infinitesimal),
                  bytes(payload[codes_start + codes_length :]))
 
 
-def decode_chunk(blob: bytes) -> tuple[np.ndarray, ChunkTable]:
+def decode_chunk(blob: bytes) -> tuple[np.ndarray, ValueTable]:
     """(codes, table) of a chunk (the shared contract's form; :func:`read_chunk` gives everything).  The table
     has the attributes of :class:`whist_catalogue.engine.codes.ValueTable`, whose ``remap`` and ``union`` take it."""
     chunk = read_chunk(blob)

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from functools import cache
+
 import numpy as np
-from numba import njit
 
 from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.theory.values import Value
 
-__all__ = ["MAX_CODES", "ValueTable", "Encoder", "encode", "remap", "union"]
+__all__ = ["MAX_CODES", "ValueTable", "Encoder", "encode", "remap", "union", "value_keys"]
 
 MAX_CODES = 1 << 16
 """Codes are uint16: a level (or chunk) may hold at most this many distinct values."""
@@ -36,14 +37,16 @@ _SLOTS = 1 << 18
 _EMPTY = np.int64(-1)
 
 
-def _keys(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
-    """One int64 per value whose integer order is the value order (ranks span well within a byte)."""
+def value_keys(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
+    """One int64 per value whose integer order is the value order (ranks span well within a byte; values of
+    deals are ≥ 0, so the number comes first)."""
     return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
 
 
 @dataclass(frozen=True)
 class ValueTable:
-    """Distinct single-suit values in ascending order, as parallel arrays."""
+    """Distinct single-suit values in ascending order, as parallel arrays: a level's table, and a chunk's
+    (:mod:`.chunks`)."""
 
     numerator: np.ndarray
     """val · 2^24 (int32), as :mod:`whist_catalogue.engine.encoding`."""
@@ -66,7 +69,7 @@ class ValueTable:
         return [self.value(c) for c in range(len(self))]
 
     def keys(self) -> np.ndarray:
-        return _keys(self.numerator, self.infinitesimal)
+        return value_keys(self.numerator, self.infinitesimal)
 
     @classmethod
     def from_keys(cls, keys: np.ndarray) -> ValueTable:
@@ -80,7 +83,7 @@ class ValueTable:
         from whist_catalogue.engine.encoding import encode_value
 
         pairs = [encode_value(v) for v in values]
-        keys = np.unique(_keys(np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)))
+        keys = np.unique(value_keys(np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)))
         return cls.from_keys(keys)
 
     def __eq__(self, other: object) -> bool:
@@ -90,7 +93,6 @@ class ValueTable:
     __hash__ = None  # mutable arrays inside
 
 
-@njit(cache=True)
 def _encode_into(numerator, infinitesimal, slots, slot_code, found_keys, count, out):
     """First-seen codes of ``numerator``/``infinitesimal`` into ``out``; returns the new count (−1: overflow)."""
     mask = slots.shape[0] - 1
@@ -116,6 +118,14 @@ def _encode_into(numerator, infinitesimal, slots, slot_code, found_keys, count, 
     return count
 
 
+@cache
+def _encode_kernel():
+    # Compiled on first use: the look-up path reads tables and chunks without importing Numba.
+    from numba import njit
+
+    return njit(cache=True)(_encode_into)
+
+
 class Encoder:
     """Codes for a stream of values, chunk by chunk, against one growing table.
 
@@ -136,7 +146,7 @@ class Encoder:
     def add(self, numerator: np.ndarray, infinitesimal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         if out is None:
             out = np.empty(numerator.shape[0], np.uint16)
-        count = _encode_into(numerator, infinitesimal, self._slots, self._slot_code, self._keys, self._count, out)
+        count = _encode_kernel()(numerator, infinitesimal, self._slots, self._slot_code, self._keys, self._count, out)
         if count < 0:
             raise OverflowError(f"more than {MAX_CODES} distinct values do not fit 16-bit codes")
         self._count = count

@@ -309,14 +309,14 @@ class _Values:
             self.flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
 
     def table(self) -> ValueTable:
-        return union([ValueTable(c.table.numerator, c.table.infinitesimal) for c in self.chunks])
+        return union([c.table for c in self.chunks])
 
     def level(self) -> Level:
         """Level n's values (codes into :meth:`table`), to compute level n + 1 from."""
         table = self.table()
         codes = np.empty(self.size, np.uint16)
         for c in self.chunks:
-            codes[c.start : c.stop] = remap(c.codes, ValueTable(c.table.numerator, c.table.infinitesimal), table)
+            codes[c.start : c.stop] = remap(c.codes, c.table, table)
         return Level.from_codes(self.n, codes, table)
 
     def flags(self) -> np.ndarray:
@@ -329,8 +329,7 @@ class _Values:
         table = self.table()
         counts = np.zeros(len(table), np.int64)
         for c in self.chunks:
-            mapped = remap(np.arange(len(c.table), dtype=np.uint16),
-                           ValueTable(c.table.numerator, c.table.infinitesimal), table)
+            mapped = remap(np.arange(len(c.table), dtype=np.uint16), c.table, table)
             np.add.at(counts, mapped, np.bincount(c.codes, minlength=len(c.table)))
         flagged = {name: int(k) for name, k in zip(CHECK_NAMES, self.flagged)}
         statistics = {"counts": counts.tolist(), "counterexamples": flagged}

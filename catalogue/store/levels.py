@@ -33,7 +33,8 @@ from typing import Any, Callable
 import numpy as np
 import sqlalchemy as sa
 
-from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, read_chunk
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, read_chunk
+from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
 
 __all__ = [
@@ -90,16 +91,16 @@ def chunk_count(n: int, chunk_deals: int = CHUNK_DEALS) -> int:
     return -(-comb(2 * n, n) // chunk_deals)
 
 
-def table_to_bytes(table: ChunkTable) -> bytes:
+def table_to_bytes(table: ValueTable) -> bytes:
     """A level's value table as stored in ``level.value_table``: numerator int32[k], then infinitesimal int8[k]."""
     return np.asarray(table.numerator, "<i4").tobytes() + np.asarray(table.infinitesimal, "i1").tobytes()
 
 
-def table_from_bytes(blob: bytes) -> ChunkTable:
+def table_from_bytes(blob: bytes) -> ValueTable:
     k, rest = divmod(len(blob), 5)
     if rest:
         raise ChunkError(f"a value table of {len(blob)} bytes is not k int32 numerators and k int8 ranks")
-    return ChunkTable(np.frombuffer(blob, "<i4", k), np.frombuffer(blob, "i1", k, offset=4 * k))
+    return ValueTable(np.frombuffer(blob, "<i4", k), np.frombuffer(blob, "i1", k, offset=4 * k))
 
 
 class ChunkCache:
@@ -145,11 +146,9 @@ class ChunkCache:
         return len(self._chunks)
 
 
-def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, Any, np.ndarray]:
+def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, ValueTable, np.ndarray]:
     """(codes uint16, value table, flags uint8) of every deal of level n, by rank, from its chunks: the level as
     the engine holds it (:class:`whist_catalogue.engine.levels.Level`)."""
-    from whist_catalogue.engine.codes import ValueTable, remap, union
-
     size = comb(2 * n, n)
     chunks = []
     covered = 0
@@ -162,7 +161,7 @@ def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, An
         covered = chunk.stop
     if covered != size:
         raise ChunkError(f"level {n}: its chunks cover {covered:,} of {size:,} deals")
-    table = union([ValueTable(c.table.numerator, c.table.infinitesimal) for c in chunks])
+    table = union([c.table for c in chunks])
     codes = np.empty(size, np.uint16)
     flags = np.empty(size, np.uint8)
     for c in chunks:
@@ -285,7 +284,7 @@ def value_columns(numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[str,
     # The reduced denominator is 2^24 / (lowest set bit of q·2^24), at least 1; 0 is 0/1.
     denominator = np.where(low_bit == 0, 1, np.maximum(1, SCALE // np.maximum(low_bit, 1)))
     rank = infinitesimal.astype(np.int64)
-    west_leads, east_leads = table_outcomes(ChunkTable(numerator, infinitesimal))  # ρ, elementwise
+    west_leads, east_leads = table_outcomes(ValueTable(numerator, infinitesimal))  # ρ, elementwise
     return {
         "numerator": scaled * denominator // SCALE,
         "denominator": denominator.astype(np.int32),

@@ -40,7 +40,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, ChunkTable, read_chunk
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, read_chunk
+from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import SCALE, decode_value
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
@@ -612,7 +613,7 @@ class Catalogue:
                 raise CatalogueError(f"catalogue {self.location} is damaged: {exc} (run whist-catalogue verify)") from None
         return codes, table
 
-    def level_table(self, n: int) -> tuple[ChunkTable, np.ndarray]:
+    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:
         """Level n's distinct values (V's order) and how many deals have each, as stored at build time."""
         levels = LevelRow.__table__
         with database_errors(self.location), self._engine.connect() as connection:
