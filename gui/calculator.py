@@ -37,14 +37,14 @@ from whist_catalogue.gui.widgets import (
     cards_text,
     copy_text,
     enlarge,
-    error_text,
     examples_button,
     fit_table,
     heading,
     scrolled,
     suit_symbol,
 )
-from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
+from whist_catalogue.gui.analysis_view import AnalysisView
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
 from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
 
@@ -74,7 +74,7 @@ HELP = (
 )
 
 
-class MultiSuitCalculator(QWidget):
+class MultiSuitCalculator(AnalysisView, QWidget):
     """View 2: several suits; each suit's value, the sum, the outcome, the right lead, and play."""
 
     analysed = Signal()
@@ -85,8 +85,6 @@ class MultiSuitCalculator(QWidget):
         self.context = context
         self.analysis: MultiSuitAnalysis | None = None
         self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
-        self._engine_plan = ""
-        """The engine's plan last shown (beyond the catalogue)."""
 
         self.input = QLineEdit()
         self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
@@ -330,58 +328,7 @@ class MultiSuitCalculator(QWidget):
     # -- analysis ----------------------------------------------------------------------------------
     def show_suits(self, suits: tuple[Suit, ...]) -> None:
         """Value the suits in a worker; meanwhile the previous deal's results are greyed."""
-        self.message.show_info("Valuing the suits …")
-        self.play_panel.set_deal(None)
-        self.results.setEnabled(False)
-        self.copy_button.setEnabled(False)
-        self.busy_bar.start("Valuing the suits (a suit beyond the catalogue may take the engine a while)")
-        self._engine_plan = ""
-        self.task.run(with_engine_progress, analyse, suits, self.context.solver)
-
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
-    @Slot()
-    def cancel_analysis(self) -> None:
-        if not self.task.busy:
-            return
-        self.task.cancel()
-        self._no_deal()
-        self.message.show_info("Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)")
-        self.analysed.emit()
-
-    def _engine_step(self, step: EngineStep) -> None:
-        """The engine works beyond the catalogue: say what it computes and how far it is."""
-        if step.text != self._engine_plan:  # the plan, in full, where it can wrap; the bar keeps the count
-            self._engine_plan = step.text
-            self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
-        self.busy_bar.set_progress(step.done, step.total, "Valuing the suits")
-
-    def _shown(self, analysis: MultiSuitAnalysis) -> None:
-        self.analysis = analysis
-        self.busy_bar.stop()
-        self.message.clear_message()
-        self._fill(analysis)
-        self.results.setEnabled(True)
-        self.copy_button.setEnabled(True)
-        self.analysed.emit()
-
-    def _failed(self, exc: Exception) -> None:
-        self._no_deal()
-        self.message.show_error(error_text(exc))
-        self.analysed.emit()
-
-    def _no_deal(self) -> None:
-        """No valid deal is entered: forget the last one's values rather than show them beside the new input."""
-        if self.task.busy:
-            self.task.cancel()
-        self.busy_bar.stop()
-        self.analysis = None
-        self.play_panel.set_deal(None)
-        self._clear()
-        self.results.setEnabled(True)
-        self.copy_button.setEnabled(False)
+        self.start_analysis("Valuing the suits", analyse, suits, self.context.solver)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:

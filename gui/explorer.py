@@ -40,7 +40,6 @@ from whist_catalogue.gui.widgets import (
     cards_text,
     copy_text,
     enlarge,
-    error_text,
     examples_button,
     fit_height,
     fit_table,
@@ -50,7 +49,8 @@ from whist_catalogue.gui.widgets import (
     shrink_to_contents,
     tricks_text,
 )
-from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
+from whist_catalogue.gui.analysis_view import AnalysisView
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
 from whist_catalogue.store.build import MAX_BUILD_N
@@ -143,7 +143,7 @@ def outcome_sentence(outcome: Outcome, n: int) -> str:
     )
 
 
-class DealExplorer(QWidget):
+class DealExplorer(AnalysisView, QWidget):
     """View 1: enter a single-suit deal (any notation, or click cards), read its value and play it."""
 
     analysed = Signal()
@@ -156,9 +156,6 @@ class DealExplorer(QWidget):
         self.context = context
         self.analysis: DealAnalysis | None = None
         self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
-        self._engine_plan = ""
-        """The engine's plan last shown (beyond the catalogue)."""
-        self._valuing = ""
         self._editing = False
 
         # -- input -------------------------------------------------------------------------------
@@ -391,60 +388,7 @@ class DealExplorer(QWidget):
     # -- analysis ------------------------------------------------------------------------------
     def show_suit(self, suit: Suit) -> None:
         """Analyse ``suit`` in a worker and show the result; meanwhile the previous deal's results are greyed."""
-        self.message.show_info(f"Valuing {shorten(str(suit))} …")
-        self.play_panel.set_deal(None)
-        self.results.setEnabled(False)
-        self.copy_button.setEnabled(False)
-        self._valuing = f"Valuing {shorten(str(suit))}"
-        self.busy_bar.start(f"{self._valuing} (a deal beyond the catalogue may take the engine a while)")
-        self._engine_plan = ""
-        self.task.run(with_engine_progress, analyse_deal, suit, self.context.solver)
-
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
-    @Slot()
-    def cancel_analysis(self) -> None:
-        """Stop waiting for the deal being valued; nothing of the previous deal stays on screen."""
-        if not self.task.busy:
-            return
-        self.task.cancel()
-        self._no_deal()
-        self.message.show_info("Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)")
-        self.analysed.emit()
-
-    def _engine_step(self, step: EngineStep) -> None:
-        """The engine works beyond the catalogue: say what it computes and how far it is."""
-        if step.text != self._engine_plan:  # the plan, in full, where it can wrap; the bar keeps the count
-            self._engine_plan = step.text
-            self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
-        self.busy_bar.set_progress(step.done, step.total, self._valuing)
-
-    def _shown(self, analysis: DealAnalysis) -> None:
-        self.analysis = analysis
-        self.busy_bar.stop()
-        self.message.clear_message()
-        self._fill(analysis)
-        self.results.setEnabled(True)
-        self.copy_button.setEnabled(True)
-        self.analysed.emit()
-
-    def _failed(self, exc: Exception) -> None:
-        self._no_deal()
-        self.message.show_error(error_text(exc))
-        self.analysed.emit()
-
-    def _no_deal(self) -> None:
-        """No valid deal is entered: forget the last one's results (a value beside the wrong deal is worse than none)."""
-        if self.task.busy:
-            self.task.cancel()
-        self.busy_bar.stop()
-        self.analysis = None
-        self.play_panel.set_deal(None)
-        self._clear()
-        self.results.setEnabled(True)
-        self.copy_button.setEnabled(False)
+        self.start_analysis(f"Valuing {shorten(str(suit))}", analyse_deal, suit, self.context.solver)
 
     # -- display ---------------------------------------------------------------------------------
     def _clear(self) -> None:

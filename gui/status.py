@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import LevelStatusModel
@@ -57,15 +58,6 @@ SECONDS_PER_DEAL = 45.9 / 3_660_540
 ``build --max-n 12`` (45.9 s for 3,660,540 deals at a load of 1.5–1.8)."""
 BYTES_PER_DEAL = 150
 """Disk per deal when the catalogue has none of its own: the same benchmark measured 149.4."""
-
-
-def duration(seconds: float) -> str:
-    """``45 s``, ``3 min``, ``1 h 20 min``."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 3600:
-        return f"{round(seconds / 60)} min"
-    return f"{int(seconds // 3600)} h {round(seconds % 3600 / 60)} min"
 
 
 def estimate_build(have: int, target: int, seconds_per_deal: float, bytes_per_deal: float) -> tuple[int, float, float]:
