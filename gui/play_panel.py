@@ -202,10 +202,13 @@ class PlayPanel(QWidget):
         controls.addSpacing(12)
         controls.addWidget(QLabel("You play:"))
         controls.addWidget(self.mode_box)
-        controls.addSpacing(12)
-        controls.addWidget(self.hints)
-        controls.addWidget(self.results_box)
         controls.addStretch(1)
+        # The options get a row of their own: beside the choices they were clipped in a half-width panel.
+        options = QHBoxLayout()
+        options.addWidget(self.hints)
+        options.addSpacing(12)
+        options.addWidget(self.results_box)
+        options.addStretch(1)
         buttons = QHBoxLayout()
         for b in (self.app_button, self.undo_button, self.restart_button, self.end_button, self.watch_button):
             buttons.addWidget(b)
@@ -235,7 +238,7 @@ class PlayPanel(QWidget):
         self.tricks_view = CopyTableView()
         self.tricks_view.setModel(self.tricks)
         fit_table(self.tricks_view, stretch_last=True)
-        self.tricks_view.setMinimumWidth(320)
+        self.tricks_view.setMinimumWidth(260)
 
         middle = QHBoxLayout()
         middle.addLayout(hands, 3)
@@ -247,6 +250,7 @@ class PlayPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
+        layout.addLayout(options)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.status)
