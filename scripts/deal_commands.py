@@ -17,7 +17,7 @@ import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
@@ -202,23 +202,36 @@ def run_value(args: argparse.Namespace) -> int:
     printed: dict["Value", tuple[str, str]] = {}  # a batch meets few distinct values: each serialised once
     with _table(args) as table:
         for texts in _batches(args.deals):
-            suits: list[Suit] = []
+            suits, problem = _parsed_until_error(texts)
+            answers: list[str] = []
             try:
-                for text in texts:
-                    suits.append(parse_suit(text))
+                for suit, solution in zip(suits, _solutions(table, suits)):
+                    answers.append(_value_text(suit, solution, args.json, printed))
             finally:
-                # Answer the deals before a bad line, then let its error end the run.
-                try:
-                    solutions = table.solve_many([s.deal for s in suits])
-                except WhistError:
-                    solutions = map(table.solve, (s.deal for s in suits))  # up to the deal at fault
-                answers: list[str] = []
-                try:
-                    for suit, solution in zip(suits, solutions):
-                        answers.append(_value_text(suit, solution, args.json, printed))
-                finally:
-                    sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
+                sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
+            if problem is not None:
+                raise problem  # after the answers to the deals before it
     return 0
+
+
+def _parsed_until_error(texts: list[str]) -> tuple[list[Suit], WhistError | None]:
+    suits: list[Suit] = []
+    for text in texts:
+        try:
+            suits.append(parse_suit(text))
+        except WhistError as exc:
+            return suits, exc
+    return suits, None
+
+
+def _solutions(table: "SuitTable", suits: list[Suit]) -> Iterable["SuitSolution"]:
+    """Each suit's value and best moves: the batch at once, or — when a deal in it cannot be answered — one at a
+    time, so that the deals before it are answered before its error."""
+    deals = [s.deal for s in suits]
+    try:
+        return table.solve_many(deals)
+    except WhistError:
+        return map(table.solve, deals)
 
 
 _BATCH = 512

@@ -7,6 +7,7 @@ once); in-process runs elsewhere.  Every case hashes the catalogue before and af
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -53,6 +54,18 @@ def _one_line(err: str | bytes, code: int, expected: int = 2) -> str:
 
 
 # -- stdin, deals, sizes ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["value", "outcome"])
+def test_a_bad_deal_in_a_batch_ends_it_after_the_answers_before_it(command, built):
+    """Deals from a pipe are answered 512 at a time: a bad one still gets every earlier answer out first."""
+    good = ["AQ/KJ", "KQT/AJ9", "EWEWWE"] * 100
+    proc = _cli(command, "--json", "--db", str(built), "-", stdin="\n".join([*good, "AQ/K", "KQ/AJ"]).encode())
+    text = _one_line(proc.stderr, proc.returncode)
+    assert "asymmetric" in text
+    lines = proc.stdout.decode().splitlines()
+    assert [json.loads(line)["deal"] for line in lines][-3:] == (["EWEW", "EWEWWE", "EWEWWE"] if command == "value"
+                                                                  else good[-3:]) and len(lines) == len(good)
 
 
 @pytest.mark.parametrize("command", ["value", "outcome"])

@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 APP_NAME = "whist-catalogue"
 ENV_DB = "WHIST_CATALOGUE_DB"
 DEFAULT_MAX_N = 14
@@ -26,6 +24,8 @@ DEFAULT_MAX_N = 14
 
 
 def default_database_path() -> Path:
+    import platformdirs  # only when no --db or $WHIST_CATALOGUE_DB names the catalogue: it costs a look-up 5 ms
+
     return Path(platformdirs.user_data_dir(APP_NAME)) / "catalogue.sqlite"
 
 
