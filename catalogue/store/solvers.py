@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.store.settings import database_location
@@ -20,6 +20,10 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
 from whist_catalogue.theory.solution import Solver, SuitSolution, solve_many
 from whist_catalogue.theory.values import Value
+
+if TYPE_CHECKING:
+    from whist_catalogue.engine.plan import EnginePlan
+    from whist_catalogue.store.reader import Catalogue
 
 __all__ = ["ComputingSolver", "ChainSolver", "default_solver"]
 
@@ -37,7 +41,7 @@ class ComputingSolver:
     engine computes each level once, under a lock).
     """
 
-    def __init__(self, max_n: int | None = None, *, catalogue=None) -> None:  # noqa: ANN001
+    def __init__(self, max_n: int | None = None, *, catalogue: Catalogue | None = None) -> None:
         from whist_catalogue.engine.plan import engine_bound  # light: no NumPy, no Numba
 
         self.max_n = engine_bound() if max_n is None else max_n
@@ -46,7 +50,7 @@ class ComputingSolver:
         self._engine = None
         self._lock = threading.Lock()
 
-    def plan(self, n: int):  # noqa: ANN201 - an EnginePlan, imported with the engine
+    def plan(self, n: int) -> EnginePlan:
         """What valuing a deal with n cards a hand would make the engine compute now (nothing for small n, or
         once its level is computed); :class:`DealTooLargeError` beyond the engine's reach."""
         if n <= RECURSIVE_MAX_N:
