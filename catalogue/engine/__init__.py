@@ -6,6 +6,8 @@
   (the level store's format, pure NumPy and zlib, shared by the store and the cluster's workers);
 * :mod:`.kernels` — the Numba kernels (reduction ranks in O(1), §7.2's α matrix, the shortcuts);
 * :mod:`.levels` — level n from level n − 1, the public API over the kernels;
+* :mod:`.plan` — what the engine will compute beyond the catalogue and about how long, said before it
+  starts; its progress and cancel (light: no NumPy, no Numba);
 * :mod:`.statistics` — per-level counts shared by ``scan`` and ``stats``;
 * :mod:`.scan` — the papers' conjectures checked over every deal (Conjectures 12.2–12.4,
   Theorem 8.10 of the multi-suit paper, Theorem 9.4 of the single-suit paper);
