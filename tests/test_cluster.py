@@ -20,9 +20,12 @@ import pytest
 from distributed import Client, LocalCluster
 
 from whist_catalogue.engine.cluster import (
+    CONNECT_TIMEOUT,
+    TIMEOUT_ENV,
     ClusterError,
     LevelFile,
     cluster_scan,
+    connect_timeout,
     parse_address,
     run_levels,
     save_level,
@@ -161,11 +164,24 @@ def test_a_workdir_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
 
 def test_no_scheduler_at_the_address_is_one_line_and_exit_2(tmp_path):
     address = f"tcp://127.0.0.1:{_free_port()}"
+    # Nothing listens there, so any wait ends the same way: one second, not the default ten.
+    env = dict(os.environ, WHIST_CATALOGUE_CLUSTER_TIMEOUT="1")
     result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", address, "--workdir", str(tmp_path / "w")],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, env=env)
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "no Dask scheduler" in lines[0], result.stderr
     assert not (tmp_path / "w").exists()  # nothing changed on disk
+
+
+def test_the_wait_for_a_scheduler_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(TIMEOUT_ENV, raising=False)
+    assert connect_timeout() == CONNECT_TIMEOUT
+    monkeypatch.setenv(TIMEOUT_ENV, " 2.5 ")
+    assert connect_timeout() == 2.5
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        monkeypatch.setenv(TIMEOUT_ENV, bad)
+        with pytest.raises(ClusterError, match=f"{TIMEOUT_ENV}=.*: expected a number of seconds above 0"):
+            connect_timeout()
 
 
 def test_run_levels_needs_the_level_below(local_cluster, tmp_path):
