@@ -17,12 +17,16 @@ import time
 
 import numpy as np
 import pytest
+from catalogue_testing import run_cli
 from distributed import Client, LocalCluster
 
 from whist_catalogue.engine.cluster import (
+    CONNECT_TIMEOUT,
+    TIMEOUT_ENV,
     ClusterError,
     LevelFile,
     cluster_scan,
+    connect_timeout,
     parse_address,
     run_levels,
     save_level,
@@ -107,27 +111,32 @@ def dask_deployment(tmp_path):
             client.wait_for_workers(2, timeout=60)
         yield address
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in reversed(procs):
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # The workers first, then the scheduler: a worker that loses its scheduler while closing lingers
+        # until its nanny kills it, 8 s later.
+        for group in (procs[1:], procs[:1]):
+            for proc in group:
+                proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
         log.close()
 
 
-def _scan_json(*extra: str) -> list[dict]:
-    result = subprocess.run(CLI + ["scan", "--max-n", "12", "--json", "--no-progress", *extra],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
+SCAN_12 = ["scan", "--max-n", "12", "--json", "--no-progress"]
 
 
 def test_scan_on_a_dask_scheduler_prints_the_in_process_results(dask_deployment):
-    on_cluster = _scan_json("--cluster", dask_deployment)
-    in_process = _scan_json()
+    result = subprocess.run(CLI + SCAN_12 + ["--cluster", dask_deployment], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    on_cluster = [json.loads(line) for line in result.stdout.splitlines()]
+    # The in-process scan through the same command line, in this process: no second interpreter to start.
+    code, out, err = run_cli(*SCAN_12)
+    assert code == 0, err
+    in_process = [json.loads(line) for line in out.splitlines()]
     assert [o["n"] for o in on_cluster] == list(range(1, 13))
     assert without_seconds(on_cluster) == without_seconds(in_process)
 
@@ -161,11 +170,24 @@ def test_a_workdir_that_cannot_be_made_is_one_line_and_exit_2(tmp_path):
 
 def test_no_scheduler_at_the_address_is_one_line_and_exit_2(tmp_path):
     address = f"tcp://127.0.0.1:{_free_port()}"
+    # Nothing listens there, so any wait ends the same way: one second, not the default ten.
+    env = dict(os.environ, WHIST_CATALOGUE_CLUSTER_TIMEOUT="1")
     result = subprocess.run(CLI + ["scan", "--max-n", "3", "--cluster", address, "--workdir", str(tmp_path / "w")],
-                            capture_output=True, text=True, timeout=120)
+                            capture_output=True, text=True, timeout=120, env=env)
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and "no Dask scheduler" in lines[0], result.stderr
     assert not (tmp_path / "w").exists()  # nothing changed on disk
+
+
+def test_the_wait_for_a_scheduler_comes_from_the_environment(monkeypatch):
+    monkeypatch.delenv(TIMEOUT_ENV, raising=False)
+    assert connect_timeout() == CONNECT_TIMEOUT
+    monkeypatch.setenv(TIMEOUT_ENV, " 2.5 ")
+    assert connect_timeout() == 2.5
+    for bad in ("0", "-1", "soon", "inf", "nan"):
+        monkeypatch.setenv(TIMEOUT_ENV, bad)
+        with pytest.raises(ClusterError, match=f"{TIMEOUT_ENV}=.*: expected a number of seconds above 0"):
+            connect_timeout()
 
 
 def test_run_levels_needs_the_level_below(local_cluster, tmp_path):

@@ -28,6 +28,7 @@ which is what takes the engine past one machine's memory (n = 18).
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import shutil
 import tempfile
@@ -61,6 +62,7 @@ __all__ = [
     "LevelTotals",
     "parse_address",
     "connect",
+    "connect_timeout",
     "value_range",
     "value_ranges",
     "save_level",
@@ -77,6 +79,11 @@ MIN_RANGE = 1 << 14
 """Deals per task at least, so that small levels are not drowned in scheduling overhead."""
 TASKS_PER_WORKER = 8
 """Ranges per worker and level, so that the slowest task of a level leaves the other workers little idle time."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds :func:`connect` waits for a scheduler to answer, and then for its first worker."""
+TIMEOUT_ENV = "WHIST_CATALOGUE_CLUSTER_TIMEOUT"
+"""The environment variable that sets :func:`connect`'s wait instead (seconds; shorter to fail fast, longer
+for a scheduler still starting)."""
 
 
 class ClusterError(WhistError):
@@ -96,9 +103,26 @@ def parse_address(text: str) -> str | int:
     return text
 
 
+def connect_timeout() -> float:
+    """``$WHIST_CATALOGUE_CLUSTER_TIMEOUT`` if set, else :data:`CONNECT_TIMEOUT`."""
+    text = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not text:
+        return CONNECT_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0  # refused below, with the out-of-range numbers
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ClusterError(f"{TIMEOUT_ENV}={text!r}: expected a number of seconds above 0")
+    return seconds
+
+
 @contextmanager
-def connect(address: str, *, timeout: float = 10.0) -> Iterator["distributed.Client"]:  # noqa: F821
-    """A Dask client of the scheduler at ``address``, or of a local cluster of K worker processes for ``local:K``."""
+def connect(address: str, *, timeout: float | None = None) -> Iterator["distributed.Client"]:  # noqa: F821
+    """A Dask client of the scheduler at ``address``, or of a local cluster of K worker processes for ``local:K``.
+
+    ``timeout`` (default :func:`connect_timeout`) bounds the wait for the scheduler to answer and then for
+    its first worker."""
     target = parse_address(address)
     try:
         import distributed
@@ -115,6 +139,8 @@ def connect(address: str, *, timeout: float = 10.0) -> Iterator["distributed.Cli
                                       silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
             yield client
         return
+    if timeout is None:
+        timeout = connect_timeout()
     try:
         client = distributed.Client(target, timeout=timeout)
     except (OSError, TimeoutError) as exc:
