@@ -57,7 +57,9 @@ class AnalysisView:
             return
         self.task.cancel()
         self._no_deal()
-        self.message.show_info("Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)")
+        self.message.show_info(
+            "Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)"
+        )
         self.analysed.emit()
 
     def _engine_step(self, step: EngineStep) -> None:

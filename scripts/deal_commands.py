@@ -346,7 +346,8 @@ def _outcome_lines(text: str, table: "SuitTable", evaluate, as_json) -> str:  # 
     lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
              f"  outcome      {_outcome_text(analysis.outcome)}"]
     for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
-        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({suits[lead.suit]}): {lead.rule.describe(name[0])}")
+        rule = lead.rule.describe(name[0])
+        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({suits[lead.suit]}): {rule}")
     return "\n".join(lines) + "\n"
 
 

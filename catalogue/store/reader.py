@@ -610,7 +610,8 @@ class Catalogue:
             try:
                 codes, table, _ = read_level_values(connection, n)
             except ChunkError as exc:
-                raise CatalogueError(f"catalogue {self.location} is damaged: {exc} (run whist-catalogue verify)") from None
+                raise CatalogueError(f"catalogue {self.location} is damaged: {exc}"
+                                     " (run whist-catalogue verify)") from None
         return codes, table
 
     def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:

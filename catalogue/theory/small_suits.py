@@ -4,9 +4,10 @@ A 52-card pack deals a symmetric whist suit of at most 6 cards a hand; the table
 goes to n = 8 — all 17,576 nonempty deals, 35 kB shipped with the package
 (``small_suits.bin``), far cheaper than computing level 8 at first use.  The
 1,274 deals a pack can deal (n ≤ 6) are loaded at once, in about a millisecond;
-levels 7 and 8 (16,302 deals, about 10 ms) when a deal first needs them.  Each deal, by its integer key (SPEC §2), has
-its value packed as in :mod:`.packed` and the lowest best lead of each side
-(SPEC §3), which is what Theorem 9.1 and the lead rule of §10.4 need of a suit.
+levels 7 and 8 (16,302 deals, about 10 ms) when a deal first needs them.  Each
+deal, by its integer key (SPEC §2), has its value packed as in :mod:`.packed`
+and the lowest best lead of each side (SPEC §3), which is what Theorem 9.1 and
+the lead rule of §10.4 need of a suit.
 
 :class:`SuitTable` answers for any deal: from the preloaded table when it is
 there, from a solver (the catalogue, the engine) beyond, memoised.
