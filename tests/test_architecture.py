@@ -118,8 +118,9 @@ def test_imports_flow_one_way(module, path):
 
 
 def test_a_look_up_loads_neither_numba_nor_qt():
-    """A command-line look-up — the preloaded suits, the catalogue's read path and its chunks, the engine's plan —
-    pays for no JIT compiler and no GUI toolkit: Numba loads only when the engine computes, Qt only in the app."""
+    """A command-line look-up — the preloaded suits, the catalogue's read path and its chunks, the engine's plan,
+    the linear-time algorithm for a huge suit — pays for no JIT compiler and no GUI toolkit: Numba loads only
+    when the engine computes or a sample is drawn, Qt only in the app."""
     import subprocess
     import sys
 
@@ -128,6 +129,7 @@ def test_a_look_up_loads_neither_numba_nor_qt():
         "import whist_catalogue.scripts.deal_commands, whist_catalogue.theory.multisuit, whist_catalogue.theory.moves\n"
         "import whist_catalogue.store.reader, whist_catalogue.store.solvers, whist_catalogue.engine.chunks\n"
         "import whist_catalogue.engine.codes, whist_catalogue.engine.plan, whist_catalogue.theory.ranking\n"
+        "import whist_catalogue.single_suit.linear_time\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite', 'PySide6')))\n"
     )
     loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout

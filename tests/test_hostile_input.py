@@ -304,10 +304,17 @@ def test_fuzz_the_search_language(text):
 # -- concurrency and signals (real processes) -------------------------------------------------------------
 
 
+def _as_from_a_terminal() -> None:
+    # A job started in the background by a non-interactive shell (as CI may run the suite) inherits SIGINT
+    # ignored, and Python then rightly leaves it ignored; the build under test is run as a user at a
+    # terminal runs it, where Ctrl+C delivers SIGINT.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_build(path: Path, max_n: int) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "whist_catalogue", "build", "--max-n", str(max_n), "--db",
                              str(path), "--no-progress", "--no-games"], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_from_a_terminal)
 
 
 def _wait_for_level(path: Path, n: int, proc: subprocess.Popen, timeout: float = 180) -> None:

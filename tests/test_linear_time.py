@@ -57,6 +57,25 @@ def test_against_the_direct_formula_on_every_deal_up_to_10():
         assert (got.h_lower, got.h_upper, got.h) == (ss.h_lower(deal), ss.h_upper(deal), ss.h_whist(deal))
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 50, 1_000, 100_000])
+def test_one_deal_in_numpy_equals_the_level_kernels_numba_steps(n):
+    """:func:`solve_vector` (whole-array NumPy steps, for one huge deal) against the card-by-card Numba kernel
+    the level computations use, on random deals of every size and on deals whose ace either side holds."""
+    from whist_catalogue.single_suit.kernels import evaluate_vector
+
+    rng = np.random.default_rng(n)
+    for trial in range(40 if n < 1_000 else 4):
+        c = rng.permutation(np.repeat(np.array([1, -1], np.int8), n))
+        if trial < 2:  # the top card to East, then to West: both branches of Theorem 9.1's condition
+            owner = 1 if trial == 0 else -1
+            j = int(np.flatnonzero(c == owner)[-1])
+            c[j], c[-1] = c[-1], c[j]
+        got = lt.solve_vector(c)
+        s, t = np.empty(2 * n + 1, np.int64), np.empty(2 * n + 1, np.int64)
+        expected = tuple(int(x) for x in evaluate_vector(c, n, s, t))
+        assert (got.h_lower, got.h_upper, got.h, got.trace) == expected, (n, trial)
+
+
 def test_against_the_referee_up_to_7():
     for deal in every_deal(7):
         assert lt.whist_outcome_linear(deal) == referee.single_suit_outcome(deal), deal.label

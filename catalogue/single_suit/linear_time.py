@@ -13,10 +13,12 @@ C_i = 1 if East holds card i and −1 if West does, and:
 4. the conditions of Theorem 9.1 from the entries on the diagonals H̲ and H̄,
    using A_ij = 1 iff S(i+j−1) > j − i, with running sums over k.
 
-Every step is O(n), so χ(D) for n = 1 000 000 takes milliseconds (see
-``docs/benchmarks.md``).  The work is done by the Numba kernels of
-:mod:`whist_catalogue.single_suit.kernels`; the direct formulas of
-:mod:`whist_catalogue.single_suit.formulas` are the reference it is tested against.
+Every step is O(n) and runs here in whole-array NumPy steps, so χ(D) for
+n = 1 000 000 takes tens of milliseconds without loading Numba (see
+``docs/benchmarks.md``); the Numba kernels of :mod:`whist_catalogue.single_suit.kernels`
+take the same steps card by card for whole levels and for sampling, and the tests
+compare the two.  The direct formulas of :mod:`whist_catalogue.single_suit.formulas`
+are the reference both are tested against.
 
 Also here, the normal lead of §4.2 in linear time, and Theorem 8.2's test of
 whether it is a best first lead (:func:`normal_leads`); and Theorem 12.1 of the multi-suit paper (``papers/symmetric-multi-suit-whist.md``
@@ -36,7 +38,6 @@ from typing import Literal
 import numpy as np
 
 from whist_catalogue.errors import InvalidDealError
-from whist_catalogue.single_suit.kernels import evaluate_vector, random_deal, sample_kernel, stream_state, t_sums_vector
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.values import Outcome, Value
 
@@ -85,14 +86,25 @@ def partial_sums(c: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(c, dtype=np.int64)))
 
 
+def _t_sums(c: np.ndarray, s: np.ndarray, n: int) -> np.ndarray:
+    """T_k for −n ≤ k ≤ n at index k + n by the O(n) procedure of §10: T of the alternating deal, then one
+    update a card — T[S(i−1)] −= i − 1 for East's card i, T[S(i)] += i for West's.  (The slots k = ±n only
+    absorb updates and are never read.)"""
+    k = np.arange(-n, n + 1, dtype=np.int64)
+    t = np.where(k < 0, n + k, k - n)
+    i = np.arange(1, 2 * n + 1, dtype=np.int64)
+    east = (c.astype(np.int64) + 1) >> 1
+    np.add.at(t, s[1:] - east + n, i - east * (2 * i - 1))
+    return t
+
+
 def t_diagonal_sums_linear(deal: Deal | np.ndarray) -> np.ndarray:
     """T_k for −n < k < n by the O(n) procedure of §10, as an int64 array indexed k + n − 1."""
 
     c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
-    t = np.empty(max(2 * n - 1, 0), np.int64)
-    if n:
-        t_sums_vector(c, n, t)
-    return t
+    if n == 0:
+        return np.zeros(0, np.int64)
+    return _t_sums(c, partial_sums(c), n)[1 : 2 * n]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +133,60 @@ def solve_vector(c: np.ndarray) -> LinearResult:
     c, n = _checked(c)
     if n == 0:
         return LinearResult(0, 0, 0, 0, 0)
-    s = np.empty(2 * n + 1, np.int64)
-    t = np.empty(2 * n + 1, np.int64)
-    lo, hi, h, t0 = evaluate_vector(c, n, s, t)
-    return LinearResult(n, int(lo), int(hi), int(h), int(t0))
+    s = partial_sums(c)
+    t = _t_sums(c, s, n)
+    lo, hi = _h_bounds(s, t, n)
+    return LinearResult(n, lo, hi, _h_whist(c, s, n, lo, hi), int(t[n]))
+
+
+# Theorem 10.1 on one deal in whole-array NumPy steps.  The level kernels (:mod:`.kernels`) take the same
+# steps card by card in Numba for millions of small deals; one huge deal should not pay Numba's start-up.
+
+def _h_bounds(s: np.ndarray, t: np.ndarray, n: int) -> tuple[int, int]:
+    """H̲ and H̄ from the sign change of T_k (end of §5)."""
+    if s[n] == n:  # the n lowest cards are East's: all West's cards are high
+        return n, n
+    if s[n] == -n:
+        return -n, -n
+    inner = t[1 : 2 * n]  # T_k, −n < k < n: positive, then at most one zero, then negative (Lemma 5.2)
+    crossed = np.flatnonzero(inner <= 0)
+    if crossed.size == 0:
+        raise ArithmeticError("T_k never changes sign (Lemma 5.2)")
+    k = int(crossed[0]) - n + 1
+    return (k, k) if inner[crossed[0]] == 0 else (k - 1, k)
+
+
+def _diagonal(s: np.ndarray, rows: np.ndarray, d: int, *, row: bool) -> np.ndarray:
+    """A_{i,i+d} (``row``) or A_{i−d,i} for the given i, read off the partial sums: ±1."""
+    at = 2 * rows + d - 1 if row else 2 * rows - d - 1
+    return np.where(s[at] > d, 1, -1)
+
+
+def _h_whist(c: np.ndarray, s: np.ndarray, n: int, lo: int, hi: int) -> int:
+    """H of Theorem 9.1 from the partial sums and (H̲, H̄)."""
+    if lo == hi:
+        return hi
+    east_ace = c[2 * n - 1] == 1
+    # East has the ace: H = H̄ iff (1) H̄ ≥ 0, (2) Σ_{i=2}^{n−1−H̄} A_{i,i+H̄} ≥ 0 and (3) some k has
+    # Σ_{i=2}^{2k} A_{i,i+H̲} > 0 and Σ_{i=2k+1}^{n−H̄−1} A_{i,i+H̄} > 0.  West has it: the mirror image,
+    # on the columns A_{i−d,i}, deciding when H = H̲.
+    if east_ace and hi < 0:
+        return lo
+    if not east_ace and lo > 0:
+        return hi
+    # H is ``candidate`` when the three conditions hold, else ``fallback``; West's signs are East's negated.
+    sign = 1 if east_ace else -1
+    candidate, fallback = (hi, lo) if east_ace else (lo, hi)
+    last = n - 1 - hi if east_ace else n - 1 + lo
+    rows = np.arange(2, last + 1, dtype=np.int64)
+    on_candidate = _diagonal(s, rows, candidate, row=east_ace) * sign
+    total = int(on_candidate.sum())
+    if total < 0:
+        return fallback
+    on_fallback = _diagonal(s, rows, fallback, row=east_ace) * sign
+    ends = 2 * np.arange(1, (last - 1) // 2 + 1, dtype=np.int64) - 2  # i = 2k for each k with 2k + 1 ≤ last
+    first, prefix = np.cumsum(on_fallback)[ends], np.cumsum(on_candidate)[ends]
+    return candidate if np.any((first > 0) & (total - prefix > 0)) else fallback
 
 
 def solve_linear(deal: Deal) -> LinearResult:
@@ -308,6 +370,8 @@ def sample_deals(n: int, count: int, seed: int, *, with_psi: bool = False) -> De
     if count:
         # The generator relies on uint64 multiplication wrapping around; under
         # NUMBA_DISABLE_JIT NumPy would warn about every wrap.
+        from whist_catalogue.single_suit.kernels import sample_kernel  # Numba: only for sampling
+
         with np.errstate(over="ignore"):
             sample_kernel(n, np.uint64(seed), h_lower, h_upper, h, ace, king, h_psi, h_psi_king, with_psi)
     if not with_psi:
@@ -320,6 +384,8 @@ def random_deal_vector(n: int, seed: int, index: int = 0) -> np.ndarray:
 
     if n < 1 or not 0 <= seed < 1 << 64 or index < 0:
         raise ValueError(f"no deal number {index} of size {n} in stream {seed}")
+    from whist_catalogue.single_suit.kernels import random_deal, stream_state
+
     c = np.empty(2 * n, np.int8)
     # The state must reach the kernel as uint64: a Python int would be typed int64
     # and mixing int64 with uint64 in Numba silently goes through float64.
