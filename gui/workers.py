@@ -13,7 +13,6 @@ so no database connection crosses threads.
 from __future__ import annotations
 
 import inspect
-from math import comb
 from typing import Any, Callable, NamedTuple
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -241,24 +240,19 @@ class _EngineWatch:
     def __init__(self, abort_requested: Callable[[], bool], report: Callable[[Any], None]) -> None:
         self._abort_requested = abort_requested
         self._report = report
+        self._plan: Any = None
         self._text = ""
-        self._before: dict[int, int] = {}
-        self._total = 0
 
     def planned(self, plan: Any) -> None:
         if self._abort_requested():
             raise Aborted()
-        self._text = f"Not in the catalogue: {plan.describe()}"
-        self._before, self._total = {}, 0
-        for k in plan.levels:
-            self._before[k] = self._total
-            self._total += comb(2 * k, k)
-        self._report(EngineStep(self._text, 0, self._total))
+        self._plan, self._text = plan, f"Not in the catalogue: {plan.describe()}"
+        self._report(EngineStep(self._text, 0, plan.deals))
 
     def progress(self, n: int, done: int, total: int) -> None:
         if self._abort_requested():
             raise Aborted()
-        self._report(EngineStep(self._text, self._before.get(n, 0) + done, self._total or total))
+        self._report(EngineStep(self._text, self._plan.overall(n, done), self._plan.deals))
 
 
 def with_engine_progress(func: Callable[..., Any], *args: Any, abort_requested: Callable[[], bool],

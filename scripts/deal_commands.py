@@ -92,32 +92,23 @@ class _EngineNotice:
 
     def __init__(self) -> None:
         self._bar = None
-        self._before: dict[int, int] = {}  # deals of the plan's levels below each level
-        self._total = 0
-        self._desc = ""
+        self._plan = None
 
     def planned(self, plan) -> None:  # noqa: ANN001
         if not plan.levels:
             return
-        from math import comb
-
         stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= 16 else ""
         sys.stderr.write(f"whist-catalogue: a deal with {plan.n} cards a hand is not in the catalogue: "
                          f"{plan.describe()}. Ctrl+C cancels{stored}.\n")
         sys.stderr.flush()
-        self._before, self._total = {}, 0
-        for k in plan.levels:
-            self._before[k] = self._total
-            self._total += comb(2 * k, k)
-        first, last = plan.levels[0], plan.levels[-1]
-        self._desc = f"valuing level {last}" if first == last else f"valuing levels {first}–{last}"
+        self._plan = plan
 
     def progress(self, n: int, done: int, total: int) -> None:
         if self._bar is None:
             from whist_catalogue.scripts.progress import ProgressBar  # tqdm: only once the engine works
 
-            self._bar = ProgressBar(self._desc, " deals", unit_scale=True)
-        self._bar.show(self._before.get(n, 0) + done, self._total or total)
+            self._bar = ProgressBar(f"valuing {self._plan.span}", " deals", unit_scale=True)
+        self._bar.show(self._plan.overall(n, done), self._plan.deals)
 
     def close(self, *, failed: bool) -> None:
         if self._bar is not None:

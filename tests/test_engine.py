@@ -203,6 +203,7 @@ def test_the_engine_says_its_plan_first_reports_progress_and_stops_when_told():
 
     solver = EngineSolver(max_n=9)
     assert solver.plan(7).levels == (1, 2, 3, 4, 5, 6, 7) and solver.plan(7).deals == 4_706
+    assert solver.plan(7).span == "levels 1–7" and solver.plan(7).overall(3, 5) == 2 + 6 + 5
     stopped = _Recorder(stop_at=6)
     with observing(stopped), pytest.raises(KeyboardInterrupt):
         solver.value(Deal.from_label("WE" * 7))
@@ -222,7 +223,7 @@ def test_an_engine_seeded_with_a_level_computes_only_the_levels_above_it():
     read = []
     solver = EngineSolver(max_n=8, seed=lambda: read.append(6) or six, seed_n=6)
     plan = solver.plan(8)
-    assert plan.levels == (7, 8) and plan.seeded_from == 6
+    assert plan.levels == (7, 8) and plan.seeded_from == 6 and plan.overall(8, 12_870) == plan.deals == 16_302
     assert "reading level 6 from the catalogue, then computing levels 7–8 (16,302 deals)" in plan.describe()
     deal = Deal.from_label("WWEEWEWEEWWEWEEW")
     assert solver.value(deal) == val(deal) and solver.solve(deal) == solve(deal)

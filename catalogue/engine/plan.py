@@ -84,14 +84,22 @@ class EnginePlan(NamedTuple):
         held = self.levels + ((self.seeded_from,) if self.seeded_from else ())
         return sum(comb(2 * k, k) for k in held) * BYTES_PER_DEAL
 
+    @property
+    def span(self) -> str:
+        """``level 15`` or ``levels 1–13``: the levels to compute, in words (a nonempty plan)."""
+        first, last = self.levels[0], self.levels[-1]
+        return f"level {last}" if first == last else f"levels {first}–{last}"
+
+    def overall(self, n: int, done: int) -> int:
+        """Deals of the whole plan valued once ``done`` deals of its level n are: one count over all its levels."""
+        return sum(comb(2 * k, k) for k in self.levels if k < n) + done
+
     def describe(self) -> str:
         """``computing levels 15–16 (756 million deals): about 3 min and 1.5 GB of memory``."""
         if not self.levels:
             return "nothing to compute"
-        first, last = self.levels[0], self.levels[-1]
-        which = f"level {last}" if first == last else f"levels {first}–{last}"
         start = f"reading level {self.seeded_from} from the catalogue, then " if self.seeded_from else ""
-        return (f"{start}computing {which} ({_size(self.deals)} deals): about {duration(self.seconds)}"
+        return (f"{start}computing {self.span} ({_size(self.deals)} deals): about {duration(self.seconds)}"
                 f" and {_bytes(self.memory)} of memory")
 
 
