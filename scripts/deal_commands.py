@@ -25,6 +25,7 @@ from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_mult
 from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
+    from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.solution import Solver, SuitSolution
     from whist_catalogue.theory.values import Value
@@ -285,8 +286,9 @@ def run_outcome(args: argparse.Namespace) -> int:
 
 
 def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
-    from whist_catalogue.theory.multisuit import evaluate
+    from whist_catalogue.theory.multisuit import DealEvaluator
 
+    evaluate = DealEvaluator(table)
     value_json: dict[int, str] = {}  # by packed value, serialised: a batch meets few distinct values
 
     def as_json(code: int) -> str:
@@ -301,44 +303,51 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
         lines: list[str] = []
         try:
             for text in texts:
-                lines.append(_outcome_lines(text, table, evaluate, as_json if args.json else None))
+                lines.append(_outcome_lines(text, evaluate, as_json if args.json else None))
         finally:
             # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
             sys.stdout.write("".join(lines))
 
 
-def _outcome_lines(text: str, table: "SuitTable", evaluate, as_json) -> str:  # noqa: ANN001
+def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json) -> str:  # noqa: ANN001
     """The answer to one multi-suit deal: a JSON line when ``as_json`` serialises packed values, else text."""
-    if len(text) > 2 * _LINEAR_FROM_N and _OWNER_STRING.fullmatch(text):
-        # Beyond every solver: straight to Theorem 10.1, without spelling out a million ranks.
-        check_deal_size(text)
-        return _linear_outcome(text, Deal.from_label(text), as_json is not None)
-    suits = parse_multisuit(text)
+    if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
+        # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
+        # owner string without spelling out a million ranks.
+        if _OWNER_STRING.fullmatch(text):
+            check_deal_size(text)
+            deal, name_of = Deal.from_label(text), str
+        else:
+            suit = parse_suit(text)
+            deal, name_of = suit.deal, suit.name_of
+        if deal.n >= _LINEAR_FROM_N:
+            return _linear_outcome(text, deal, as_json is not None, name_of)
     try:
-        analysis = evaluate([s.deal for s in suits], table)
+        written = evaluate(text)
     except DealTooLargeError:
+        suits = parse_multisuit(text)
         if len(suits) != 1:
             raise
         return _linear_outcome(text, suits[0].deal, as_json is not None, suits[0].name_of)
+    analysis, west_card, east_card = written.evaluation, written.west_card, written.east_card
     west_lead, east_lead = analysis.west_lead, analysis.east_lead
-    west_card = suits[west_lead.suit].name_of(west_lead.card)
-    east_card = suits[east_lead.suit].name_of(east_lead.card)
     if as_json is not None:
-        # The line json.dumps would write, assembled from serialised parts (a batch's hot loop).
+        # The line json.dumps would write, assembled from serialised parts (a batch's hot loop); a card's
+        # name (a rank letter or a whole number) needs no escaping.
         west, east = analysis.outcome
         return (
             f'{{"deal": {_to_json(text)}, '
             f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
             f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
-            f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": {_to_json(west_card)}}}, '
-            f'"east": {{"suit": {east_lead.suit}, "card": {_to_json(east_card)}}}}}}}\n'
+            f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": "{west_card}"}}, '
+            f'"east": {{"suit": {east_lead.suit}, "card": "{east_card}"}}}}}}\n'
         )
     parts = "  +  ".join(v.text() for v in analysis.suit_values)
     lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
              f"  outcome      {_outcome_text(analysis.outcome)}"]
     for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
         rule = lead.rule.describe(name[0])
-        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({suits[lead.suit]}): {rule}")
+        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({written.suits[lead.suit]}): {rule}")
     return "\n".join(lines) + "\n"
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from whist_catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
-from whist_catalogue.theory.deals import Deal, Notation, parse_deal, parse_multisuit, parse_suit
+from whist_catalogue.theory.deals import Deal, Notation, Suit, parse_deal, parse_multisuit, parse_suit
 from whist_catalogue.theory.ranking import level_masks, level_size, rank, unrank
 
 
@@ -126,3 +126,97 @@ class TestRanking:
     def test_rank_out_of_range(self):
         with pytest.raises(ValueError):
             unrank(2, 6)
+
+
+class TestRankSuitKey:
+    """rank_suit_key, the batch's reader of plain rank notation, against parse_suit."""
+
+    @staticmethod
+    def _expected(text):
+        suit = parse_suit(text)
+        return suit.deal.key, "".join(suit.name_of(k) for k in range(1, 2 * suit.n + 1))
+
+    def test_every_plain_suit_of_up_to_4_cards_a_hand_from_the_top_8_ranks(self):
+        from itertools import combinations
+
+        from whist_catalogue.theory.deals import rank_suit_key
+
+        ranks = "AKQJT987"
+        for n in range(1, 5):
+            for cards in combinations(ranks, 2 * n):
+                for west in combinations(cards, n):
+                    east = "".join(c for c in cards if c not in west)
+                    text = "".join(west) + "/" + east
+                    assert rank_suit_key(text) == self._expected(text), text
+
+    def test_random_texts_agree_with_the_parser_or_are_left_to_it(self):
+        import random
+
+        from whist_catalogue.errors import WhistError
+        from whist_catalogue.theory.deals import rank_suit_key
+
+        rng = random.Random(2)
+        alphabet = "AKQJT98765432akqjt1 0/-xW"
+        plain = 0
+        for _ in range(20_000):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+            if rng.random() < 0.5:  # mostly well-formed: two hands of distinct ranks
+                n = rng.randint(1, 6)
+                cards = rng.sample("AKQJT98765432", 2 * n)
+                text = "".join(cards[:n]) + "/" + "".join(cards[n:])
+                text = text.lower() if rng.random() < 0.2 else text
+            found = rank_suit_key(text)
+            if found is None:
+                continue  # the parser's to read or refuse
+            plain += 1
+            try:
+                expected = self._expected(text)
+            except WhistError:
+                pytest.fail(f"rank_suit_key read {text!r}, which the parser refuses")
+            assert found == expected, text
+        assert plain > 9_000
+
+    @pytest.mark.parametrize("text", ["AA/KQ", "A/KQ", "AK/QJ/T9", "10/9", "A Q/KJ", "-/-", "AQ/KJ,", "1/2"])
+    def test_anything_else_is_left_to_the_parser(self, text):
+        from whist_catalogue.theory.deals import rank_suit_key
+
+        assert rank_suit_key(text) is None
+
+
+class TestImmutableValueObjects:
+    """Deal, Suit, Value and Infinitesimal compare, hash, show and pickle by their fields and stay read-only."""
+
+    def test_equality_hash_and_repr(self):
+        from whist_catalogue.theory.values import Infinitesimal, Value
+
+        assert Deal(2, 0b0101) == Deal.from_label("WEWE") and Deal(2, 0b0101) != Deal(2, 0b0110)
+        assert len({Deal(2, 0b0101), Deal.from_label("WEWE"), Deal(2, 0b0110)}) == 2
+        assert Deal(2, 0b0101) != (2, 0b0101)
+        assert repr(parse_suit("AQ/KJ")) == "Suit(west=(12, 14), east=(11, 13), notation=<Notation.RANKS: 'ranks'>)"
+        # The parser's cached canonical deal is not a field: a Suit built without it is equal.
+        assert parse_suit("AQ/KJ") == Suit((12, 14), (11, 13), Notation.RANKS)
+        assert hash(parse_suit("AQ/KJ")) == hash(Suit((12, 14), (11, 13), Notation.RANKS))
+        assert Value("3/2", "e1") == Value.from_str("1 + 1/2 + ε₁") and hash(Value(1)) == hash(Value("1"))
+        assert Infinitesimal.epsilon(2) != Infinitesimal.epsilon(-2)
+
+    def test_read_only(self):
+        from whist_catalogue.theory.values import Value
+
+        for obj, field in ((Deal(1, 1), "n"), (parse_suit("A/K"), "west"), (Value(1), "number")):
+            with pytest.raises(AttributeError):
+                setattr(obj, field, 0)
+            with pytest.raises(AttributeError):
+                delattr(obj, field)
+            with pytest.raises(AttributeError):
+                obj.other = 0
+
+    def test_pickle_and_copy_round_trip(self):
+        import copy
+        import pickle
+
+        from whist_catalogue.theory.values import Infinitesimal, Value
+
+        for obj in (Deal(3, 0b010101), parse_suit("K Q 10 / A J 9"), Value("-5/4", Infinitesimal.fuzzy())):
+            again = pickle.loads(pickle.dumps(obj))
+            assert again == obj and type(again) is type(obj) and copy.deepcopy(obj) == obj
+        assert pickle.loads(pickle.dumps(parse_suit("AQ/KJ"))).deal == Deal.from_label("EWEW")

@@ -176,3 +176,58 @@ def test_packed_evaluation_and_batches_equal_the_analysis_on_300_random_deals():
         assert (batch.west_leads[k], batch.east_leads[k]) == a.outcome
         assert (batch.west_lead_suit[k], batch.west_lead_card[k]) == (a.west_lead.suit, a.west_lead.card)
         assert (batch.east_lead_suit[k], batch.east_lead_card[k]) == (a.east_lead.suit, a.east_lead.card)
+
+
+def _written(suit: Suit, rng: random.Random) -> str:
+    """A suit as a user might type it: ranks (upper or lower case, spaced or not, 10 or T), numbers, owners."""
+    style = rng.choice(["ranks", "ranks", "lower", "spaced", "numbers", "owners"])
+    if style == "owners" or max(suit.west + suit.east) > 13:
+        return suit.deal.label if style == "owners" else str(suit)
+    names = {r: "23456789TJQKA"[r - 1] for r in range(1, 14)}  # canonical card k as rank k + 1
+    if style == "numbers":
+        west, east = (" ".join(str(r + 1) for r in reversed(hand)) for hand in (suit.west, suit.east))
+        return f"{west} / {east}"
+    west = "".join(names[r] for r in reversed(suit.west))
+    east = "".join(names[r] for r in reversed(suit.east))
+    if style == "lower":
+        return f"{west.lower()}/{east.lower()}"
+    if style == "spaced":
+        return f" {' '.join(west).replace('T', '10')} / {' '.join(east)} "
+    return f"{west}/{east}"
+
+
+def test_the_deal_evaluator_on_texts_equals_evaluate_on_1000_random_deals():
+    """DealEvaluator — memoised suits, rank notation read without building a Suit — gives evaluate()'s answer
+    on the parsed deal, and names each first lead as the parsed suit does, in every notation."""
+    from whist_catalogue.theory.multisuit import DealEvaluator, evaluate
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    table = SuitTable()
+    evaluator = DealEvaluator(table)
+    rng = random.Random(120)
+    for _ in range(1000):
+        text = rng.choice([", ", ",", "; "]).join(_written(s, rng) for s in random_multisuit(rng, 13))
+        suits = parse_multisuit(text)
+        written, expected = evaluator(text), evaluate([s.deal for s in suits], table)
+        assert written.evaluation == expected, text
+        assert written.suits == suits
+        assert written.west_card == suits[expected.west_lead.suit].name_of(expected.west_lead.card), text
+        assert written.east_card == suits[expected.east_lead.suit].name_of(expected.east_lead.card), text
+    assert len(evaluator._suits) < 5000  # each distinct suit text once
+
+
+@pytest.mark.parametrize(
+    "text", ["AK/QJ, A/KQ", "AK/QJ, AA/KQ", "AK/QJ, ", "AK/QJ,, KQ/AJ", "", "AK/QJ; XY/AB", "AK/QJ, 1 2 3 / 4 5"],
+)
+def test_the_deal_evaluator_refuses_what_the_parser_refuses_with_its_words(text):
+    from whist_catalogue.errors import InvalidDealError
+    from whist_catalogue.theory.multisuit import DealEvaluator
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    evaluator = DealEvaluator(SuitTable())
+    evaluator("AK/QJ, KQ/AJ")  # known parts do not change what a later deal is told
+    with pytest.raises(InvalidDealError) as parsed:
+        parse_multisuit(text)
+    with pytest.raises(type(parsed.value)) as evaluated:
+        evaluator(text)
+    assert str(evaluated.value) == str(parsed.value)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import compress
 from typing import Iterator, TypeAlias
 
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
+from whist_catalogue.theory.immutable import Immutable
 
 __all__ = [
     "Card",
@@ -31,7 +31,9 @@ __all__ = [
     "Suit",
     "parse_suit",
     "parse_deal",
+    "rank_suit_key",
     "parse_multisuit",
+    "multisuit_parts",
     "deal_label",
     "RANK_NAMES",
     "MAX_HAND_SIZE",
@@ -75,18 +77,20 @@ def _mask(owners: str, west: str) -> int:
     return int(owners[::-1].translate({ord(west): "1", ord(other): "0"}) or "0", 2)
 
 
-@dataclass(frozen=True, slots=True)
-class Deal:
+class Deal(Immutable):
     """A canonical single-suit deal [W, E] with n cards a hand (n ≥ 0)."""
 
+    __slots__ = ("n", "west")
     n: int
     """Cards on each hand, |D|."""
     west: HandMask
     """West's cards: bit k−1 set when West holds card k."""
 
-    def __post_init__(self) -> None:
-        if self.n < 0 or self.west >> (2 * self.n) or self.west.bit_count() != self.n:
-            raise InvalidDealError(f"not a deal: n={self.n}, west mask {self.west:#b}")
+    def __init__(self, n: int, west: HandMask) -> None:
+        if n < 0 or west >> (2 * n) or west.bit_count() != n:
+            raise InvalidDealError(f"not a deal: n={n}, west mask {west:#b}")
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "west", west)
 
     # -- conversions in matched pairs -----------------------------------------------------
     @classmethod
@@ -204,26 +208,31 @@ class Notation(enum.Enum):
     OWNER = "owner"
 
 
-@dataclass(frozen=True, slots=True)
-class Suit:
+class Suit(Immutable):
     """A suit as the user wrote it: real card ranks (larger is higher) and their notation."""
 
+    __slots__ = ("west", "east", "notation", "_deal")
     west: tuple[int, ...]
     """West's ranks, ascending."""
     east: tuple[int, ...]
     """East's ranks, ascending."""
-    notation: Notation = Notation.NUMBERS
-    _deal: Deal | None = field(default=None, compare=False, repr=False)
-    """The canonical deal when the parser already has it (an owner string): not rebuilt from the ranks."""
+    notation: Notation
+    _deal: Deal | None
+    """The canonical deal when the parser already has it: not rebuilt from the ranks."""
 
-    def __post_init__(self) -> None:
-        if len(self.west) != len(self.east):
-            raise AsymmetricSuitError(
-                f"asymmetric suit {self}: West holds {len(self.west)} cards, East {len(self.east)}"
-            )
-        if self._deal is not None:
+    def __init__(
+        self, west: tuple[int, ...], east: tuple[int, ...], notation: Notation = Notation.NUMBERS,
+        _deal: Deal | None = None,
+    ) -> None:
+        object.__setattr__(self, "west", west)
+        object.__setattr__(self, "east", east)
+        object.__setattr__(self, "notation", notation)
+        object.__setattr__(self, "_deal", _deal)
+        if len(west) != len(east):
+            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {len(west)} cards, East {len(east)}")
+        if _deal is not None:
             return  # the cards of a Deal are distinct by construction
-        cards = self.west + self.east
+        cards = west + east
         if len(set(cards)) != len(cards):
             seen: set[int] = set()
             dup = sorted(c for c in cards if c in seen or seen.add(c))  # linear: a huge suit is not quadratic
@@ -435,6 +444,35 @@ def _parse_suit(text: str) -> Suit:
 _parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 
 
+# A batch of deals meets each distinct suit once, most of them written in ranks (``AKJ853/QT9764``).  For
+# those, the canonical key and the cards' names come from string operations at C speed: West's rank r is
+# coded as the letter 2(r − 2) after "a" and East's as the one after it, so that sorting the letters of
+# both hands orders the cards, and the letters' parity says whose each card is.
+_PLAIN_RANKS = re.compile(r"\s*([2-9TJQKAtjqka]+)/([2-9TJQKAtjqka]+)\s*")
+_WEST_LETTERS = str.maketrans({c: chr(97 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
+_EAST_LETTERS = str.maketrans({c: chr(98 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
+_LETTER_BITS = str.maketrans({chr(97 + i): "10"[i % 2] for i in range(26)})
+_LETTER_NAMES = str.maketrans({chr(97 + i): RANK_NAMES[2 + i // 2] for i in range(26)})
+
+
+def rank_suit_key(text: str) -> tuple[DealKey, str] | None:
+    """For a suit in plain rank notation (one word of ranks a hand, ``AKJ853/QT9764``): its canonical key and
+    its cards' names, lowest first, one character each — what :func:`parse_suit` gives as ``suit.deal.key``
+    and ``suit.name_of``, without building a :class:`Suit`.  None for any other text, which :func:`parse_suit`
+    then reads or refuses."""
+    plain = _PLAIN_RANKS.fullmatch(text)
+    if plain is None:
+        return None
+    west, east = plain.groups()
+    if len(west) != len(east):
+        return None
+    letters = "".join(sorted(west.translate(_WEST_LETTERS) + east.translate(_EAST_LETTERS)))
+    names = letters.translate(_LETTER_NAMES)
+    if len(set(names)) != len(names):
+        return None  # a card held twice
+    return int(letters.translate(_LETTER_BITS)[::-1], 2) | 1 << len(letters), names
+
+
 def parse_deal(text: str) -> Deal:
     """Parse one suit and return its canonical deal."""
     return parse_suit(text).deal
@@ -443,10 +481,15 @@ def parse_deal(text: str) -> Deal:
 _SUIT_SEPARATOR = re.compile(r"[,;]")
 
 
+def multisuit_parts(text: str) -> list[str]:
+    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``."""
+    check_deal_size(text)
+    return text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+
+
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
     """Parse a multi-suit deal: single-suit deals separated by ``,`` or ``;``."""
-    check_deal_size(text)
-    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    parts = multisuit_parts(text)
     try:
         return tuple(map(parse_suit, parts))
     except InvalidDealError:

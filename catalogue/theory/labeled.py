@@ -14,10 +14,10 @@ values met in single-suit deals (which never carry ±ε₀) are always comparabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable, Literal
 
 from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.immutable import Immutable
 from whist_catalogue.theory.values import Value
 
 __all__ = ["Player", "LabeledValue", "WEST", "EAST", "maximum", "minimum", "labeled_matrix"]
@@ -27,18 +27,20 @@ WEST: Player = "W"
 EAST: Player = "E"
 
 
-@dataclass(frozen=True, slots=True)
-class LabeledValue:
+class LabeledValue(Immutable):
     """(P, x): a state of value x with player P on lead."""
 
+    __slots__ = ("player", "value")
     player: Player
     """Who has the lead, ``"W"`` or ``"E"``."""
     value: Value
     """The value of the state."""
 
-    def __post_init__(self) -> None:
-        if self.player not in ("W", "E"):
-            raise ValueError(f"player must be 'W' or 'E', got {self.player!r}")
+    def __init__(self, player: Player, value: Value) -> None:
+        if player not in ("W", "E"):
+            raise ValueError(f"player must be 'W' or 'E', got {player!r}")
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "value", value)
 
     def __lt__(self, other: LabeledValue) -> bool:
         if not isinstance(other, LabeledValue):

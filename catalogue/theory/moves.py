@@ -18,8 +18,7 @@ Values are summed packed (:mod:`.packed`), looked up in a :class:`~.small_suits.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from whist_catalogue.errors import IllegalMoveError
 from whist_catalogue.theory.deals import Card, Deal, Suit
@@ -30,8 +29,7 @@ from whist_catalogue.theory.small_suits import SuitTable
 __all__ = ["CardResult", "card_results", "suit_card_results", "best_results"]
 
 
-@dataclass(frozen=True, slots=True)
-class CardResult:
+class CardResult(NamedTuple):
     """A legal card (suit index and card) and West's tricks from this trick on when it is played."""
 
     suit: int

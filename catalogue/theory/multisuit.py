@@ -28,13 +28,15 @@ batch of deals (rows of integer keys in, arrays out; ``docs/api.md``).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from array import array
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
 from whist_catalogue.errors import InvalidDealError
-from whist_catalogue.theory.deals import Card, Deal, DealKey, Suit
+from whist_catalogue.theory.deals import (
+    Card, Deal, DealKey, Suit, check_deal_size, multisuit_parts, parse_multisuit, parse_suit, rank_suit_key,
+)
+from whist_catalogue.theory.immutable import Immutable
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.packed import MAX_SUMMANDS, lead_suits_packed, rho_packed, unpack
 from whist_catalogue.theory.small_suits import SuitTable
@@ -52,6 +54,8 @@ __all__ = [
     "optimal_line",
     "Evaluation",
     "evaluate",
+    "DealEvaluator",
+    "WrittenEvaluation",
     "BatchAnalysis",
     "analyse_batch",
 ]
@@ -75,8 +79,7 @@ class LeadRule(enum.Enum):
         return "lead from the most complex number"
 
 
-@dataclass(frozen=True, slots=True)
-class Lead:
+class Lead(NamedTuple):
     """An optimal lead: a suit (index into the deal's suits) and a card of its canonical deal."""
 
     suit: int
@@ -84,8 +87,7 @@ class Lead:
     rule: LeadRule
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """One trick of a line of play, in real ranks of the suit played."""
 
     leader: Player
@@ -130,8 +132,7 @@ def choose_lead(solutions: Sequence[SuitSolution | None], leader: Player) -> Lea
     return Lead(suit, solutions[suit].leads(leader)[0], rule)
 
 
-@dataclass(frozen=True, slots=True)
-class MultiSuitAnalysis:
+class MultiSuitAnalysis(NamedTuple):
     """A multi-suit deal evaluated by Theorem 9.1, with each side's optimal first lead."""
 
     suits: tuple[Suit, ...]
@@ -193,7 +194,8 @@ class Evaluation(NamedTuple):
     gives, without the suits' best moves.  A named tuple: a batch builds one a deal, and a frozen
     dataclass costs several times as much to build."""
 
-    deals: tuple[Deal, ...]
+    keys: tuple[DealKey, ...]
+    """Each suit's canonical deal, by integer key (SPEC §2)."""
     codes: tuple[int, ...]
     """Each suit's value, packed (:mod:`.packed`)."""
     total: int
@@ -201,6 +203,10 @@ class Evaluation(NamedTuple):
     outcome: Outcome
     west_lead: Lead
     east_lead: Lead
+
+    @property
+    def deals(self) -> tuple[Deal, ...]:
+        return tuple(map(Deal.from_key, self.keys))
 
     @property
     def suit_values(self) -> tuple[Value, ...]:
@@ -219,7 +225,7 @@ _RULES = {rule.value: rule for rule in LeadRule}
 
 @lru_cache(maxsize=4096)
 def _lead(suit: int, card: Card, rule: str) -> Lead:
-    # Leads repeat across a batch of deals; a frozen dataclass is built once for each.
+    # Leads repeat across a batch of deals; each is built once.
     return Lead(suit, card, _RULES[rule])
 
 
@@ -234,25 +240,112 @@ def _packed_leads(keys: Sequence[DealKey], codes: Sequence[int | None], table: S
 
 def evaluate(deals: Sequence[Deal], table: SuitTable) -> Evaluation:
     """Outcome and first leads of a multi-suit deal (the same as :func:`analyse`'s), from packed values."""
-    deals = tuple(deals)
-    keys = [d.key for d in deals]
+    keys = tuple(d.key for d in deals)
     if max(keys, default=1) == 1:  # key 1: the empty deal
         raise InvalidDealError("a deal needs at least one card")
-    if len(deals) > MAX_SUMMANDS:
+    if len(keys) > MAX_SUMMANDS:
         raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
     codes = tuple(map(table.code_of_key, keys))
     live = [None if k == 1 else c for c, k in zip(codes, keys)]
     whole = sum(codes)
-    return Evaluation(deals, codes, whole, Outcome(*rho_packed(whole)), *_packed_leads(keys, live, table))
+    return Evaluation(keys, codes, whole, Outcome(*rho_packed(whole)), *_packed_leads(keys, live, table))
 
 
-@dataclass(frozen=True, slots=True)
-class BatchAnalysis:
+class _WrittenSuit(NamedTuple):
+    """What a batch needs of one suit as written, worked out the first time its text is met."""
+
+    key: DealKey
+    code: int
+    west_lead: Card
+    east_lead: Card
+    west_card: str
+    """West's lowest best lead in the input's notation."""
+    east_card: str
+
+
+class WrittenEvaluation(NamedTuple):
+    """:func:`evaluate` of a deal as the user wrote it, with each first lead's card named in the input's
+    notation."""
+
+    parts: tuple[str, ...]
+    """The suits' texts, as :func:`~.deals.multisuit_parts` splits the deal."""
+    evaluation: Evaluation
+    west_card: str
+    east_card: str
+
+    @property
+    def suits(self) -> tuple[Suit, ...]:
+        return tuple(map(parse_suit, self.parts))
+
+
+class DealEvaluator:
+    """:func:`evaluate` on deal texts, for batches.
+
+    A batch repeats its suits (a 52-card pack deals 1,275 distinct ones) and its sums, so each distinct
+    suit text is read, valued and its first leads named once — in rank notation without building a
+    :class:`~.deals.Suit` (:func:`~.deals.rank_suit_key`) — and each distinct sum's outcome found once.
+    ``DealEvaluator(table)(text)`` reads a deal as :func:`~.deals.parse_multisuit` does and raises its
+    errors; a suit the table cannot value raises what the table raises.
+    """
+
+    def __init__(self, table: SuitTable) -> None:
+        self.table = table
+        self._suits: dict[str, _WrittenSuit] = {}
+        self._outcomes: dict[int, Outcome] = {}
+
+    def __call__(self, text: str) -> WrittenEvaluation:
+        check_deal_size(text)  # a deal beyond the size bound is refused before any work
+        parts = text.split(",")
+        known = self._suits
+        try:
+            # Only parts the parser produced are known, so a part holding ";" takes the parser's way below.
+            written = [known[part] for part in parts]
+        except KeyError:
+            parts = multisuit_parts(text)
+            try:
+                written = list(map(self._written, parts))
+            except InvalidDealError:
+                parse_multisuit(text)  # a part at fault: said as the parser says it, naming the suit
+                raise
+        if len(written) > MAX_SUMMANDS:
+            raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
+        codes = tuple(w.code for w in written)
+        whole = sum(codes)
+        outcome = self._outcomes.get(whole)
+        if outcome is None:
+            outcome = self._outcomes[whole] = Outcome(*rho_packed(whole))
+        (west_rule, west_suit), (east_rule, east_suit) = lead_suits_packed(codes)
+        west, east = written[west_suit], written[east_suit]
+        evaluation = Evaluation(
+            tuple(w.key for w in written), codes, whole, outcome,
+            _lead(west_suit, west.west_lead, west_rule), _lead(east_suit, east.east_lead, east_rule),
+        )
+        return WrittenEvaluation(tuple(parts), evaluation, west.west_card, east.east_card)
+
+    def _written(self, part: str) -> _WrittenSuit:
+        found = self._suits.get(part)
+        if found is not None:
+            return found
+        plain = rank_suit_key(part)
+        if plain is not None:
+            key, names = plain
+            name_of = lambda card: names[card - 1]
+        else:
+            suit = parse_suit(part)
+            key, name_of = suit.deal.key, suit.name_of
+        west, east = self.table.leads_of_key(key)
+        code = self.table.code_of_key(key)
+        found = self._suits[part] = _WrittenSuit(key, code, west, east, name_of(west), name_of(east))
+        return found
+
+
+class BatchAnalysis(Immutable):
     """Outcomes and first leads of many deals, one entry per deal (``array.array``; ``numpy.asarray`` takes them).
 
     Lead cards are canonical cards of the suit led (1 = its lowest card), suits 0-based.
     """
 
+    __slots__ = ("west_leads", "east_leads", "west_lead_suit", "west_lead_card", "east_lead_suit", "east_lead_card")
     west_leads: array
     """West's tricks with West on lead."""
     east_leads: array
@@ -261,6 +354,11 @@ class BatchAnalysis:
     west_lead_card: array
     east_lead_suit: array
     east_lead_card: array
+
+    def __init__(self) -> None:
+        """Empty, to be filled a deal at a time."""
+        for name, typecode in zip(self.__slots__, "hhbbbb"):
+            object.__setattr__(self, name, array(typecode))
 
     def __len__(self) -> int:
         return len(self.west_leads)
@@ -273,7 +371,7 @@ def analyse_batch(rows: Iterable[Sequence[DealKey]], table: SuitTable | None = N
     Suits beyond the preloaded table need a ``table`` with a solver.
     """
     table = table if table is not None else SuitTable()
-    out = BatchAnalysis(*(array("h") for _ in range(2)), *(array("b") for _ in range(4)))
+    out = BatchAnalysis()
     code_of = table.code_of_key
     for row in rows:
         keys = row.tolist() if hasattr(row, "tolist") else list(row)

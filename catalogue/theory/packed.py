@@ -147,23 +147,37 @@ def _suit_facts(code: int) -> tuple[int, Complexity, int]:
 
 
 def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tuple[str, int]]:
-    """:func:`lead_suit_packed` for West and for East at once (a deal's suits read once)."""
-    facts = [(i, _suit_facts(c)) for i, c in enumerate(codes) if c is not None]
-    if not facts:
+    """:func:`lead_suit_packed` for West and for East at once, the deal's suits read in one pass (a batch's
+    hot loop): the most complex suit with a positive and with a negative infinitesimal, and the numbers."""
+    positive = negative = None  # (complexity, suit) of the most complex so far; the first one on a tie
+    numbers = []
+    for suit, code in enumerate(codes):
+        if code is None:
+            continue
+        sign, complexity, bits = _suit_facts(code)
+        if sign > 0:
+            if positive is None or complexity > positive[0]:
+                positive = complexity, suit
+        elif sign < 0:
+            if negative is None or complexity > negative[0]:
+                negative = complexity, suit
+        else:
+            numbers.append((complexity, suit, bits))
+    if negative is not None and positive is not None:
+        return (ATTACK_EXIT, negative[1]), (ATTACK_EXIT, positive[1])
+    if negative is not None:
+        return (ATTACK_EXIT, negative[1]), (EXIT, negative[1])
+    if positive is not None:
+        return (EXIT, positive[1]), (ATTACK_EXIT, positive[1])
+    if not numbers:
         raise ValueError("no cards left to lead")
-    positive = [(f[1], -i) for i, f in facts if f[0] > 0]
-    negative = [(f[1], -i) for i, f in facts if f[0] < 0]
-    # The most complex allowed suit, the first one on a tie: the largest (complexity, −index).
-    if negative and positive:
-        return (ATTACK_EXIT, -max(negative)[1]), (ATTACK_EXIT, -max(positive)[1])
-    if negative or positive:
-        attacked = ATTACK_EXIT, -max(negative or positive)[1]
-        exit_ = EXIT, -max(negative or positive)[1]
-        return (attacked, exit_) if negative else (exit_, attacked)
     # Every suit a number: the same suits qualify for either leader.
-    whole = _denominator_bits(_fields(sum(codes[i] for i, _ in facts))[0])
-    numbers = COMPLEX_NUMBER, -max((f[1], -i) for i, f in facts if f[2] >= whole)[1]
-    return numbers, numbers
+    whole = _denominator_bits(_fields(sum(code for code in codes if code is not None))[0])
+    chosen = None
+    for complexity, suit, bits in numbers:
+        if bits >= whole and (chosen is None or complexity > chosen[0]):
+            chosen = complexity, suit
+    return (COMPLEX_NUMBER, chosen[1]), (COMPLEX_NUMBER, chosen[1])
 
 
 def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int]:

@@ -16,8 +16,7 @@ The compact form packs each set of moves as a mask over hand positions
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 from whist_catalogue.theory.deals import Card, Deal
 from whist_catalogue.theory.labeled import LabeledValue, maximum, minimum
@@ -35,8 +34,7 @@ def mask_positions(mask: int, hand: Sequence[Card]) -> tuple[Card, ...]:
     return tuple(c for i, c in enumerate(hand) if mask >> i & 1)
 
 
-@dataclass(frozen=True, slots=True)
-class SuitSolution:
+class SuitSolution(NamedTuple):
     """The value and the optimal moves of a single-suit deal."""
 
     deal: Deal

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, NamedTuple
 
 from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.theory.immutable import Immutable
 
 __all__ = [
     "Exits",
@@ -65,22 +65,24 @@ _SUBSCRIPTS = str.maketrans("0123456789-", "₀₁₂₃₄₅₆₇₈₉₋")
 _FROM_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉₋", "0123456789-")
 
 
-@dataclass(frozen=True, slots=True)
-class Infinitesimal:
+class Infinitesimal(Immutable):
     """An element of the semigroup ℰ of infinitesimals (§6.1.3).
 
     Use the constructors :meth:`epsilon`, :data:`ZERO_INF`, :data:`EPSILON0`,
     ``-EPSILON0`` and :meth:`fuzzy` rather than the raw fields.
     """
 
-    index: int = 0
+    __slots__ = ("index", "exits")
+    index: int
     """The subscript k of ε_k: West's stoppers minus East's."""
-    exits: Exits = Exits.NONE
+    exits: Exits
     """Who holds an exit. Fixed by the sign of ``index`` when it is nonzero."""
 
-    def __post_init__(self) -> None:
-        if self.index > 0 and self.exits != Exits.WEST or self.index < 0 and self.exits != Exits.EAST:
-            raise ValueError(f"ε_{self.index} is an exit for one side only, got {self.exits!r}")
+    def __init__(self, index: int = 0, exits: Exits = Exits.NONE) -> None:
+        if index > 0 and exits != Exits.WEST or index < 0 and exits != Exits.EAST:
+            raise ValueError(f"ε_{index} is an exit for one side only, got {exits!r}")
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "exits", exits)
 
     # -- constructors ------------------------------------------------------------------
     @classmethod
@@ -228,17 +230,17 @@ class Outcome(NamedTuple):
 _NUMBER_RE = re.compile(r"[+-]?\d+(?:/\d+)?")
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+class Value(Immutable):
     """An element q + x of V = 𝒬 ⊕ ℰ (§6.3): a dyadic number plus an infinitesimal.
 
     Ordered by §6.3.1, which is only a partial order: ``Value(0) <= Value(0, ±ε₀)``
     and its converse are both False.
     """
 
+    __slots__ = ("number", "infinitesimal")
     number: Fraction
     """The numerical part q, a dyadic rational."""
-    infinitesimal: Infinitesimal = ZERO_INF
+    infinitesimal: Infinitesimal
     """The infinitesimal part x."""
 
     def __init__(self, number: Fraction | int | str = 0, infinitesimal: Infinitesimal | str = ZERO_INF) -> None:

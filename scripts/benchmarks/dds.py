@@ -17,7 +17,7 @@ The script, in one run on the same seeded deals, checks and times:
 2. ``moves``: every legal card of random positions — trick starts and after the
    lead — against DDS's score of every legal card;
 3. speed: DDS per deal (both leaders, its fastest mode: one optimal card) against
-   ``evaluate`` and ``analyse_batch`` in process, and against a ``whist-catalogue
+   ``evaluate``, ``analyse_batch`` and ``DealEvaluator`` in process, and against a ``whist-catalogue
    outcome --json -`` process over all the deals, start-up included (the median of
    ``--cli-runs`` such processes) — in wall time
    and in CPU time (the process's own, the child's from ``getrusage``), which a
@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from whist_catalogue.theory.deals import Notation, Suit
@@ -193,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from endplay.dds.solve import SolveMode
 
     from whist_catalogue.theory.moves import suit_card_results
-    from whist_catalogue.theory.multisuit import analyse_batch, evaluate
+    from whist_catalogue.theory.multisuit import DealEvaluator, analyse_batch, evaluate
     from whist_catalogue.theory.small_suits import SuitTable
 
     parser = argparse.ArgumentParser(description="DDS against the theory: agreement and speed on the same deals.")
@@ -262,14 +263,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     t, cpu = time.perf_counter(), time.process_time()
     analyse_batch(rows, fresh)
     batch_total, batch_cpu = time.perf_counter() - t, time.process_time() - cpu
+    texts = [deal_text(s) for s in deals]
+    evaluator = DealEvaluator(SuitTable())
+    t, cpu = time.perf_counter(), time.process_time()
+    for line in texts:
+        evaluator(line)
+    texts_total, texts_cpu = time.perf_counter() - t, time.process_time() - cpu
 
     text = "".join(deal_text(s) + "\n" for s in deals)
     env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
+    # The command a user types: the installed console script beside this interpreter (else ``python -m``).
+    script = Path(sys.executable).with_name("whist-catalogue")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "whist_catalogue"]
     walls, cpus = [], []
     for _ in range(args.cli_runs):  # a median: one short process is at the mercy of the machine's moment
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "whist_catalogue", "outcome", "--json", "-"], input=text,
+        done = subprocess.run([*command, "outcome", "--json", "-"], input=text,
                               capture_output=True, text=True, env=env, check=True)
         walls.append(time.perf_counter() - t)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -296,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f" CPU {ev_cpu:.3f} s -> {dds_cpu / ev_cpu:.0f}x")
     print(f"analyse_batch(): {batch_total * 1e6 / len(deals):.1f} us a deal -> {dds_total / batch_total:.0f}x DDS (wall);"
           f" CPU {batch_cpu:.3f} s -> {dds_cpu / batch_cpu:.0f}x")
+    print(f"DealEvaluator() on the deal texts, parsing included: {texts_total * 1e6 / len(deals):.1f} us a deal ->"
+          f" {dds_total / texts_total:.0f}x DDS (wall); CPU {texts_cpu:.3f} s -> {dds_cpu / texts_cpu:.0f}x")
     print(f"whist-catalogue outcome --json - ({len(deals)} deals, one process, start-up included; median of"
           f" {len(walls)} processes, fastest {min(walls):.3f} s): {cli_total:.3f} s wall -> {dds_total / cli_total:.0f}x"
           f" DDS; {cli_cpu:.3f} s CPU -> {dds_cpu / cli_cpu:.0f}x")
