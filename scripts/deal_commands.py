@@ -289,27 +289,28 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
     from whist_catalogue.theory.multisuit import DealEvaluator
 
     evaluate = DealEvaluator(table)
-    value_json: dict[int, str] = {}  # by packed value, serialised: a batch meets few distinct values
-
-    def as_json(code: int) -> str:
-        found = value_json.get(code)
-        if found is None:
-            from whist_catalogue.theory.packed import unpack
-
-            found = value_json[code] = _to_json(unpack(code).to_json())
-        return found
-
+    as_json = _ValueJson() if args.json else None
     for texts in _batches(args.deals):
         lines: list[str] = []
         try:
             for text in texts:
-                lines.append(_outcome_lines(text, evaluate, as_json if args.json else None))
+                lines.append(_outcome_lines(text, evaluate, as_json))
         finally:
             # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
             sys.stdout.write("".join(lines))
 
 
-def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json) -> str:  # noqa: ANN001
+class _ValueJson(dict):
+    """Packed value → its JSON text, each serialised once: a batch meets few distinct values."""
+
+    def __missing__(self, code: int) -> str:
+        from whist_catalogue.theory.packed import unpack
+
+        found = self[code] = _to_json(unpack(code).to_json())
+        return found
+
+
+def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | None) -> str:
     """The answer to one multi-suit deal: a JSON line when ``as_json`` serialises packed values, else text."""
     if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
         # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
@@ -337,7 +338,7 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json) -> str:  # noq
         west, east = analysis.outcome
         return (
             f'{{"deal": {_to_json(text)}, '
-            f'"suits": [{", ".join(map(as_json, analysis.codes))}], "value": {as_json(analysis.total)}, '
+            f'"suits": [{", ".join(map(as_json.__getitem__, analysis.codes))}], "value": {as_json[analysis.total]}, '
             f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
             f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": "{west_card}"}}, '
             f'"east": {{"suit": {east_lead.suit}, "card": "{east_card}"}}}}}}\n'

@@ -134,3 +134,31 @@ def test_a_look_up_loads_neither_numba_nor_qt():
     )
     loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_a_batch_of_outcomes_imports_only_what_it_needs():
+    """``outcome -`` over a batch of small suits: no NumPy, no SQLAlchemy, and not ``dataclasses`` (it imports
+    ``inspect``, a tenth of the start-up; theory/immutable.py)."""
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import io, sys\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(b'AKJ853/QT9764, AKT/QJ9, AQ97/KJT8\\n7/6; JT5/K83; 3/A\\n'))\n"
+        "from whist_catalogue.scripts.main import main\n"
+        "code = main(['outcome', '--json', '-'])\n"
+        "heavy = ('numpy', 'sqlalchemy', 'dataclasses', 'inspect', 'numba', 'PySide6')\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
+    )
+    env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env)
+    assert done.stderr.strip() == "0 []"
+    from whist_catalogue.theory.deals import parse_multisuit
+    from whist_catalogue.theory.multisuit import evaluate
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    table = SuitTable()
+    for line, text in zip(done.stdout.splitlines(), ("AKJ853/QT9764, AKT/QJ9, AQ97/KJT8", "7/6; JT5/K83; 3/A")):
+        outcome = evaluate([s.deal for s in parse_multisuit(text)], table).outcome
+        assert f'"outcome": {{"west_leads": {outcome.west_leads}, "east_leads": {outcome.east_leads}}}' in line

@@ -30,6 +30,7 @@ from __future__ import annotations
 import enum
 from array import array
 from functools import lru_cache
+from operator import itemgetter
 from typing import Iterable, NamedTuple, Sequence
 
 from whist_catalogue.errors import InvalidDealError
@@ -263,6 +264,9 @@ class _WrittenSuit(NamedTuple):
     east_card: str
 
 
+_KEY, _CODE = itemgetter(0), itemgetter(1)  # of a _WrittenSuit, at C speed
+
+
 class WrittenEvaluation(NamedTuple):
     """:func:`evaluate` of a deal as the user wrote it, with each first lead's card named in the input's
     notation."""
@@ -309,7 +313,7 @@ class DealEvaluator:
                 raise
         if len(written) > MAX_SUMMANDS:
             raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
-        codes = tuple(w.code for w in written)
+        codes = tuple(map(_CODE, written))
         whole = sum(codes)
         outcome = self._outcomes.get(whole)
         if outcome is None:
@@ -317,7 +321,7 @@ class DealEvaluator:
         (west_rule, west_suit), (east_rule, east_suit) = lead_suits_packed(codes)
         west, east = written[west_suit], written[east_suit]
         evaluation = Evaluation(
-            tuple(w.key for w in written), codes, whole, outcome,
+            tuple(map(_KEY, written)), codes, whole, outcome,
             _lead(west_suit, west.west_lead, west_rule), _lead(east_suit, east.east_lead, east_rule),
         )
         return WrittenEvaluation(tuple(parts), evaluation, west.west_card, east.east_card)
