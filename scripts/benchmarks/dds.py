@@ -1,6 +1,7 @@
 """DDS, the bridge double-dummy solver, as a referee and a yardstick (issue 12; SPEC §7).
 
-Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--positions 1000] [--seed 12] [--cli-runs 7]``
+Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--positions 1000] [--seed 12] [--cli-runs 7]
+[--save-deals FILE]``
 (needs the ``test`` extra: ``endplay``, Bo Haglund's DDS).
 
 A whist deal becomes a bridge deal in notrump: West → North, East → East; each
@@ -202,10 +203,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--cli-runs", type=int, default=7, help="CLI processes timed; the median is reported")
+    parser.add_argument("--save-deals", type=Path, metavar="FILE",
+                        help="write the deals, one a line, for timing the CLI alone (benchmarks.processes), and stop")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
     deals = [random_deal(rng) for _ in range(args.deals)]
+    if args.save_deals:
+        args.save_deals.write_text("".join(deal_text(s) + "\n" for s in deals))
+        return 0
     table = SuitTable()
 
     # 1. agreement on outcomes and first leads (DDS: every optimal lead)
