@@ -19,10 +19,11 @@
 Playing these moves for both sides gives an optimal line of play for the whole
 deal, derived from values alone; the brute-force referee confirms it in tests.
 
-:func:`evaluate` and :func:`analyse_batch` do the same arithmetic on packed values
-(:mod:`.packed`) looked up in a :class:`~.small_suits.SuitTable` — every suit a
-pack can deal is preloaded — for speed: a deal in a few microseconds, and a
-batch of deals (rows of integer keys in, arrays out; ``docs/api.md``).
+:func:`evaluate`, :class:`DealEvaluator` and :func:`analyse_batch` do the same
+arithmetic on packed values (:mod:`.packed`) looked up in a
+:class:`~.small_suits.SuitTable` — every suit a pack can deal is preloaded — for
+speed: a deal in a few microseconds, a batch of deal texts with each distinct suit
+read once, and a batch of rows of integer keys in, arrays out (``docs/api.md``).
 """
 
 from __future__ import annotations
