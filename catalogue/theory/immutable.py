@@ -1,5 +1,5 @@
-"""Immutable value objects: the base of :class:`~.deals.Deal`, :class:`~.deals.Suit`, :class:`~.values.Value`
-and :class:`~.values.Infinitesimal`.
+"""Immutable value objects: the base of the theory's :class:`~.deals.Deal`, :class:`~.deals.Suit`,
+:class:`~.values.Value`, :class:`~.values.Infinitesimal` and :class:`~.labeled.LabeledValue`.
 
 It gives them what ``@dataclass(frozen=True, slots=True)`` would — equality and hashing by their fields,
 a repr, read-only attributes, pickling — without importing :mod:`dataclasses`, which imports
@@ -11,8 +11,8 @@ and the repr.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, ClassVar
 
 

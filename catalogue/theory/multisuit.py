@@ -36,7 +36,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.theory.deals import (
-    Card, Deal, DealKey, Suit, check_deal_size, multisuit_parts, parse_multisuit, parse_suit, rank_suit_key,
+    Card, Deal, DealKey, Suit, multisuit_parts, parse_multisuit, parse_suit, rank_suit_key,
 )
 from whist_catalogue.theory.immutable import Immutable
 from whist_catalogue.theory.labeled import Player
@@ -299,14 +299,11 @@ class DealEvaluator:
         self._outcomes: dict[int, Outcome] = {}
 
     def __call__(self, text: str) -> WrittenEvaluation:
-        check_deal_size(text)  # a deal beyond the size bound is refused before any work
-        parts = text.split(",")
+        parts = multisuit_parts(text)  # a deal beyond the size bound is refused here, before any work
         known = self._suits
         try:
-            # Only parts the parser produced are known, so a part holding ";" takes the parser's way below.
             written = [known[part] for part in parts]
         except KeyError:
-            parts = multisuit_parts(text)
             try:
                 written = list(map(self._written, parts))
             except InvalidDealError:
