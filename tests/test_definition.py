@@ -22,10 +22,8 @@ from whist_catalogue.theory.labeled import EAST, WEST, LabeledValue
 from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import EPSILON0, Infinitesimal, Value, rho
 
-# The shared folder sits beside the repository — or beside the folder of its git worktrees.
-TESTDATA = next(
-    p / "shared" / "testdata" for p in Path(__file__).resolve().parents if (p / "shared" / "testdata").is_dir()
-) / "paper-values-up-to-4-cards.tsv"
+# The appendix tables of the multi-suit paper, kept in the repository (the file says where they come from).
+TESTDATA = Path(__file__).parent / "data" / "paper-values-up-to-4-cards.tsv"
 
 
 def paper_rows():

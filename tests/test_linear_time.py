@@ -20,10 +20,8 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import Value
 
-# The shared folder sits beside the repository — or beside the folder of its git worktrees.
-PAPER_VALUES = next(
-    p / "shared" / "testdata" for p in Path(__file__).resolve().parents if (p / "shared" / "testdata").is_dir()
-) / "paper-values-up-to-4-cards.tsv"
+# The appendix tables of the multi-suit paper, kept in the repository (the file says where they come from).
+PAPER_VALUES = Path(__file__).parent / "data" / "paper-values-up-to-4-cards.tsv"
 
 
 def every_deal(max_n: int):
