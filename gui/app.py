@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QM
 
 from whist_catalogue import __version__
 from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.help import PAGES, DocumentationWindow
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
 __all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
@@ -134,9 +135,24 @@ class MainWindow(QMainWindow):
             view_menu.addAction(action)
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.documentation: DocumentationWindow | None = None
+        for k, page in enumerate(PAGES):
+            action = QAction(page.title, self)
+            if k == 0:
+                action.setShortcut(QKeySequence.StandardKey.HelpContents)  # F1 opens the notation
+            action.triggered.connect(lambda _=False, title=page.title: self.show_documentation(title))
+            help_menu.addAction(action)
+        help_menu.addSeparator()
         about = QAction("&About", self)
         about.triggered.connect(lambda: QMessageBox.about(self, "About the whist catalogue", ABOUT))
         help_menu.addAction(about)
+
+    def show_documentation(self, title: str = PAGES[0].title) -> DocumentationWindow:
+        """The Help menu's window (one for the app), opened at the page ``title``."""
+        if self.documentation is None:
+            self.documentation = DocumentationWindow(self)
+        self.documentation.show_page(title)
+        return self.documentation
 
     def show_view(self, name: str) -> QWidget:
         view = self.views[name]

@@ -109,3 +109,27 @@ def test_the_window_title_names_the_app_once(qtbot):
 
     assert QApplication.applicationDisplayName() == "Whist catalogue"
     assert "Whist catalogue" not in window.windowTitle()  # Qt appends the display name itself
+
+
+def test_help_opens_the_docs_at_the_notation(qtbot):
+    """F1 opens the repository's own docs (docs/spec.md), at the notation; every page of the Help menu exists."""
+    from whist_catalogue import documentation
+    from whist_catalogue.gui.help import PAGES
+
+    window = make_window(qtbot)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    docs = window.documentation
+    assert docs is not None
+    qtbot.waitUntil(docs.isVisible)
+    assert docs.pages.currentItem().text() == "Notation"
+    assert docs.heading_at_top() == "2. Notation"
+    assert "owner string" in docs.browser.toPlainText()
+    for page in PAGES:
+        assert Path(documentation(page.file)).is_file(), page.file
+        docs.show_page(page.title)
+        text = docs.browser.toPlainText()
+        assert page.heading is None or page.heading in text, page
+    docs.show_page("The search language")
+    assert "search" in docs.browser.toPlainText().lower()
