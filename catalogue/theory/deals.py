@@ -195,6 +195,12 @@ class Deal(Immutable):
     def __repr__(self) -> str:
         return f"Deal.from_label({self.label!r})"
 
+    def _repr_html_(self) -> str:
+        """The deal as a card diagram in a notebook (:mod:`.display`)."""
+        from whist_catalogue.theory.display import deal_html
+
+        return deal_html(self)
+
 
 def deal_label(key: DealKey) -> str:
     return Deal.from_key(key).label
@@ -290,6 +296,12 @@ class Suit(Immutable):
         west = sep.join(self.card_name(r) for r in reversed(self.west))
         east = sep.join(self.card_name(r) for r in reversed(self.east))
         return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
+
+    def _repr_html_(self) -> str:
+        """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
+        from whist_catalogue.theory.display import deal_html
+
+        return deal_html(self)
 
 
 _OWNERS = re.compile(r"[WEwe]+")

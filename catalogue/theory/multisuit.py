@@ -157,6 +157,12 @@ class MultiSuitAnalysis(NamedTuple):
         lead = self.lead(player)
         return self.suits[lead.suit].name_of(lead.card)
 
+    def _repr_html_(self) -> str:
+        """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
+        from whist_catalogue.theory.display import analysis_html
+
+        return analysis_html(self)
+
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:
     """Values, outcome and first leads of a multi-suit deal."""

@@ -63,6 +63,12 @@ class SuitSolution(NamedTuple):
             return self.east_replies[self.deal.west_cards.index(card)]
         return self.west_replies[self.deal.east_cards.index(card)]
 
+    def _repr_html_(self) -> str:
+        """The deal's diagram with its value, outcome and best leads, in a notebook (:mod:`.display`)."""
+        from whist_catalogue.theory.display import solution_html
+
+        return solution_html(self)
+
     # -- compact form, for storage -----------------------------------------------------
     def move_masks(self) -> tuple[int, ...]:
         """(west_leads, east_leads, east_replies[0..n−1], west_replies[0..n−1]) as position masks."""

@@ -410,6 +410,12 @@ class Value(Immutable):
     def __repr__(self) -> str:
         return f"Value.from_str({self.text()!r})"
 
+    def _repr_html_(self) -> str:
+        """The value in the paper's notation in a notebook, its JSON form on hover (:mod:`.display`)."""
+        from whist_catalogue.theory.display import value_html
+
+        return value_html(self)
+
 
 def rho_set(value: Value, lower: Fraction, step: Fraction) -> Outcome:
     """ρ_A of §6.5 for the lattice A = lower + step·Z.
