@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 from whist_catalogue.errors import WhistError  # noqa: E402
 from whist_catalogue.games import solved_games
 from whist_catalogue.gui.context import AppContext  # noqa: E402
+from whist_catalogue.gui.matrix_game import MatrixGamePage, save_nfg  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
@@ -53,7 +54,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
 )
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
-__all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "QUICK_PLAN"]
+__all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
 
 QUICK_PLAN = ((100, 20_000), (1_000, 20_000), (10_000, 5_000))
 """Samples that take a few seconds: enough to see the limit law emerge."""
@@ -152,8 +153,19 @@ class CheminDeFerPage(QWidget):
         fit_table(self.table3_view)
         self.table3_view.verticalHeader().hide()
 
+        self.save_button = QPushButton("Save as .nfg…")
+        self.save_button.setToolTip(
+            "write the game in Gambit's strategic-form format: the Banker's strategies that differ in the cells "
+            "an optimal table changes, against the player's stand or call on 5"
+        )
+        self.save_button.clicked.connect(
+            lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg")
+        )
         right = QVBoxLayout()
-        right.addWidget(self.summary)
+        summary_row = QHBoxLayout()
+        summary_row.addWidget(self.summary, 1)
+        summary_row.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
+        right.addLayout(summary_row)
         pick = QHBoxLayout()
         pick.addWidget(QLabel("Banker's decisions:"))
         pick.addWidget(self.table_box, 1)
@@ -340,6 +352,14 @@ class LeHerPage(QWidget):
         controls.addSpacing(16)
         controls.addWidget(self.exact)
         controls.addStretch(1)
+        self.save_button = QPushButton("Save as .nfg…")
+        self.save_button.setToolTip("write this game, a(s, t) for the N shown, in Gambit's strategic-form format")
+        self.save_button.clicked.connect(
+            lambda: save_nfg(
+                self, solved_games.strategic_form("le-her", cards=self.cards.value()), f"le-her-{self.cards.value()}.nfg"
+            )
+        )
+        controls.addWidget(self.save_button)
         left = QVBoxLayout()
         left.addWidget(self.summary)
         subgame_title = QLabel("<b>The 2×2 subgame</b> (Theorem 2): player 1's rows s, player 2's columns t")
@@ -685,10 +705,13 @@ class SolutionsView(QWidget):
         self.chemin_de_fer = CheminDeFerPage(context)
         self.le_her = LeHerPage(context)
         self.asymptotics = AsymptoticsPage(context)
+        self.matrix_game = MatrixGamePage(context)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.chemin_de_fer, "Chemin-de-fer")
         self.tabs.addTab(self.le_her, "Le Her")
         self.tabs.addTab(self.asymptotics, "Single-suit asymptotics")
+        self.tabs.addTab(self.matrix_game, "Your game")
+        self.tabs.setTabToolTip(3, "any two-person zero-sum matrix game: typed, pasted, or from CSV or Gambit (.nfg)")
         self.tabs.currentChanged.connect(self._load_current)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -696,7 +719,7 @@ class SolutionsView(QWidget):
 
     @property
     def pages(self) -> tuple[QWidget, ...]:
-        return (self.chemin_de_fer, self.le_her, self.asymptotics)
+        return (self.chemin_de_fer, self.le_her, self.asymptotics, self.matrix_game)
 
     @property
     def busy(self) -> bool:
@@ -723,4 +746,5 @@ class SolutionsView(QWidget):
             ("", lambda: self.tabs.setCurrentWidget(self.chemin_de_fer)),
             ("le-her", lambda: self.tabs.setCurrentWidget(self.le_her)),
             ("asymptotics", lambda: self.tabs.setCurrentWidget(self.asymptotics)),
+            ("matrix-game", lambda: self.tabs.setCurrentWidget(self.matrix_game)),
         ]

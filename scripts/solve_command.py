@@ -1,8 +1,9 @@
 """``whist-catalogue solve GAME``: the solved matrix games of SPEC §4 and §6.
 
-``solve chemin-de-fer`` and ``solve le-her --cards N``; human-readable text by
-default, the solution object of :func:`whist_catalogue.games.solved_games.solve` with
-``--json``.  With ``--db`` the solution stored in that catalogue is read (solved now if
+``solve chemin-de-fer``, ``solve le-her --cards N`` and ``solve matrix FILE`` (a game of the
+user's own: a grid, CSV or Gambit ``.nfg`` file, ``-`` for stdin); human-readable text by default,
+the solution object of :func:`whist_catalogue.games.solved_games.solve` with ``--json``;
+``--nfg OUT`` also writes the game in Gambit's strategic-form format.  With ``--db`` the solution stored in that catalogue is read (solved now if
 it holds none).  Bad arguments become :class:`~whist_catalogue.errors.GameArgumentError`
 in the registry, which the main command turns into one line and exit status 2.
 """
@@ -10,11 +11,17 @@ in the registry, which the main command turns into one line and exit status 2.
 from __future__ import annotations
 
 import argparse
+import sys
 from fractions import Fraction
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from whist_catalogue.errors import GameArgumentError
 from whist_catalogue.games import solved_games
 from whist_catalogue.scripts.main import EXIT_OK, emit_json
+
+if TYPE_CHECKING:
+    from whist_catalogue.games.strategic_form import StrategicForm
 
 __all__ = ["register", "run", "render"]
 
@@ -27,10 +34,18 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     parser = subparsers.add_parser(
         "solve",
         parents=[common],
-        help="exact solution of a solved matrix game (chemin-de-fer, le-her)",
+        help="exact solution of a matrix game (chemin-de-fer, le-her, or your own: matrix FILE)",
         description=f"Exact value and optimal strategies of a solved card game. Games: {games}.",
     )
-    parser.add_argument("game", metavar="GAME", help=f"one of: {games}")
+    parser.add_argument("game", metavar="GAME", help=f"one of: {games}, or matrix (a game of your own)")
+    parser.add_argument(
+        "source",
+        metavar="FILE",
+        nargs="?",
+        help="matrix: the game — a grid or CSV file of player 1's pay-offs (rows maximise, columns minimise; "
+        "names in a first row and column allowed) or a Gambit .nfg file; - reads it from stdin",
+    )
+    parser.add_argument("--nfg", metavar="OUT", help="also write the game as a Gambit strategic-form file (.nfg)")
     names = sorted({p.name for game in solved_games.GAMES.values() for p in game.parameters})
     for name in names:
         helps = [f"{g.name}: {p.help}" for g in solved_games.GAMES.values() for p in g.parameters if p.name == name]
@@ -40,6 +55,12 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
 
 def run(args: argparse.Namespace) -> int:
     params = {name: getattr(args, name) for name in args.parameter_names if getattr(args, name) is not None}
+    if args.game == "matrix":
+        return _run_matrix(args, params)
+    if args.source is not None:
+        raise GameArgumentError(f"{args.game} takes no FILE (only matrix does)")
+    if args.nfg is not None:
+        _write_nfg(args.nfg, solved_games.strategic_form(args.game, **params))
     solution = None
     if args.db is not None:
         # With --db, the solution the catalogue stored (build stores both games); solved now if it holds none.
@@ -57,6 +78,37 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_matrix(args: argparse.Namespace, params: dict[str, Any]) -> int:
+    from whist_catalogue.games.strategic_form import parse_grid, read_game
+
+    if params:
+        raise GameArgumentError(f"matrix takes no --{next(iter(params))}: the game is all in its FILE")
+    if args.source is None:
+        raise GameArgumentError("matrix needs the game: a grid, CSV or .nfg FILE, or - to read it from stdin")
+    game = parse_grid(sys.stdin.read(), title="matrix game") if args.source == "-" else read_game(args.source)
+    solution = solved_games.solve_strategic_form(game)
+    if args.nfg is not None:
+        _write_nfg(args.nfg, game)
+    if args.json:
+        emit_json(solution)
+    else:
+        print(render(solution))
+    return EXIT_OK
+
+
+def _write_nfg(path: str, game: StrategicForm) -> None:
+    from whist_catalogue.games.strategic_form import to_nfg
+
+    # Written whole and then renamed: a failed write leaves no half file, and a file of the same name intact.
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        partial.write_text(to_nfg(game, comment="written by whist-catalogue"), encoding="utf-8")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 # --- text ------------------------------------------------------------------------------------------
 
 
@@ -69,7 +121,30 @@ def render(solution: dict[str, Any]) -> str:
     """The solution object as text for a terminal."""
     if solution["game"] == "chemin-de-fer":
         return _render_chemin_de_fer(solution)
+    if solution["game"] == "matrix":
+        return _render_matrix(solution)
     return _render_le_her(solution)
+
+
+def _render_matrix(s: dict[str, Any]) -> str:
+    def mixture(strategy: dict[str, str]) -> str:
+        return ", ".join(f"{name} with probability {p}" for name, p in strategy.items())
+
+    matrix = s["matrix"]
+    lines = [
+        f"{s['title']}: {len(matrix['rows'])} × {len(matrix['columns'])}, exact solution (certified against every pure reply)",
+        f"value (to player 1, rows): {_approx(s['value'])}",
+        f"player 1 plays {mixture(s['player1'])}",
+        f"player 2 plays {mixture(s['player2'])}",
+    ]
+    if len(matrix["rows"]) <= _MATRIX_PRINT_LIMIT and len(matrix["columns"]) <= _MATRIX_PRINT_LIMIT:
+        names = [str(r) for r in matrix["rows"]]
+        left = max(len(name) for name in names)
+        width = max(len(str(e)) for row in matrix["entries"] + [matrix["columns"]] for e in row)
+        lines.append(" " * (left + 2) + " ".join(f"{c:>{width}}" for c in matrix["columns"]))
+        for name, row in zip(names, matrix["entries"]):
+            lines.append(f"  {name:>{left}} " + " ".join(f"{e:>{width}}" for e in row))
+    return "\n".join(lines)
 
 
 def _render_chemin_de_fer(s: dict[str, Any]) -> str:

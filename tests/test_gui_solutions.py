@@ -126,3 +126,32 @@ def test_le_her_plot_and_the_optimal_cells_in_view_at_52(qtbot, window, solution
     assert ax.images and ax.images[0].get_array().shape == (51, 51)
     assert "N = 52" in ax.get_title()
     assert any("2×2 subgame" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_a_matrix_game_of_your_own(qtbot, window, solutions):
+    """Typed, resized, pasted: each answer belongs to the grid shown, and a bad cell is named, never solved."""
+    from PySide6.QtGui import QGuiApplication
+
+    solutions.tabs.setCurrentWidget(solutions.matrix_game)
+    page = solutions.matrix_game
+    wait_idle(qtbot, window, solutions)
+    assert page.solution is not None and page.solution["value"] == "1/7"  # the example: T/B against L/R
+    assert "3/7" in page.summary.text()
+    page.grid.item(0, 0).setText("x")
+    assert page.solution is None and "Changed" in page.summary.text()  # no stale answer beside the new grid
+    page.solve()
+    assert page.message.is_error and "row 1, column 1: 'x' is not a number" in page.message.text()
+    assert page.solution is None and page.summary.text() == ""
+    page.grid.item(0, 0).setText("1/2")
+    page.columns.setValue(3)  # a new column of zeros, which player 2 never needs: [[1/2, -1], [-2, 1]] is worth -1/3
+    qtbot.keyClick(page.solve_button, Qt.Key.Key_Space)
+    wait_idle(qtbot, window, solutions)
+    assert not page.message.is_error and page.solution["value"] == "-1/3"
+    assert page.grid.item(1, 2).text() == "0" and "3" not in page.solution["player2"]
+    QGuiApplication.clipboard().setText("\tstand\tcall\nlow\t1\t-1\nhigh\t-1\t1")
+    page.grid.setFocus()
+    page.paste()
+    wait_idle(qtbot, window, solutions)
+    assert (page.grid.rowCount(), page.grid.columnCount()) == (2, 2)
+    assert page.grid.horizontalHeaderItem(1).text() == "call"
+    assert page.solution["player1"] == {"low": "1/2", "high": "1/2"} and page.solution["value"] == "0"

@@ -9,20 +9,37 @@ player 1 and player 2 are and what their strategy keys mean.
 
 * ``chemin-de-fer`` (``papers/chemin-de-fer.md``, :mod:`whist_catalogue.games.chemin_de_fer`);
 * ``le-her`` with ``cards`` = N ≥ 3 (``papers/le-her.md``, :mod:`whist_catalogue.games.le_her`).
+
+Any other two-person zero-sum game, the user's own, is solved by :func:`solve_strategic_form` into an object
+of the same shape (``"game": "matrix"``); :func:`strategic_form` gives the registered games as matrix games
+with named strategies, which :func:`whist_catalogue.games.strategic_form.to_nfg` writes for Gambit.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from whist_catalogue.errors import GameArgumentError
+
+if TYPE_CHECKING:
+    from whist_catalogue.games.strategic_form import StrategicForm
 
 # The games (NumPy, and SciPy's LP solver) load only when a game is solved: the
 # command line builds its parser from this registry on every run.
 
-__all__ = ["Parameter", "Game", "GAMES", "game_names", "get_game", "validate", "solve"]
+__all__ = [
+    "Parameter",
+    "Game",
+    "GAMES",
+    "game_names",
+    "get_game",
+    "validate",
+    "solve",
+    "strategic_form",
+    "solve_strategic_form",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,3 +261,61 @@ def solve(name: str, **params: object) -> dict[str, Any]:
     """The solution of a game as the JSON object of SPEC §6 (see the module docstring)."""
     game = get_game(name)
     return game.solver(**validate(name, **params))
+
+
+# --- matrix games of the user's own, and the registered games as matrix games ----------------------
+
+
+def strategic_form(name: str, **params: object) -> StrategicForm:
+    """A registered game as a matrix game with named pure strategies (for ``.nfg`` files).
+
+    Le Her is its (N − 1) × (N − 1) matrix a(s, t); chemin-de-fer is Foster's N × 2 game restricted to the
+    Banker's strategies that differ only in the cells any optimal table changes (the others fixed as every
+    range of h has them), which has the same value and the same optimal strategies."""
+    from whist_catalogue.games.strategic_form import StrategicForm
+
+    checked = validate(name, **params)
+    title = GAMES[name].title
+    if name == "le-her":
+        from whist_catalogue.games import le_her
+
+        n = checked["cards"]
+        keys = tuple(str(k) for k in range(2, n + 1))
+        return StrategicForm(
+            le_her.payoff_matrix(n), keys, keys, f"{title}, N = {n}", ("Player 1 (keeps ≥ s)", "Player 2 (keeps ≥ t)")
+        )
+    from whist_catalogue.games import chemin_de_fer
+
+    matrix, tables = chemin_de_fer.solve().reduced_matrix()
+    cells = chemin_de_fer.envelope().varying_situations()
+    rows = tuple(
+        ", ".join(f"({j},{l}) {'draw' if table.draws(j, l) else 'stand'}" for j, l in cells) for table in tables
+    )
+    return StrategicForm(matrix, rows, ("stand on 5", "call on 5"), title, ("Banker", "Player A"))
+
+
+def solve_strategic_form(game: StrategicForm) -> dict[str, Any]:
+    """The exact, certified solution of a matrix game, as an object of the same shape as :func:`solve`'s."""
+    from whist_catalogue.games.matrix_games import solve_matrix_game
+
+    solution = solve_matrix_game(game.matrix)
+    solution.certify()
+    return {
+        "game": "matrix",
+        "title": game.title,
+        "value": _q(solution.value),
+        "value_float": float(solution.value),
+        "players": {"player1": f"{game.players[0]}, rows, maximiser", "player2": f"{game.players[1]}, columns, minimiser"},
+        "player1": {game.rows[i]: _q(p) for i, p in enumerate(solution.player1) if p},
+        "player2": {game.columns[j]: _q(p) for j, p in enumerate(solution.player2) if p},
+        "matrix": {
+            "rows": list(game.rows),
+            "columns": list(game.columns),
+            "entries": [[_q(a) for a in row] for row in game.matrix],
+        },
+        "guarantees": {
+            "player1": _q(solution.row_guarantee()),
+            "player2": _q(solution.column_guarantee()),
+        },
+        "certified": True,
+    }

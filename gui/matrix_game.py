@@ -1,0 +1,289 @@
+"""A matrix game of the user's own: typed into a grid, pasted, or opened from CSV or Gambit ``.nfg``; solved exactly.
+
+Reading and writing games is :mod:`whist_catalogue.games.strategic_form`, solving is
+:func:`whist_catalogue.games.solved_games.solve_strategic_form` (certified against every pure reply, as the
+papers' games are); this page only edits the grid and shows the answer. The solved games' pages save their
+own games as ``.nfg`` through :func:`save_nfg`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from whist_catalogue.errors import WhistError
+from whist_catalogue.games import solved_games
+from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.models import GREEN
+from whist_catalogue.gui.widgets import MessageBar, error_text
+
+__all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
+
+EXAMPLE = "\tL\tR\nT\t3\t-1\nB\t-2\t1"
+"""The page's first game: 2×2 with no saddle point, so both players mix (value 1/7)."""
+
+NFG_FILTER = "Gambit strategic form (*.nfg)"
+OPEN_FILTER = "Games (*.nfg *.csv *.tsv *.txt);;All files (*)"
+PALE = QColor("#ecfdf5")
+
+
+def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None:
+    """Ask where, then write ``game`` as ``.nfg``; the path written, or None if the user cancelled."""
+    path, _ = QFileDialog.getSaveFileName(parent, "Save the game for Gambit", suggested, NFG_FILTER)
+    if not path:
+        return None
+    if not path.endswith(".nfg"):
+        path += ".nfg"
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(to_nfg(game, comment="written by whist-catalogue"))
+    return path
+
+
+class MatrixGamePage(QWidget):
+    """Player 1 picks a row and maximises, player 2 a column and minimises; entries are player 1's pay-offs."""
+
+    loaded = Signal()
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.solution: dict[str, Any] | None = None
+        self.busy = False
+        self._generation = 0
+        self.title = "matrix game"
+        self.rows = QSpinBox()
+        self.columns = QSpinBox()
+        for spin, what in ((self.rows, "player 1's pure strategies (rows)"), (self.columns, "player 2's (columns)")):
+            spin.setRange(1, MAX_STRATEGIES)
+            spin.setToolTip(what)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(self._resize)
+        rows_label = QLabel("&Rows:")
+        rows_label.setBuddy(self.rows)
+        columns_label = QLabel("&Columns:")
+        columns_label.setBuddy(self.columns)
+        self.open_button = QPushButton("&Open…")
+        self.open_button.setToolTip("a grid or CSV file of player 1's pay-offs, or a Gambit .nfg file")
+        self.open_button.clicked.connect(self.open_file)
+        self.paste_button = QPushButton("&Paste")
+        self.paste_button.setToolTip("replace the game by a grid copied from a spreadsheet or a text (Ctrl+V)")
+        self.paste_button.clicked.connect(self.paste)
+        self.save_button = QPushButton("Save as .&nfg…")
+        self.save_button.setToolTip("write the game in Gambit's strategic-form format")
+        self.save_button.clicked.connect(self.save)
+        self.solve_button = QPushButton("&Solve")
+        self.solve_button.setDefault(True)
+        self.solve_button.clicked.connect(self.solve)
+        self.grid = QTableWidget()
+        self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
+        self.grid.itemChanged.connect(self._edited)
+        self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
+        QShortcut(QKeySequence.StandardKey.Paste, self.grid, activated=self.paste)
+        self.message = MessageBar()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        explain = QLabel(
+            "A two-person zero-sum game: each entry is what player 2 pays player 1 when player 1 plays the row "
+            "and player 2 the column. Type into the grid, paste one, or open a CSV or Gambit file; the solution "
+            "is exact and checked against every pure reply."
+        )
+        explain.setWordWrap(True)
+
+        controls = QHBoxLayout()
+        for widget in (rows_label, self.rows, columns_label, self.columns):
+            controls.addWidget(widget)
+        controls.addSpacing(12)
+        for widget in (self.open_button, self.paste_button, self.save_button, self.solve_button):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(explain)
+        layout.addLayout(controls)
+        layout.addWidget(self.message)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.grid, 1)
+        self.set_game(parse_grid(EXAMPLE, title="example"))
+
+    # -- the grid ------------------------------------------------------------------------------------
+    def set_game(self, game: StrategicForm) -> None:
+        """Show ``game`` in the grid (its strategies' names as headers) and solve it."""
+        self.title = game.title
+        self.grid.blockSignals(True)
+        for spin, count in ((self.rows, len(game.rows)), (self.columns, len(game.columns))):
+            spin.blockSignals(True)
+            spin.setValue(count)
+            spin.blockSignals(False)
+        self.grid.setRowCount(len(game.rows))
+        self.grid.setColumnCount(len(game.columns))
+        self.grid.setVerticalHeaderLabels(list(game.rows))
+        self.grid.setHorizontalHeaderLabels(list(game.columns))
+        for i, row in enumerate(game.matrix):
+            for j, entry in enumerate(row):
+                self.grid.setItem(i, j, QTableWidgetItem(str(entry)))
+        self.grid.blockSignals(False)
+        self.grid.resizeColumnsToContents()
+        self.solve()
+
+    def game(self) -> StrategicForm:
+        """The grid as a game; :class:`InvalidMatrixError` naming the first empty or non-numeric cell."""
+        cells = [
+            [(self.grid.item(i, j).text() if self.grid.item(i, j) is not None else "") or "?" for j in range(self.grid.columnCount())]
+            for i in range(self.grid.rowCount())
+        ]
+        names = [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())]
+        columns = [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
+        plain = StrategicForm.of(cells, title=self.title)
+        return plain._replace(rows=tuple(names), columns=tuple(columns))
+
+    @staticmethod
+    def _header(item: QTableWidgetItem | None, k: int) -> str:
+        return item.text() if item is not None and item.text() else str(k + 1)
+
+    @Slot()
+    def _resize(self) -> None:
+        self.grid.blockSignals(True)
+        old_rows, old_columns = self.grid.rowCount(), self.grid.columnCount()
+        self.grid.setRowCount(self.rows.value())
+        self.grid.setColumnCount(self.columns.value())
+        for i in range(self.grid.rowCount()):
+            for j in range(self.grid.columnCount()):
+                if i >= old_rows or j >= old_columns:
+                    self.grid.setItem(i, j, QTableWidgetItem("0"))
+        self.grid.setVerticalHeaderLabels([self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())])
+        self.grid.setHorizontalHeaderLabels(
+            [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
+        )
+        self.grid.blockSignals(False)
+        self._stale()
+
+    @Slot()
+    def _edited(self) -> None:
+        self._stale()
+
+    def _stale(self) -> None:
+        """The answer shown belongs to another game now: say so rather than show it beside this one."""
+        self._generation += 1
+        self.busy = False
+        self.solution = None
+        self.summary.setText("<i>Changed — press Solve (Enter).</i>")
+        self._colour_support()
+
+    # -- files and the clipboard ---------------------------------------------------------------------
+    @Slot()
+    def paste(self) -> None:
+        text = QGuiApplication.clipboard().text()
+        self._load(lambda: parse_grid(text, title="pasted game"))
+
+    @Slot()
+    def open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a game", "", OPEN_FILTER)
+        if path:
+            self._load(lambda: read_game(path))
+
+    def _load(self, read: Any) -> None:
+        try:
+            game = read()
+        except (WhistError, OSError) as exc:
+            self.message.show_error(error_text(exc))
+            return
+        self.set_game(game)
+
+    @Slot()
+    def save(self) -> None:
+        try:
+            game = self.game()
+        except WhistError as exc:
+            self.message.show_error(error_text(exc))
+            return
+        written = save_nfg(self, game, f"{self.title}.nfg")
+        if written:
+            self.message.show_info(f"Saved {written}")
+
+    # -- solving -------------------------------------------------------------------------------------
+    def load(self) -> None:
+        if self.solution is None and not self.busy:
+            self.solve()
+
+    @Slot()
+    def solve(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        try:
+            game = self.game()
+        except WhistError as exc:
+            self.solution = None
+            self.summary.clear()
+            self.message.show_error(error_text(exc))
+            self._colour_support()
+            self.loaded.emit()
+            return
+        self.busy = True
+        self.message.show_info(f"Solving the {len(game.rows)} × {len(game.columns)} game exactly …")
+        self.context.run(
+            solved_games.solve_strategic_form,
+            game,
+            returned=lambda s: self._solved(generation, s),
+            errored=lambda e: self._failed(generation, e),
+        )
+
+    def _failed(self, generation: int, exc: Exception) -> None:
+        if generation != self._generation:
+            return
+        self.busy = False
+        self.message.show_error(error_text(exc))
+        self.loaded.emit()
+
+    def _solved(self, generation: int, solution: dict[str, Any]) -> None:
+        if generation != self._generation:
+            return  # the grid changed while it was being solved
+        self.busy = False
+        self.solution = s = solution
+        self.message.clear_message()
+
+        def mixture(strategy: dict[str, str]) -> str:
+            return ", ".join(f"<b>{name}</b> {p}" for name, p in strategy.items())
+
+        value = Fraction(s["value"])
+        approx = "" if value.denominator == 1 else f" ≈ {float(value):.6f}"
+        self.summary.setText(
+            f"Value (to player 1): <b>{s['value']}</b>{approx}<br>"
+            f"Player 1 (rows): {mixture(s['player1'])}<br>"
+            f"Player 2 (columns): {mixture(s['player2'])}<br>"
+            "Certified: each strategy guarantees the value against every pure reply of the other player."
+        )
+        self._colour_support()
+        self.loaded.emit()
+
+    def _colour_support(self) -> None:
+        """Green: a cell both optimal strategies use; pale: one of them does (as on the Le Her page)."""
+        s = self.solution
+        rows = set(s["player1"]) if s else set()
+        columns = set(s["player2"]) if s else set()
+        self.grid.blockSignals(True)
+        for i in range(self.grid.rowCount()):
+            in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows
+            for j in range(self.grid.columnCount()):
+                item = self.grid.item(i, j)
+                if item is None:
+                    continue
+                in_column = self._header(self.grid.horizontalHeaderItem(j), j) in columns
+                colour = GREEN if in_row and in_column else PALE if in_row or in_column else None
+                item.setBackground(colour if colour is not None else QColor(Qt.GlobalColor.transparent))
+        self.grid.blockSignals(False)
