@@ -394,7 +394,10 @@ class HandEditor(QWidget):
     """Click cards into the two hands: one row of the thirteen ranks for West, one for East.
 
     A rank clicked into one hand leaves the other.  ``changed`` is emitted for
-    the user's edits only, not for :meth:`set_hands`.
+    the user's edits only, not for :meth:`set_hands`.  Its buttons are for the
+    mouse and never take the keyboard's focus: Tab passes them by and a stray
+    Space cannot take a card out of a deal being played (the keyboard's way to a
+    deal is the notation field beside it).
     """
 
     changed = Signal()
@@ -418,6 +421,7 @@ class HandEditor(QWidget):
             for col, rank in enumerate(self.RANKS):
                 button = CardButton(RANK_NAMES[rank], side)
                 button.setCheckable(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
                 button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
                 button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
                 button.clicked.connect(self._clicked)
@@ -427,6 +431,7 @@ class HandEditor(QWidget):
         grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
         self.clear_button = QToolButton()
         self.clear_button.setText("Clear")
+        self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.clear_button.setToolTip("take every card out of both hands")
         self.clear_button.clicked.connect(self._clear_clicked)
         grid.addWidget(self.clear_button, 1, len(self.RANKS) + 2)
