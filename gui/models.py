@@ -391,6 +391,8 @@ class TricksModel(RowListModel):
             return font
         if role == Qt.ItemDataRole.ToolTipRole and row.projected:
             return "not played yet: an optimal line of play from the current position"
+        if role == Qt.ItemDataRole.ToolTipRole and row.note and not row.projected:
+            return row.note  # the whole note, should a narrow window cut its column short
         if role == Qt.ItemDataRole.ToolTipRole and row.ahead:
             return "played, after the position shown: click it, or press → or End, to go there"
         if role == Qt.ItemDataRole.TextAlignmentRole:

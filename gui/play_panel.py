@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -70,7 +71,7 @@ class TrickTable(QWidget):
     never on the table by itself).
     """
 
-    CARD = QSize(46, 64)
+    CARD = QSize(42, 56)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,10 +80,10 @@ class TrickTable(QWidget):
         self.previous = ""
         """The trick before, in words ("trick 4: West ♥Q, East ♥3 — West won"), or empty."""
         self.finished_trick = False
-        self.setMinimumSize(260, self.CARD.height() + 62)
+        self.setMinimumSize(200, self.CARD.height() + 50)
 
     def sizeHint(self) -> QSize:
-        return QSize(340, self.CARD.height() + 66)
+        return QSize(320, self.CARD.height() + 52)
 
     def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool, previous: str = "") -> None:
         self.cards, self.caption, self.finished_trick = list(cards), caption, finished
@@ -103,7 +104,7 @@ class TrickTable(QWidget):
         p.drawRoundedRect(felt, 18, 18)
         w, h = self.CARD.width(), self.CARD.height()
         cy = felt.top() + 22 + h / 2
-        slots = {"W": felt.center().x() - w - 28, "E": felt.center().x() + 28}
+        slots = {"W": felt.center().x() - w - 18, "E": felt.center().x() + 18}
         label_font = QFont(self.font())
         label_font.setPointSizeF(max(label_font.pointSizeF() - 1, 7))
         for player, x in slots.items():
@@ -112,7 +113,7 @@ class TrickTable(QWidget):
             p.setFont(label_font)
             p.setPen(QColor("#d8eadf"))
             # the player's name beside the card, outside the trick, so the foot stays free for the trick before
-            name_rect = QRectF(x - 70, cy - 9, 64, 18) if player == "W" else QRectF(x + w + 6, cy - 9, 64, 18)
+            name_rect = QRectF(x - 46, cy - 9, 42, 18) if player == "W" else QRectF(x + w + 4, cy - 9, 42, 18)
             align = Qt.AlignmentFlag.AlignRight if player == "W" else Qt.AlignmentFlag.AlignLeft
             p.drawText(name_rect, align | Qt.AlignmentFlag.AlignVCenter, player_name(player))
             if card is None:
@@ -248,18 +249,19 @@ class PlayPanel(QWidget):
             grid = QGridLayout(box)
             grid.setHorizontalSpacing(3)
             grid.setVerticalSpacing(3)
-            grid.setContentsMargins(8, 4, 8, 4)
+            grid.setContentsMargins(8, 6, 8, 6)
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)
-            if side == "W":
-                hands.addWidget(self.table)  # the trick in the middle, between the two hands
         hands.addStretch(1)
 
         self.tricks = TricksModel(self)
         self.tricks_view = CopyTableView()
         self.tricks_view.setModel(self.tricks)
         fit_table(self.tricks_view, stretch_last=True)
-        self.tricks_view.setMinimumWidth(220)
+        # A long note wraps inside its column rather than widen the list past the panel (and be cut off).
+        self.tricks_view.setWordWrap(True)
+        self.tricks_view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.tricks_view.setMinimumWidth(180)
         self.tricks_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.tricks_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tricks_view.setToolTip("click a trick to see the position after it (← → step through the play)")
@@ -267,9 +269,14 @@ class PlayPanel(QWidget):
         for w in (self.tricks_view, self.leader_box, self.mode_box):
             w.installEventFilter(self)  # their own type-to-search must not swallow a typed card
 
+        # The table goes above the list of tricks, beside the hands (between them it pushed East's hand
+        # below the fold of a 900-pixel window): both hands, the trick and the list stay in sight.
         middle = QHBoxLayout()
         middle.addLayout(hands, 3)
-        middle.addWidget(self.tricks_view, 2)
+        right = QVBoxLayout()
+        right.addWidget(self.table)
+        right.addWidget(self.tricks_view, 1)
+        middle.addLayout(right, 3 if multi else 2)
 
         self.status = QLabel()
         self.status.setWordWrap(True)
@@ -282,7 +289,10 @@ class PlayPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
-        layout.addLayout(options)
+        if multi:
+            layout.addLayout(options)
+        else:  # the explorer gives the panel the window's width: choices and options share a row
+            controls.insertLayout(controls.count() - 1, options)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.status)
@@ -695,6 +705,9 @@ class PlayPanel(QWidget):
             while grid.count():
                 item = grid.takeAt(0)
                 if item.widget() is not None:
+                    # Hidden now: deletion waits for the event loop, and until then a card laid out
+                    # by no one would paint over the hand (seen in the screenshots, which never wait).
+                    item.widget().hide()
                     item.widget().deleteLater()
         self._buttons = {}
         play = self.play
@@ -752,9 +765,9 @@ class PlayPanel(QWidget):
         names = ", ".join(self._card_name(m.suit, m.rank) for m in sorted(unmarked, key=lambda m: (m.suit, -m.rank)))
         result = play.card_results()[unmarked[0]]
         self.why.setText(
-            f"{names}: West ends with {tricks_text(result)} too, yet {'it is' if len(unmarked) == 1 else 'they are'}"
-            " not marked — the theory ranks cards by labeled value: the exact value left (fractions and"
-            " infinitesimals, not only the tricks they round to), then who has the lead (docs/spec.md §3)."
+            f"{names} also {'ends' if len(unmarked) == 1 else 'end'} with {tricks_text(result)} for West but"
+            f" {'is' if len(unmarked) == 1 else 'are'} not marked: the theory ranks cards by labeled value,"
+            " the exact value left — not only the tricks it rounds to (docs/spec.md §3)."
         )
         self.why.show()
 
@@ -826,7 +839,7 @@ class PlayPanel(QWidget):
                     self._card_name(trick.suit, trick.lead),
                     self._card_name(trick.suit, trick.reply),
                     player_name(trick.winner),
-                    "optimal line (card already led)" if k == 0 and pending is not None else "optimal line",
+                    "optimal line (led already)" if k == 0 and pending is not None else "optimal line",
                     projected=True,
                 )
             )

@@ -68,6 +68,7 @@ QToolButton[card="true"] {
     border: 1px solid #9ca3af; border-radius: 5px; background: #ffffff;
     font-weight: bold; min-width: 26px; min-height: 30px; padding: 1px 3px;
 }
+QToolButton[card="true"][editor="true"] { min-width: 18px; padding: 1px 1px; }
 QToolButton[card="true"]:hover { border-color: #374151; }
 QToolButton[card="true"]:focus { border: 2px solid #f59e0b; }
 QToolButton[card="true"]:disabled { color: #6b7280; background: #f9fafb; border: 1px solid #e5e7eb; }
@@ -422,6 +423,9 @@ class HandEditor(QWidget):
                 button = CardButton(RANK_NAMES[rank], side)
                 button.setCheckable(True)
                 button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                # In a narrow window the cards narrow (to the style's minimum) rather than be cut off.
+                button.setProperty("editor", True)
+                button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
                 button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
                 button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
                 button.clicked.connect(self._clicked)

@@ -177,7 +177,7 @@ def test_a_card_as_good_as_the_marked_ones_is_explained(qtbot, explorer):
     assert results == {K: "1", Q: "1", T: "1"}
     assert [r for r in (K, Q, T) if panel.card_button("W", r).property("best")] == [K, Q]
     assert not panel.why.isHidden()
-    assert panel.why.text().startswith("T: West ends with 1 trick too, yet it is not marked")
+    assert panel.why.text().startswith("T also ends with 1 trick for West but is not marked")
     assert "labeled value" in panel.why.text()
     panel.play_card(Move(0, K))  # after the first trick nothing ties unmarked
     assert panel.why.isHidden()
