@@ -704,11 +704,12 @@ class PlayPanel(QWidget):
         for side, grid in self.hand_grids.items():
             while grid.count():
                 item = grid.takeAt(0)
-                if item.widget() is not None:
+                widget = item.widget() if item is not None else None
+                if widget is not None:
                     # Hidden now: deletion waits for the event loop, and until then a card laid out
                     # by no one would paint over the hand (seen in the screenshots, which never wait).
-                    item.widget().hide()
-                    item.widget().deleteLater()
+                    widget.hide()
+                    widget.deleteLater()
         self._buttons = {}
         play = self.play
         if play is None:
