@@ -180,3 +180,56 @@ def test_a_card_as_good_as_the_marked_ones_is_explained(qtbot, explorer):
     assert "labeled value" in panel.why.text()
     panel.play_card(Move(0, K))  # after the first trick nothing ties unmarked
     assert panel.why.isHidden()
+
+
+def _scroll_area(widget):
+    from PySide6.QtWidgets import QScrollArea
+
+    while widget is not None and not isinstance(widget, QScrollArea):
+        widget = widget.parentWidget()
+    return widget
+
+
+def _in_sight(widget) -> bool:
+    """Whether the whole widget lies in the visible part of the scroll area around it."""
+    from PySide6.QtCore import QPoint, QRect
+
+    viewport = _scroll_area(widget).viewport()
+    return viewport.rect().contains(QRect(widget.mapTo(viewport, QPoint(0, 0)), widget.size()))
+
+
+def _settle(qtbot):
+    for _ in range(3):
+        qtbot.wait(20)
+
+
+def test_nothing_is_cut_off_at_1360x900_and_at_1000x700(qtbot, window):
+    from whist_catalogue.gui.calculator import DEAL_28
+
+    window.resize(1360, 900)
+    calculator = window.show_view("calculator")
+    enter(qtbot, window, calculator, DEAL_28)
+    panel = calculator.play_panel
+    panel.results_box.setChecked(True)
+    for _ in range(7):
+        panel.app_move()
+    panel.play_card(next(m for m in panel.play.legal_moves() if m not in panel.play.best_moves()))
+    _settle(qtbot)
+    assert any(r.note for r in panel.tricks.played)  # a cost noted ...
+    view = panel.tricks_view
+    assert view.horizontalHeader().length() <= view.viewport().width()  # ... and its column not cut off
+    for box in panel.hand_boxes.values():  # both hands and the trick in sight without scrolling
+        assert _in_sight(box)
+    assert _in_sight(panel.table)
+    window.show_view("explorer")
+    explorer = window.views["explorer"]
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    _settle(qtbot)
+    assert all(_in_sight(w) for w in (*explorer.play_panel.hand_boxes.values(), explorer.play_panel.table))
+
+    window.resize(1000, 700)
+    window.show_view("calculator")
+    _settle(qtbot)
+    # the four suits' card pickers, the values' text and the play panel: no part beyond the window's width
+    for area in (calculator.editors_area, _scroll_area(calculator.outcome_label), _scroll_area(panel)):
+        assert area.horizontalScrollBar().maximum() == 0
