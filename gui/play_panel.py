@@ -4,9 +4,11 @@ All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves
 card's exact result, the theory's moves (a lead by the rule of §10.4 of the
 multi-suit paper, or a reply — optimal for the whole deal from any position, the
 user's mistakes included), taking a card back, and the projected outcome
-ρ(Σ val) of Theorem 9.1.  This panel shows the hands as buttons (each with its
-result on request), the current trick on a table between the hands, and notes
-what each costly card cost.
+ρ(Σ val) of Theorem 9.1; the play kept as a move list to step through is
+:class:`whist_catalogue.theory.play.PlayHistory`.  This panel shows the hands as
+buttons (each with its result on request), the current trick on a table with the
+trick before it, the tricks played with what each costly card cost, and it takes
+the keys of docs/app.md (stepping, undo and redo, cards typed).
 """
 
 from __future__ import annotations
