@@ -129,12 +129,11 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         self.remove_suit_button.clicked.connect(self.remove_suit)
         editors_layout = QHBoxLayout(self.editors_box)
         editors_layout.addLayout(self.editors_grid)
-        suit_buttons = QVBoxLayout()
-        suit_buttons.addWidget(self.add_suit_button)
-        suit_buttons.addWidget(self.remove_suit_button)
-        suit_buttons.addStretch(1)
         editors_layout.addStretch(1)
-        editors_layout.addLayout(suit_buttons)
+        # The suit buttons sit with the deal, not beside the card pickers: there they took the width
+        # a second column of suits needs in a 1000-pixel window.
+        row.addWidget(self.add_suit_button)
+        row.addWidget(self.remove_suit_button)
 
         # -- values ----------------------------------------------------------------------------
         self.suits_model = SuitValuesModel(self)
@@ -160,9 +159,14 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         sum_row.addWidget(self.sum_label)
         sum_row.addStretch(1)
         v.addLayout(sum_row)
-        v.addWidget(heading("Outcome (Theorem 9.1: χ = ρ(sum))"))
-        v.addWidget(self.outcome_label)
-        v.addWidget(heading("First lead (the rule of §10.4, then a best lead of that suit)"))
+        # Headings wrap: in a 1000-pixel window the values get under 400 pixels, and a heading that
+        # cannot wrap widens the column past its scroll area and cuts off every line below it.
+        for text in ("Outcome (Theorem 9.1: χ = ρ(sum))", "First lead (the rule of §10.4, then a best lead of that suit)"):
+            label = heading(text)
+            label.setWordWrap(True)
+            v.addWidget(label)
+            if text.startswith("Outcome"):
+                v.addWidget(self.outcome_label)
         v.addWidget(self.lead_labels["W"])
         v.addWidget(self.lead_labels["E"])
         v.addStretch(1)
@@ -177,8 +181,9 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         body = QSplitter(Qt.Orientation.Horizontal)
         body.addWidget(scrolled(values_box))
         body.addWidget(scrolled(play_box))
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 1)
+        # The play needs two hands, the table and the list of tricks side by side: it gets the larger share.
+        body.setStretchFactor(0, 2)
+        body.setStretchFactor(1, 3)
         body.setChildrenCollapsible(False)
         self.results = body
         """The suits' values, sum, outcome, leads and play: greyed while valuing, cleared after bad input."""

@@ -294,7 +294,7 @@ class DealExplorer(AnalysisView, QWidget):
         body.setStretchFactor(1, 3)
         body.setChildrenCollapsible(False)
         top.setSizes([300, 500, 560])
-        body.setSizes([480, 380])
+        body.setSizes([400, 460])
         self.results = body
         """Everything shown about the deal: greyed while a new deal is valued, cleared after bad input."""
 

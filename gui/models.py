@@ -344,6 +344,8 @@ class TrickRow:
     note: str = ""
     projected: bool = False
     """A trick of the optimal line from the current position, not yet played."""
+    ahead: bool = False
+    """A trick played, after the position shown (one has stepped back through the play)."""
 
 
 class TricksModel(RowListModel):
@@ -377,7 +379,7 @@ class TricksModel(RowListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (row.leader, row.lead, row.reply, row.winner, row.note)[col]
         if role == Qt.ItemDataRole.ForegroundRole:
-            if row.projected:
+            if row.projected or row.ahead:
                 return QBrush(GREY)
             if col in (0, 3):
                 who = row.leader if col == 0 else row.winner
@@ -389,6 +391,10 @@ class TricksModel(RowListModel):
             return font
         if role == Qt.ItemDataRole.ToolTipRole and row.projected:
             return "not played yet: an optimal line of play from the current position"
+        if role == Qt.ItemDataRole.ToolTipRole and row.note and not row.projected:
+            return row.note  # the whole note, should a narrow window cut its column short
+        if role == Qt.ItemDataRole.ToolTipRole and row.ahead:
+            return "played, after the position shown: click it, or press → or End, to go there"
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return LEFT if col == 4 else CENTER
         return None

@@ -4,24 +4,29 @@ All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves
 card's exact result, the theory's moves (a lead by the rule of §10.4 of the
 multi-suit paper, or a reply — optimal for the whole deal from any position, the
 user's mistakes included), taking a card back, and the projected outcome
-ρ(Σ val) of Theorem 9.1.  This panel shows the hands as buttons (each with its
-result on request), the current trick on a table between the hands, and notes
-what each costly card cost.
+ρ(Σ val) of Theorem 9.1; the play kept as a move list to step through is
+:class:`whist_catalogue.theory.play.PlayHistory`.  This panel shows the hands as
+buttons (each with its result on request), the current trick on a table with the
+trick before it, the tricks played with what each costly card cost, and it takes
+the keys of docs/app.md (stepping, undo and redo, cards typed).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPen, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -43,22 +48,12 @@ from whist_catalogue.gui.widgets import (
     tricks_text,
 )
 from whist_catalogue.theory.deals import Suit
-from whist_catalogue.theory.play import Move, Play
+from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
 from whist_catalogue.theory.solution import Solver
 
 __all__ = ["PlayPanel"]
 
 WATCH_INTERVAL_MS = 700
-
-
-@dataclass
-class _Record:
-    """A card played, who played it, and what it cost."""
-
-    move: Move
-    player: str
-    cost: int
-    """Tricks the player gave away with this card compared with a best card (0: a best card)."""
 
 
 @dataclass(frozen=True)
@@ -72,31 +67,37 @@ class TableCard:
 class TrickTable(QWidget):
     """The current trick drawn on a table: West's card on the left, East's on the right.
 
-    Between tricks it shows the last trick, dimmed, with who won it.
+    Between tricks it shows the last trick, dimmed, with who won it; once the next
+    trick has been led, a line at the foot of the table still shows the trick
+    before (when the app wins a trick and leads at once, the finished trick is
+    never on the table by itself).
     """
 
-    CARD = QSize(46, 64)
+    CARD = QSize(42, 56)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.cards: list[TableCard] = []
         self.caption = ""
+        self.previous = ""
+        """The trick before, in words ("trick 4: West ♥Q, East ♥3 — West won"), or empty."""
         self.finished_trick = False
-        self.setMinimumSize(260, self.CARD.height() + 58)
+        self.setMinimumSize(200, self.CARD.height() + 50)
 
     def sizeHint(self) -> QSize:
-        return QSize(340, self.CARD.height() + 62)
+        return QSize(320, self.CARD.height() + 52)
 
-    def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool) -> None:
+    def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool, previous: str = "") -> None:
         self.cards, self.caption, self.finished_trick = list(cards), caption, finished
-        self.setToolTip(caption)
+        self.previous = previous
+        self.setToolTip(caption + (f"\nbefore: {previous}" if previous else ""))
         self.update()
 
     def card_on_table(self, player: str) -> str | None:
         """The name of ``player``'s card on the table (for tests and accessibility)."""
         return next((c.name for c in self.cards if c.player == player), None)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         felt = QRectF(self.rect()).adjusted(2, 2, -2, -2)
@@ -104,8 +105,8 @@ class TrickTable(QWidget):
         p.setBrush(QColor("#17683f"))
         p.drawRoundedRect(felt, 18, 18)
         w, h = self.CARD.width(), self.CARD.height()
-        cy = felt.center().y() - 8
-        slots = {"W": felt.center().x() - w - 28, "E": felt.center().x() + 28}
+        cy = felt.top() + 22 + h / 2
+        slots = {"W": felt.center().x() - w - 18, "E": felt.center().x() + 18}
         label_font = QFont(self.font())
         label_font.setPointSizeF(max(label_font.pointSizeF() - 1, 7))
         for player, x in slots.items():
@@ -113,8 +114,10 @@ class TrickTable(QWidget):
             card = next((c for c in self.cards if c.player == player), None)
             p.setFont(label_font)
             p.setPen(QColor("#d8eadf"))
-            p.drawText(QRectF(x - 20, rect.bottom() + 2, w + 40, 18), Qt.AlignmentFlag.AlignCenter,
-                       player_name(player))
+            # the player's name beside the card, outside the trick, so the foot stays free for the trick before
+            name_rect = QRectF(x - 46, cy - 9, 42, 18) if player == "W" else QRectF(x + w + 4, cy - 9, 42, 18)
+            align = Qt.AlignmentFlag.AlignRight if player == "W" else Qt.AlignmentFlag.AlignLeft
+            p.drawText(name_rect, align | Qt.AlignmentFlag.AlignVCenter, player_name(player))
             if card is None:
                 p.setPen(QPen(QColor("#4f9a72"), 1.5, Qt.PenStyle.DashLine))
                 p.setBrush(Qt.BrushStyle.NoBrush)
@@ -135,30 +138,50 @@ class TrickTable(QWidget):
             p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card.name)
         p.setFont(label_font)
         p.setPen(QColor("white"))
-        p.drawText(QRectF(felt.left() + 8, felt.top() + 4, felt.width() - 16, 18), Qt.AlignmentFlag.AlignCenter,
+        p.drawText(QRectF(felt.left() + 8, felt.top() + 3, felt.width() - 16, 18), Qt.AlignmentFlag.AlignCenter,
                    self.caption)
+        if self.previous:
+            p.setPen(QColor("#bfe0cc"))
+            p.drawText(QRectF(felt.left() + 8, felt.bottom() - 21, felt.width() - 16, 18),
+                       Qt.AlignmentFlag.AlignCenter, self.previous)
         p.end()
 
 
 class PlayPanel(QWidget):
-    """Hands as card buttons, the controls, the tricks so far and an optimal line to the end."""
+    """Hands as card buttons, the controls, the tricks so far and an optimal line to the end.
+
+    The play is a move list (:class:`~whist_catalogue.theory.play.PlayHistory`): ← and → step a card
+    back and forward through it, Ctrl+← and Ctrl+→ a trick, Home and End go to its ends, a click on a
+    trick of the list shows the position after it; Ctrl+Z takes back your last card (with the app's
+    answer), Ctrl+Shift+Z plays it again.  A card is played from the keyboard by typing it (see
+    :meth:`type_card`).  Stepping never plays for the app: it answers only to a card played.
+    """
 
     changed = Signal()
-    """Emitted after every card, undo or restart."""
+    """Emitted after every card, step, undo or restart."""
 
     MODES = (("W", "West — the app plays East"), ("E", "East — the app plays West"), ("both", "both sides"))
+    SUIT_KEYS = "SHDC"
+    """The letters that name the suits ♠ ♥ ♦ ♣ when a card is typed (digits 1–9 for deals of more suits)."""
+    KEPT_DEALS = 8
+    """Lines of play kept for deals left: editing a deal back to one of them brings its play back."""
 
-    def __init__(self, solver_source, multi: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, solver_source: Callable[[], Solver], multi: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._solver_source = solver_source
         """A callable returning the solver to play with."""
         self.multi = multi
         self.suits: tuple[Suit, ...] = ()
-        self.play: Play | None = None
-        self.records: list[_Record] = []
+        self.history: PlayHistory | None = None
+        self._kept: dict[tuple[Suit, ...], PlayHistory] = {}
+        self._typed = ""
+        """The keys typed so far towards a card (a suit's letter waiting for its rank, say)."""
         self.timer = QTimer(self)
         self.timer.setInterval(WATCH_INTERVAL_MS)
         self.timer.timeout.connect(self._watch_step)
+        # The panel takes the focus when clicked, and keeps it after a card (its button is rebuilt):
+        # the keys below then act on the play, and a stray key never reaches the deal's editor.
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         # controls
         self.leader_box = QComboBox()
@@ -177,7 +200,7 @@ class PlayPanel(QWidget):
         self.app_button = QPushButton("App's &move")
         self.app_button.setToolTip("the app plays the theory's card for the side to move")
         self.undo_button = QPushButton("&Undo")
-        self.undo_button.setToolTip("take back the last card you played (and the app's answer)")
+        self.undo_button.setToolTip("take back the last card you played and the app's answer (Ctrl+Z; Ctrl+Shift+Z plays it again)")
         self.restart_button = QPushButton("&Restart")
         self.end_button = QPushButton("Play to the &end")
         self.end_button.setToolTip("both sides follow the theory until the last trick")
@@ -192,7 +215,7 @@ class PlayPanel(QWidget):
         self.app_button.clicked.connect(self.app_move)
         self.undo_button.clicked.connect(self.undo)
         self.restart_button.clicked.connect(self.restart)
-        self.restart_button.setToolTip("back to the first trick")
+        self.restart_button.setToolTip("a new game of this deal from the first trick")
         self.end_button.clicked.connect(self.play_to_end)
         self.watch_button.toggled.connect(self._watch_toggled)
 
@@ -227,43 +250,105 @@ class PlayPanel(QWidget):
             box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
             grid = QGridLayout(box)
             grid.setHorizontalSpacing(3)
+            grid.setVerticalSpacing(3)
             grid.setContentsMargins(8, 6, 8, 6)
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)
-            if side == "W":
-                hands.addWidget(self.table)  # the trick in the middle, between the two hands
         hands.addStretch(1)
 
         self.tricks = TricksModel(self)
         self.tricks_view = CopyTableView()
         self.tricks_view.setModel(self.tricks)
         fit_table(self.tricks_view, stretch_last=True)
-        self.tricks_view.setMinimumWidth(260)
+        # A long note wraps inside its column rather than widen the list past the panel (and be cut off).
+        self.tricks_view.setWordWrap(True)
+        self.tricks_view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.tricks_view.setMinimumWidth(180)
+        self.tricks_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.tricks_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tricks_view.setToolTip("click a trick to see the position after it (← → step through the play)")
+        self.tricks_view.clicked.connect(self._trick_clicked)
+        for w in (self.tricks_view, self.leader_box, self.mode_box):
+            w.installEventFilter(self)  # their own type-to-search must not swallow a typed card
 
+        # The table goes above the list of tricks, beside the hands (between them it pushed East's hand
+        # below the fold of a 900-pixel window): both hands, the trick and the list stay in sight.
         middle = QHBoxLayout()
         middle.addLayout(hands, 3)
-        middle.addWidget(self.tricks_view, 2)
+        right = QVBoxLayout()
+        right.addWidget(self.table)
+        right.addWidget(self.tricks_view, 1)
+        middle.addLayout(right, 3 if multi else 2)
 
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.why = QLabel()
+        """One line on cards whose result ties a theory's move but which are not marked (and why)."""
+        self.why.setWordWrap(True)
+        self.why.setStyleSheet("color: #4b5563;")
+        self.why.hide()
         self.message = MessageBar()
 
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
-        layout.addLayout(options)
+        if multi:
+            layout.addLayout(options)
+        else:  # the explorer gives the panel the window's width: choices and options share a row
+            controls.insertLayout(controls.count() - 1, options)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.status)
+        layout.addWidget(self.why)
         layout.addLayout(middle, 1)
         self._buttons: dict[tuple[str, int, int], CardButton] = {}
+        self._shortcuts: dict[str, QShortcut] = {}
+        for keys, action, name in (
+            ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
+            ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
+            ("Home", self.go_to_start, "start"), ("End", self.go_to_end, "end"),
+            ("Ctrl+Z", self.undo, "undo"), ("Ctrl+Shift+Z", self.redo, "redo"), ("Ctrl+Y", self.redo, "redo (Ctrl+Y)"),
+            ("Escape", self._clear_typed, "clear typed"),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(action)
+            self._shortcuts[name] = shortcut
         self.set_deal(None)
 
     # -- the deal ------------------------------------------------------------------------------
+    @property
+    def play(self) -> Play | None:
+        """The position shown (None without a deal)."""
+        return self.history.play if self.history is not None else None
+
+    @property
+    def records(self) -> list[PlayedCard]:
+        """The cards played up to the position shown."""
+        return self.history.played if self.history is not None else []
+
     def set_deal(self, suits: Sequence[Suit] | None) -> None:
-        """Start playing ``suits`` (None: nothing to play; the panel is disabled)."""
+        """Start playing ``suits`` (None: nothing to play; the panel is disabled).
+
+        The line played on the deal left is kept: a deal edited back to it (a card clicked out of a hand
+        by mistake, then in again) comes back with its play where it was.
+        """
         self.stop_watching()
+        if self.history is not None and self.history.line and self.suits:
+            self._kept.pop(self.suits, None)
+            self._kept[self.suits] = self.history
+            while len(self._kept) > self.KEPT_DEALS:
+                del self._kept[next(iter(self._kept))]
         self.suits = tuple(suits or ())
-        self.play = None
+        kept = self._kept.pop(self.suits, None) if self.suits else None
+        if kept is not None:
+            self.history = kept
+            self.leader_box.blockSignals(True)
+            self.leader_box.setCurrentIndex(self.leader_box.findData(kept.play.first_leader))
+            self.leader_box.blockSignals(False)
+            self.message.show_info("This deal's play was kept: it is back where you left it.")
+            self.refresh()
+            return
+        self.history = None
         self.restart()
 
     @property
@@ -280,30 +365,32 @@ class PlayPanel(QWidget):
     # -- actions -------------------------------------------------------------------------------
     @Slot()
     def restart(self) -> None:
-        self.records = []
+        self._typed = ""
         self.message.clear_message()
         if not self.suits:
-            self.play = None
+            self.history = None
             self.refresh()
             return
         try:
-            self.play = Play.start(self.suits, self.leader_box.currentData(), self.solver)
+            self.history = PlayHistory(Play.start(self.suits, self.leader_box.currentData(), self.solver))
             self._app_answers()
         except WhistError as exc:
-            self.play = None
+            self.history = None
             self.message.show_error(str(exc))
         self.refresh()
 
     @Slot()
     def _mode_changed(self) -> None:
-        if self.play is not None and not self.play.finished:
+        # Reviewing an earlier position, the app waits: it answers only at the end of the line.
+        if self.history is not None and self.history.at_end and not self.history.play.finished:
             self._guard(self._app_answers)
         self.refresh()
 
     def play_card(self, move: Move) -> None:
         """The user plays ``move``; then the app answers for its side."""
-        if self.play is None:
+        if self.history is None:
             return
+        self._typed = ""
         if self._guard(lambda: self._play(move)):
             self._guard(self._app_answers)
         self.refresh()
@@ -311,39 +398,102 @@ class PlayPanel(QWidget):
     @Slot()
     def app_move(self) -> None:
         """The theory's card for the side to move (one card)."""
-        if self.play is None or self.play.finished:
+        play = self.play
+        if play is None or play.finished:
             return
-        if self._guard(lambda: self._play(self.play.recommended())):
+        if self._guard(lambda: self._play(play.recommended())):
             self._guard(self._app_answers)
         self.refresh()
 
     @Slot()
     def undo(self) -> None:
-        """Take back the user's last card and whatever the app played after it."""
-        if self.play is None or not self.records:
+        """Take back the user's last card and whatever the app played after it (they stay in the line)."""
+        history = self.history
+        if history is None or history.cursor == 0:
             return
         self.stop_watching()
 
         def run() -> None:
-            # Undo down to (and including) the last card of the user's side; in "both" mode, one card.
-            while self.records:
-                self._undo_once()
-                if not self._is_app(self.play.to_play):
+            # Back to just before the last card of the user's side; in "both" mode, one card.
+            while history.back():
+                if not self._is_app(history.play.to_play):
                     break
-            self._app_answers()
+            if history.at_end:
+                self._app_answers()
 
         self._guard(run)
         self.refresh()
 
     @Slot()
+    def redo(self) -> None:
+        """Play again the user's next card of the line and the app's answers after it."""
+        history = self.history
+        if history is None or history.at_end:
+            return
+        self.stop_watching()
+        history.forward()
+        while not history.at_end and self._is_app(history.line[history.cursor].player):
+            history.forward()
+        self.refresh()
+
+    def _step(self, count: int) -> None:
+        history = self.history
+        if history is None:
+            return
+        self.stop_watching()
+        self._typed = ""
+        history.go_to(count)
+        self.refresh()
+
+    @Slot()
+    def step_back(self) -> None:
+        """One card back (the app does not answer while you look back)."""
+        if self.history is not None:
+            self._step(self.history.cursor - 1)
+
+    @Slot()
+    def step_forward(self) -> None:
+        """One card forward along the line played."""
+        if self.history is not None:
+            self._step(self.history.cursor + 1)
+
+    @Slot()
+    def trick_back(self) -> None:
+        """To the end of the trick before (from mid-trick: the start of this one)."""
+        if self.history is not None:
+            cursor = self.history.cursor
+            self._step(cursor - 2 if cursor % 2 == 0 else cursor - 1)
+
+    @Slot()
+    def trick_forward(self) -> None:
+        """To the end of the next trick of the line."""
+        if self.history is not None:
+            cursor = self.history.cursor
+            self._step(cursor + 2 if cursor % 2 == 0 else cursor + 1)
+
+    @Slot()
+    def go_to_start(self) -> None:
+        self._step(0)
+
+    @Slot()
+    def go_to_end(self) -> None:
+        if self.history is not None:
+            self._step(len(self.history.line))
+
+    def go_to_trick(self, t: int) -> None:
+        """The position after trick ``t`` of the line (1 = the first)."""
+        self._step(2 * t)
+
+    @Slot()
     def play_to_end(self) -> None:
-        if self.play is None:
+        play = self.play
+        if play is None:
             return
         self.stop_watching()
 
         def run() -> None:
-            while not self.play.finished:
-                self._play(self.play.recommended())
+            while not play.finished:
+                self._play(play.recommended())
 
         self._guard(run)
         self.refresh()
@@ -370,16 +520,90 @@ class PlayPanel(QWidget):
 
     @Slot()
     def _watch_step(self) -> None:
-        if self.play is None or self.play.finished:
+        play = self.play
+        if play is None or play.finished:
             self.stop_watching()
             return
-        self._guard(lambda: self._play(self.play.recommended()))
+        self._guard(lambda: self._play(play.recommended()))
         self.refresh()
-        if self.play.finished:
+        if play.finished:
             self.stop_watching()
 
+    # -- cards from the keyboard ---------------------------------------------------------------
+    def _card_keys(self, move: Move) -> list[str]:
+        """What typing ``move`` may look like: its rank, or its suit (a letter, or a digit past four
+        suits) with its rank in either order."""
+        play = self.play
+        assert play is not None
+        rank = play.suits[move.suit].card_name(move.rank).upper()
+        if not self.multi:
+            return [rank]
+        count = len(self.suits)
+        suit = self.SUIT_KEYS[move.suit] if count <= len(self.SUIT_KEYS) else str(move.suit + 1)
+        return [rank, suit + rank, rank + suit]
+
+    def type_card(self, text: str) -> bool:
+        """Keys typed towards a card: play it as soon as they name one legal card for the side you play.
+
+        A rank (A K Q J T 9 … 2, or the number of the notation) is enough with one suit or when
+        following suit; to lead in a deal of several suits, add the suit (S H D C) before or after
+        the rank when the rank alone could be more than one card.  False if the keys name no card.
+        """
+        play = self.play
+        if play is None or play.finished or self.watch_button.isChecked():
+            return False
+        if self._is_app(play.to_play):
+            self.message.show_info(f"it is {player_name(play.to_play)}'s turn: the app's (App's move plays it)")
+            return False
+        typed = (self._typed + text).upper()
+        keys = {m: self._card_keys(m) for m in play.legal_moves()}
+        exact = [m for m, ks in keys.items() if typed in ks]
+        longer = [m for m, ks in keys.items() if any(k.startswith(typed) and k != typed for k in ks)]
+        if len(exact) == 1 and not (set(longer) - set(exact)):
+            self.play_card(exact[0])
+            return True
+        if exact or longer:
+            self._typed = typed
+            self.message.show_info(f"typed {typed}: which card? add its suit ({' '.join(self.SUIT_KEYS[: len(self.suits)])})"
+                                   if self.multi else f"typed {typed}: go on")
+            return True
+        self._typed = ""
+        self.message.show_info(f"{player_name(play.to_play)} has no playable card {typed} (Esc clears the keys typed)")
+        return False
+
+    @Slot()
+    def _clear_typed(self) -> None:
+        self._typed = ""
+        self.message.clear_message()
+
+    def _is_card_key(self, event: QKeyEvent) -> bool:
+        text = event.text()
+        mods = event.modifiers() & ~(Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier)
+        return len(text) == 1 and text.isalnum() and mods == Qt.KeyboardModifier.NoModifier
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
+        if self._is_card_key(event):
+            self.type_card(event.text())
+            event.accept()
+            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._typed:
+            play = self.play
+            if play is not None:
+                exact = [m for m in play.legal_moves() if self._typed in self._card_keys(m)]
+                if len(exact) == 1:
+                    self.play_card(exact[0])
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self._is_card_key(event):
+            self.type_card(event.text())
+            return True
+        return False
+
     # -- bookkeeping ---------------------------------------------------------------------------
-    def _guard(self, action) -> bool:
+    def _guard(self, action: Callable[[], object]) -> bool:
         try:
             action()
         except WhistError as exc:
@@ -389,21 +613,13 @@ class PlayPanel(QWidget):
         return True
 
     def _play(self, move: Move) -> None:
-        play = self.play
-        assert play is not None
-        record = _Record(move, play.to_play, play.cost(move))
-        play.play(move)
-        self.records.append(record)
+        assert self.history is not None
+        self.history.play_card(move)
 
     def _app_answers(self) -> None:
         play = self.play
         while play is not None and not play.finished and self._is_app(play.to_play):
             self._play(play.recommended())
-
-    def _undo_once(self) -> None:
-        assert self.play is not None
-        self.play.undo()
-        self.records.pop()
 
     def _card_name(self, suit_index: int, rank: int) -> str:
         suit = self.play.initial[suit_index] if self.play else self.suits[suit_index]
@@ -413,32 +629,53 @@ class PlayPanel(QWidget):
         return name
 
     def _row(self, t: int) -> TrickRow:
-        play = self.play
-        trick = play.tricks[t]
-        notes = [self._cost_note(r) for r in self.records[2 * t : 2 * t + 2] if r.cost]
+        history = self.history
+        assert history is not None
+        cards = history.line[2 * t : 2 * t + 2]
+        trick = cards[1].trick
+        assert trick is not None
+        notes = [self._cost_note(c) for c in cards if c.cost]
         return TrickRow(
             leader=player_name(trick.leader),
             lead=self._card_name(trick.suit, trick.lead),
             reply=self._card_name(trick.suit, trick.reply),
             winner=player_name(trick.winner),
             note="; ".join(notes),
+            ahead=2 * t + 2 > history.cursor,
         )
 
-    def _cost_note(self, record: _Record) -> str:
+    def _cost_note(self, card: PlayedCard) -> str:
         """What a card cost its player, against perfect play from that moment on."""
-        who = player_name(record.player)
-        k = record.cost
-        return f"{who}'s {self._card_name(record.move.suit, record.move.rank)} cost {who} {k} trick{'s' if k > 1 else ''}"
+        who = player_name(card.player)
+        return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {tricks_text(card.cost)}"
 
     def _rebuild_rows(self) -> None:
-        rows = [self._row(t) for t in range(len(self.play.tricks))] if self.play else []
-        try:
-            rows += self.optimal_line()
-        except WhistError as exc:
-            self.message.show_error(f"no optimal line from here: {exc}")
+        history = self.history
+        rows = [self._row(t) for t in range(len(history.tricks))] if history is not None else []
+        if history is not None and history.at_end:
+            try:
+                rows += self.optimal_line()
+            except WhistError as exc:
+                self.message.show_error(f"no optimal line from here: {exc}")
         self.tricks.set_rows(rows)
-        if rows:
-            self.tricks_view.scrollTo(self.tricks.index(min(len(self.play.tricks), len(rows) - 1), 0))
+        selection = self.tricks_view.selectionModel()
+        selection.clearSelection()
+        if history is None or not rows:
+            return
+        current = history.cursor // 2 - 1  # the last trick completed at the position shown
+        if current >= 0:
+            selection.select(self.tricks.index(current, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                             | QItemSelectionModel.SelectionFlag.Rows)
+        self.tricks_view.scrollTo(self.tricks.index(max(0, min(current + 1, len(rows) - 1)), 0))
+
+    @Slot()
+    def _trick_clicked(self) -> None:
+        row = self.tricks_view.currentIndex().row()
+        if self.history is not None and 0 <= row < len(self.history.tricks):
+            self.go_to_trick(row + 1)
+        else:
+            self._rebuild_rows()  # a trick of the optimal line is not played: keep the position's row selected
+        self.setFocus()
 
     # -- display ---------------------------------------------------------------------------------
     @Slot()
@@ -452,6 +689,7 @@ class PlayPanel(QWidget):
         self.end_button.setEnabled(active and not play.finished)
         self._fill_hands()
         self._rebuild_rows()
+        self._explain_marks()
         if not active:
             self.status.setText("Enter a deal to play it out.")
             self.table.show_trick([], "", False)
@@ -462,11 +700,18 @@ class PlayPanel(QWidget):
         self.changed.emit()
 
     def _fill_hands(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None and focus in self._buttons.values():
+            self.setFocus()  # the card's button goes; the keys stay with the play
         for side, grid in self.hand_grids.items():
             while grid.count():
                 item = grid.takeAt(0)
-                if item.widget() is not None:
-                    item.widget().deleteLater()
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    # Hidden now: deletion waits for the event loop, and until then a card laid out
+                    # by no one would paint over the hand (seen in the screenshots, which never wait).
+                    widget.hide()
+                    widget.deleteLater()
         self._buttons = {}
         play = self.play
         if play is None:
@@ -509,9 +754,33 @@ class PlayPanel(QWidget):
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))
 
+    def _explain_marks(self) -> None:
+        """With results and marks both shown, say why a card as good as a marked one is not marked."""
+        play = self.play
+        if play is None or play.finished or not (self.hints.isChecked() and self.results_box.isChecked()):
+            self.why.hide()
+            return
+        marked = set(play.optimal_moves())
+        unmarked = [m for m in play.best_moves() if m not in marked]
+        if not unmarked:
+            self.why.hide()
+            return
+        names = ", ".join(self._card_name(m.suit, m.rank) for m in sorted(unmarked, key=lambda m: (m.suit, -m.rank)))
+        result = play.card_results()[unmarked[0]]
+        self.why.setText(
+            f"{names} also {'ends' if len(unmarked) == 1 else 'end'} with {tricks_text(result)} for West but"
+            f" {'is' if len(unmarked) == 1 else 'are'} not marked: the theory ranks cards by labeled value,"
+            " the exact value left — not only the tricks it rounds to (docs/spec.md §3)."
+        )
+        self.why.show()
+
     def _status_text(self) -> str:
         play = self.play
+        assert play is not None and self.history is not None
         score = f"Tricks: West {play.west_tricks}, East {play.east_tricks}."
+        if not self.history.at_end:
+            score = (f"Looking back at card {self.history.cursor} of {len(self.history.line)} "
+                     f"(→ or End to go on; a card played here starts a new line). {score}")
         if play.finished:
             return f"The deal is over: {score}"
         mover = player_name(play.to_play)
@@ -535,11 +804,21 @@ class PlayPanel(QWidget):
             return None
         return self.play.west_tricks + sum(r.winner == "West" for r in self.tricks.projected)
 
+    def _trick_words(self, number: int) -> str:
+        play = self.play
+        assert play is not None
+        trick = play.tricks[number - 1]
+        reply = "E" if trick.leader == "W" else "W"
+        return (f"trick {number}: {player_name(trick.leader)} {self._card_name(trick.suit, trick.lead)}, "
+                f"{player_name(reply)} {self._card_name(trick.suit, trick.reply)} — {player_name(trick.winner)} won")
+
     def _show_table(self) -> None:
         play = self.play
+        assert play is not None
         if play.led is not None:
             card = TableCard(play.leader, self._card_name(play.led.suit, play.led.rank))
-            self.table.show_trick([card], f"{player_name(play.leader)} led", False)
+            previous = self._trick_words(len(play.tricks)) if play.tricks else ""
+            self.table.show_trick([card], f"{player_name(play.leader)} led", False, previous)
         elif play.tricks:
             last = play.tricks[-1]
             reply = "E" if last.leader == "W" else "W"
@@ -563,9 +842,8 @@ class PlayPanel(QWidget):
                     self._card_name(trick.suit, trick.lead),
                     self._card_name(trick.suit, trick.reply),
                     player_name(trick.winner),
-                    "optimal line (card already led)" if k == 0 and pending is not None else "optimal line",
+                    "optimal line (led already)" if k == 0 and pending is not None else "optimal line",
                     projected=True,
                 )
             )
         return rows
-

@@ -68,6 +68,7 @@ QToolButton[card="true"] {
     border: 1px solid #9ca3af; border-radius: 5px; background: #ffffff;
     font-weight: bold; min-width: 26px; min-height: 30px; padding: 1px 3px;
 }
+QToolButton[card="true"][editor="true"] { min-width: 18px; padding: 1px 1px; }
 QToolButton[card="true"]:hover { border-color: #374151; }
 QToolButton[card="true"]:focus { border: 2px solid #f59e0b; }
 QToolButton[card="true"]:disabled { color: #6b7280; background: #f9fafb; border: 1px solid #e5e7eb; }
@@ -394,7 +395,10 @@ class HandEditor(QWidget):
     """Click cards into the two hands: one row of the thirteen ranks for West, one for East.
 
     A rank clicked into one hand leaves the other.  ``changed`` is emitted for
-    the user's edits only, not for :meth:`set_hands`.
+    the user's edits only, not for :meth:`set_hands`.  Its buttons are for the
+    mouse and never take the keyboard's focus: Tab passes them by and a stray
+    Space cannot take a card out of a deal being played (the keyboard's way to a
+    deal is the notation field beside it).
     """
 
     changed = Signal()
@@ -418,6 +422,10 @@ class HandEditor(QWidget):
             for col, rank in enumerate(self.RANKS):
                 button = CardButton(RANK_NAMES[rank], side)
                 button.setCheckable(True)
+                button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+                # In a narrow window the cards narrow (to the style's minimum) rather than be cut off.
+                button.setProperty("editor", True)
+                button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
                 button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
                 button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
                 button.clicked.connect(self._clicked)
@@ -427,6 +435,7 @@ class HandEditor(QWidget):
         grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
         self.clear_button = QToolButton()
         self.clear_button.setText("Clear")
+        self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.clear_button.setToolTip("take every card out of both hands")
         self.clear_button.clicked.connect(self._clear_clicked)
         grid.addWidget(self.clear_button, 1, len(self.RANKS) + 2)

@@ -120,7 +120,7 @@ def test_a_costly_card_is_noted_with_its_cost_and_a_free_one_is_not(qtbot, windo
     panel.mode_box.setCurrentIndex(panel.mode_box.findData("both"))
     panel.play_card(Move(0, 13))  # West leads the K ...
     panel.play_card(Move(0, 14))  # ... and East takes it with the A instead of holding up with the 9
-    assert panel.tricks.played[0].note == "East's A cost East 1 trick"
+    assert panel.tricks.played[0].note == "East's A cost 1 trick"
 
 
 def test_both_sides_and_east_on_lead(qtbot, window, explorer):

@@ -7,7 +7,7 @@ from whist_catalogue.store.solvers import ComputingSolver
 from whist_catalogue.theory import referee
 from whist_catalogue.theory.deals import parse_multisuit
 from whist_catalogue.theory.multisuit import LeadRule
-from whist_catalogue.theory.play import Move, Play
+from whist_catalogue.theory.play import Move, Play, PlayHistory
 
 SOLVER = ComputingSolver()
 DEAL_27 = "AKQ8/JT97, AQ87/KJT9, AJT7/KQ98, KQ9/AJT"
@@ -141,3 +141,61 @@ def test_every_reply_and_lead_of_the_app_is_optimal_after_random_play():
             play.play(move)
             checked += 1
     assert checked > 150
+
+
+def _state(play: Play) -> tuple:
+    return list(play.suits), play.leader, play.led, list(play.tricks), play.legal_moves()
+
+
+def test_a_history_steps_back_and_forward_through_the_line_without_losing_it():
+    suits = parse_multisuit("KQT/AJ9, AQ/KJ")
+    history = PlayHistory(Play.start(suits, "W", SOLVER))
+    while not history.play.finished:
+        history.play_card(history.play.recommended())
+    line = [c.move for c in history.line]
+    assert len(line) == 10 and len(history.tricks) == 5 and history.at_end
+    # every position of the line is the one a fresh play of its first k cards reaches
+    for k in [3, 0, 10, 7, 2, 2, 9]:
+        history.go_to(k)
+        fresh = Play.start(suits, "W", SOLVER)
+        for move in line[:k]:
+            fresh.play(move)
+        assert history.cursor == k and _state(history.play) == _state(fresh)
+        assert [c.move for c in history.line] == line  # stepping never drops a card
+    history.go_to_trick(2)
+    assert history.cursor == 4 and len(history.play.tricks) == 2 and history.play.led is None
+    assert history.back() and history.cursor == 3 and history.play.led == line[2]
+    assert history.forward() and history.forward() and history.cursor == 5
+    history.go_to(99)
+    assert history.at_end and not history.forward()
+    history.go_to(-5)
+    assert history.cursor == 0 and not history.back()
+
+
+def test_replaying_the_next_card_keeps_the_line_and_another_card_cuts_it():
+    suits = parse_multisuit("KQT/AJ9")
+    history = PlayHistory(Play.start(suits, "W", SOLVER))
+    for move in (Move(0, 13), Move(0, 9), Move(0, 12), Move(0, 11)):
+        history.play_card(move)
+    history.go_to(2)
+    history.play_card(Move(0, 12))  # the line's own next card: the rest stays
+    assert len(history.line) == 4 and history.cursor == 3
+    history.go_to(2)
+    card = history.play_card(Move(0, 10))  # another card: the line ends there
+    assert [c.move for c in history.line] == [Move(0, 13), Move(0, 9), Move(0, 10)]
+    assert history.at_end and card.player == "W" and card.trick is None
+    reply = history.play_card(Move(0, 14))
+    assert reply.trick is not None and reply.trick.winner == "E" and reply.player == "E"
+    with pytest.raises(IllegalMoveError):
+        history.play_card(Move(0, 2))
+    assert len(history.line) == 4  # a rejected card changes nothing
+
+
+def test_a_history_records_what_each_card_cost():
+    history = PlayHistory(Play.start(parse_multisuit("KQT/AJ9"), "W", SOLVER))
+    history.play_card(Move(0, 13))  # West leads the K: a best lead
+    history.play_card(Move(0, 14))  # East takes it with the A instead of holding up with the 9
+    assert [c.cost for c in history.line] == [0, 1]
+    assert [c.cost for c in history.played] == [0, 1]
+    history.back()
+    assert [c.cost for c in history.played] == [0]

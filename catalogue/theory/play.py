@@ -30,7 +30,7 @@ from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.solution import Solver
 from whist_catalogue.theory.values import Outcome, Value, rho, total
 
-__all__ = ["Move", "Play"]
+__all__ = ["Move", "Play", "PlayedCard", "PlayHistory"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,18 +215,30 @@ class Play:
             rest.play_recommended()
         return rest.tricks[done:]
 
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The cards played so far, in order."""
+        return tuple(self._moves)
+
     def undo(self) -> Move:
         """Take back the last card played."""
         if not self._moves:
             raise IllegalMoveError("nothing to undo")
-        *replay, undone = self._moves
+        undone = self._moves[-1]
+        self.rewind(len(self._moves) - 1)
+        return undone
+
+    def rewind(self, count: int) -> None:
+        """Go back to the position after the first ``count`` cards played."""
+        if not 0 <= count <= len(self._moves):
+            raise IllegalMoveError(f"cannot go back to card {count}: {len(self._moves)} played")
+        replay = self._moves[:count]
         # Replaying from the start keeps the state a function of the moves alone.
         self.suits, self.leader, self.led, self.tricks = list(self.initial), self.first_leader, None, []
         self._moves = []
         for m in replay:
             self._moves.append(m)
             self._apply(m)
-        return undone
 
     def _apply(self, move: Move) -> Trick | None:
         if self.led is None:
@@ -251,3 +263,90 @@ class Play:
         if move.rank not in self.hand(self.to_play, move.suit):
             return f"{player} does not hold {name} in suit {move.suit + 1}"
         return f"{player} must follow suit {self.led.suit + 1}" if self.led else f"{name} cannot be played now"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedCard:
+    """A card of a line of play: who played it, what it cost them and the trick it completed."""
+
+    move: Move
+    player: Player
+    cost: int
+    """Tricks the player gave away with this card against a best card from that position (0: a best card)."""
+    trick: Trick | None
+    """The trick this card completed (None for a lead)."""
+
+
+class PlayHistory:
+    """A deal's play kept as a move list: every card of the line played, and the position shown.
+
+    :attr:`play` stands after the first :attr:`cursor` cards of :attr:`line`.
+    Stepping back keeps the cards after the cursor, so one can step forward
+    through them again; playing another card there drops them (a chess
+    program's move list does the same).  Each trick takes two cards, so the
+    position after trick t (counted from 1) is the one after card 2t.
+    """
+
+    def __init__(self, play: Play) -> None:
+        self.play = play
+        self.line: list[PlayedCard] = []
+        if play.moves:
+            raise IllegalMoveError("a history starts from the first card of a deal")
+
+    @property
+    def cursor(self) -> int:
+        """How many cards of the line the position shown has played."""
+        return len(self.play.moves)
+
+    @property
+    def played(self) -> list[PlayedCard]:
+        """The cards played up to the position shown."""
+        return self.line[: self.cursor]
+
+    @property
+    def at_end(self) -> bool:
+        return self.cursor == len(self.line)
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """Every trick the line completes, those after the position shown included."""
+        return [c.trick for c in self.line if c.trick is not None]
+
+    def play_card(self, move: Move) -> PlayedCard:
+        """Play ``move`` at the position shown: the line's next card (the rest of the line stays) or a new
+        one (the rest of the line goes)."""
+        play = self.play
+        player, cost = play.to_play, play.cost(move)  # cost() rejects an illegal card
+        k = self.cursor
+        card = PlayedCard(move, player, cost, play.play(move))
+        if k < len(self.line) and self.line[k] == card:
+            return card
+        del self.line[k:]
+        self.line.append(card)
+        return card
+
+    def go_to(self, count: int) -> None:
+        """Show the position after the first ``count`` cards of the line (clamped to the line)."""
+        count = max(0, min(count, len(self.line)))
+        if count < self.cursor:
+            self.play.rewind(count)
+        for card in self.line[self.cursor : count]:
+            self.play.play(card.move)
+
+    def back(self) -> bool:
+        """One card back; False at the start."""
+        if self.cursor == 0:
+            return False
+        self.go_to(self.cursor - 1)
+        return True
+
+    def forward(self) -> bool:
+        """One card forward along the line; False at its end."""
+        if self.at_end:
+            return False
+        self.go_to(self.cursor + 1)
+        return True
+
+    def go_to_trick(self, t: int) -> None:
+        """The position right after trick ``t`` (1 = the first trick) of the line."""
+        self.go_to(2 * t)
