@@ -28,16 +28,20 @@ from collections import defaultdict
 from functools import lru_cache
 from fractions import Fraction
 from math import comb, prod
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from whist_catalogue.errors import InvalidValueError
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = [
     "OutcomeDistribution",
     "outcome_distribution",
+    "draw_distribution",
     "MAX_SUITS",
 ]
 
@@ -186,45 +190,89 @@ def _tie_class(x: Infinitesimal) -> Outcome:
     return rho(Value(Fraction(1, 2), x))
 
 
+_LIMB_BITS = 20
+_LIMBS = 3
+"""Counts below 2^60 are split into three 20-bit limbs, so that a product of limbs summed over up to 2^23 terms
+stays inside int64: NumPy's integer matrix product then counts exactly, and Python ints put the limbs together."""
+
+
+def _exact_dot(weights: list[int], columns: np.ndarray) -> list[int]:
+    """Σ_i weights[i] · columns[i, j] for every j, exactly (columns: nonnegative integers)."""
+    if len(weights) < 1 << 23 and max(weights, default=0) < 1 << 60 and int(columns.max(initial=0)) < 1 << 60:
+        w = np.array(weights, dtype=np.int64)
+        c = columns.astype(np.int64)
+        mask = (1 << _LIMB_BITS) - 1
+        w_limbs = [(w >> (_LIMB_BITS * i)) & mask for i in range(_LIMBS)]
+        c_limbs = [(c >> (_LIMB_BITS * i)) & mask for i in range(_LIMBS)]
+        totals = [0] * columns.shape[1]
+        for i, wl in enumerate(w_limbs):
+            for j, cl in enumerate(c_limbs):
+                part = wl @ cl
+                shift = _LIMB_BITS * (i + j)
+                for k, value in enumerate(part.tolist()):
+                    totals[k] += value << shift
+        return totals
+    return [int(x) for x in np.array(weights, dtype=object) @ columns.astype(object)]
+
+
 def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
     """Deals of each outcome ρ(α + β), α distributed as a and β as b, without listing the sums α + β."""
     counts: dict[Outcome, int] = defaultdict(int)
 
     # Half-integer sums: ρ needs the infinitesimal part, and only through the tie it breaks — four ways (§6.5).
-    # Match fractional parts; group B's integer parts by how its infinitesimal breaks the tie with A's.
+    # Match fractional parts; for each of A's infinitesimal parts, add up B's counts by how the tie is broken.
     xs_b = list(b)
-    b_by_fraction: dict[int, list[dict[int, int]]] = defaultdict(lambda: [{} for _ in xs_b])
+    classes: list[Outcome] = []
+    class_of: dict[Outcome, int] = {}
+    # B by fractional part: which infinitesimal parts occur (as indices into xs_b), and a dense matrix of counts,
+    # one row per infinitesimal part, one column per integer part from the least one.
+    rows: dict[int, dict[int, dict[int, int]]] = defaultdict(dict)
     for j, xb in enumerate(xs_b):
         for qb, cb in b[xb].items():
-            b_by_fraction[qb & (_SCALE - 1)][j][qb >> SCALE_BITS] = cb
-    # Deals whose sum is t + 1/2, by how the tie is broken and by t.
-    tie_counts: dict[Outcome, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+            rows[qb & (_SCALE - 1)].setdefault(j, {})[qb >> SCALE_BITS] = cb
+    b_by_fraction: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
+    for fb, by_x in rows.items():
+        low = min(min(d) for d in by_x.values())
+        high = max(max(d) for d in by_x.values())
+        matrix = np.zeros((len(by_x), high - low + 1), dtype=object)
+        for r, d in enumerate(by_x.values()):
+            for t, c in d.items():
+                matrix[r, t - low] = c
+        b_by_fraction[fb] = (np.fromiter(by_x, np.int64, len(by_x)), low, matrix)
+    tie_totals: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # by class, by t: sum = t + 1/2
     for xa, da in a.items():
         # The theory's addition and ρ, once per pair of infinitesimal parts.
-        tie_class = [_tie_class(xa + xb) for xb in xs_b]
+        tie_class = np.empty(len(xs_b), np.int64)
+        for j, xb in enumerate(xs_b):
+            outcome = _tie_class(xa + xb)
+            if outcome not in class_of:
+                class_of[outcome] = len(classes)
+                classes.append(outcome)
+            tie_class[j] = class_of[outcome]
         a_by_fraction: dict[int, dict[int, int]] = defaultdict(dict)
         for qa, ca in da.items():
             a_by_fraction[qa & (_SCALE - 1)][qa >> SCALE_BITS] = ca
         for fa, ia in a_by_fraction.items():
             fb = (_HALF - fa) & (_SCALE - 1)
-            parts = b_by_fraction.get(fb)
-            if parts is None:
+            found = b_by_fraction.get(fb)
+            if found is None:
                 continue
+            present, low_b, matrix = found
             carry = (fa + fb) >> SCALE_BITS  # 1 when the fractional parts add up to 3/2
-            merged: dict[Outcome, dict[int, int]] = defaultdict(lambda: defaultdict(int))  # B's, by tie class
-            for j, ib in enumerate(parts):
-                if ib:
-                    target = merged[tie_class[j]]
-                    for tb, cb in ib.items():
-                        target[tb] += cb
-            for tie, ib in merged.items():
-                by_t = tie_counts[tie]
-                for ta, ca in ia.items():
-                    base = ta + carry
-                    for tb, cb in ib.items():
-                        by_t[base + tb] += ca * cb
+            low_a = min(ia)
+            vector = np.zeros(max(ia) - low_a + 1, dtype=object)
+            for t, c in ia.items():
+                vector[t - low_a] = c
+            row_class = tie_class[present]
+            for k in np.unique(row_class).tolist():
+                merged = matrix[row_class == k].sum(axis=0)
+                by_t = tie_totals[k]
+                for offset, c in enumerate(np.convolve(vector, merged).tolist()):
+                    if c:
+                        by_t[low_a + low_b + carry + offset] += c
     ties: dict[int, int] = defaultdict(int)  # deals whose sum is t + 1/2, by t
-    for (west, east), by_t in tie_counts.items():
+    for k, by_t in tie_totals.items():
+        west, east = classes[k]
         for t, c in by_t.items():
             ties[t] += c
             counts[Outcome(t + west, t + east)] += c
@@ -240,20 +288,23 @@ def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
         for qb, cb in db.items():
             nb[qb] += cb
     qa_array = np.fromiter(na, np.int64, len(na))
-    ca_array = np.array(list(na.values()), dtype=object)
     qb_sorted = sorted(nb)
     qb_array = np.array(qb_sorted, np.int64)
-    cumulative = np.zeros(len(qb_sorted) + 1, dtype=object)
-    cumulative[1:] = np.cumsum(np.array([nb[q] for q in qb_sorted], dtype=object))
+    running = 0
+    cumulative_list = [0]
+    for q in qb_sorted:
+        running += nb[q]
+        cumulative_list.append(running)
+    cumulative = np.array(cumulative_list, dtype=np.int64 if running < 1 << 62 else object)
     low = (int(qa_array.min()) + qb_sorted[0]) >> SCALE_BITS
     high = ((int(qa_array.max()) + qb_sorted[-1]) >> SCALE_BITS) + 1
     ts = list(range(low - 1, high + 1))
     bounds = np.array([(2 * t + 1) * _HALF for t in ts], np.int64)
     below = np.searchsorted(qb_array, bounds[None, :] - qa_array[:, None], side="left")
-    less = ca_array @ cumulative[below]  # less[i]: deals whose sum is below ts[i] + 1/2
+    less = _exact_dot(list(na.values()), cumulative[below])  # less[i]: deals whose sum is below ts[i] + 1/2
     for i in range(1, len(ts)):
         t = ts[i]
-        inside = int(less[i]) - int(less[i - 1]) - ties.get(t - 1, 0)
+        inside = less[i] - less[i - 1] - ties.get(t - 1, 0)
         if inside:
             counts[Outcome(t, t)] += inside
     return counts
@@ -289,3 +340,30 @@ def outcome_distribution(sizes: Sequence[int], level_counts: Mapping[int, Mappin
     if result.deals != prod(comb(2 * n, n) for n in sizes):
         raise ArithmeticError(f"{result.deals} deals counted for sizes {sizes}")  # a bug, never an input
     return result
+
+
+def draw_distribution(figure: Figure, result: OutcomeDistribution) -> None:
+    """Plot a distribution onto ``figure`` (cleared first): West's tricks with West and with East on lead, and how
+    often the lead changes the outcome.  Used by the app and by ``scripts/reports/distributions.py``; the caller
+    imports matplotlib, this module does not."""
+    figure.clear()
+    left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [3, 1]})
+    west, east = result.marginal("W"), result.marginal("E")
+    tricks = sorted(set(west) | set(east))
+    width = 0.4
+    left.bar([t - width / 2 for t in tricks], [west.get(t, 0) / result.deals for t in tricks], width,
+             label=f"West on lead (mean {float(result.expected_tricks('W')):.4f})", color="#2563eb")
+    left.bar([t + width / 2 for t in tricks], [east.get(t, 0) / result.deals for t in tricks], width,
+             label=f"East on lead (mean {float(result.expected_tricks('E')):.4f})", color="#f59e0b")
+    left.set_xlabel("West's tricks")
+    left.set_ylabel("probability")
+    left.set_title(f"suits {','.join(map(str, result.sizes))}: {result.deals:.3e} deals" if result.deals > 10**6
+                   else f"suits {','.join(map(str, result.sizes))}: {result.deals:,} deals")
+    left.legend(loc="upper left", fontsize="small")
+    shares = [float(result.dealer_gains), float(result.leader_gains)]
+    right.bar(["non-leader\ngains", "leader\ngains"], shares, color=["#f59e0b", "#2563eb"])
+    right.set_ylabel("probability")
+    right.set_title(f"the lead changes it: {float(result.lead_matters):.4f}", fontsize="medium")
+    for k, share in enumerate(shares):
+        right.annotate(f"{share:.4f}", (k, share), ha="center", va="bottom", fontsize="small")
+    figure.suptitle(f"dealer's advantage E[non-leader's tricks] − N/2 = {float(result.dealer_advantage):.5f}")
