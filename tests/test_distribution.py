@@ -182,3 +182,15 @@ def test_cli_errors(argv, message):
     code, out, err = run_cli(*argv)
     assert code == 2 and not out
     assert message in err and err.count("\n") == 1
+
+
+def test_exact_dot_both_ways():
+    """The int64 limb products and the Python-int fallback give the plain sums."""
+    from whist_catalogue.theory.distribution import _exact_dot
+
+    rng = np.random.default_rng(7)
+    for top in (1 << 20, 1 << 59, 1 << 70):
+        weights = [int(x) % top for x in rng.integers(0, 1 << 62, 300)]
+        columns = np.array([[int(x) % top for x in rng.integers(0, 1 << 62, 5)] for _ in weights], dtype=object)
+        expected = [sum(w * int(columns[i, j]) for i, w in enumerate(weights)) for j in range(5)]
+        assert _exact_dot(weights, columns) == expected

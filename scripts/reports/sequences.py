@@ -229,7 +229,7 @@ def write(scan_file: Path, out_dir: Path, page_path: Path) -> dict[str, dict[int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scan", type=Path, default=SCAN_FILE, help="the scan's JSON Lines (default docs/data/scan.jsonl)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "sequences", help="the b-files' folder")
     parser.add_argument("--page", type=Path, default=ROOT / "docs" / "sequences.md", help="the Markdown page")
