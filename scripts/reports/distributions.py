@@ -55,8 +55,8 @@ def table(header: list[str], rows: list[list[object]]) -> list[str]:
 
 
 def sizes_text(sizes: tuple[int, ...]) -> str:
-    if len(set(sizes)) == 1 and len(sizes) > 2:
-        return f"{sizes[0]}×{len(sizes)}"
+    if len(set(sizes)) == 1 and len(sizes) > 8:
+        return f"{len(sizes)} suits of {sizes[0]}"
     return ",".join(map(str, sizes))
 
 
@@ -103,7 +103,7 @@ def equal_suits_section(results: Results, plan: dict[int, int]) -> list[str]:
         for k in ks:
             if n <= plan[k]:
                 d = results.get((n,) * k)
-                row.append(f"{decimal(d.lead_matters, 4)} ({decimal(d.leader_gains, 4)})")
+                row.append(f"{decimal(d.lead_matters, 4)} ({float(d.leader_gains):.1e})")
             else:
                 row.append("")
         rows.append(row)
@@ -222,7 +222,7 @@ def write_data(results: Results, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "distributions.md", help="the Markdown file")
     parser.add_argument("--samples", type=int, default=100_000, help="random deals of each sampled size")
     parser.add_argument("--seed", type=int, default=20261124)
@@ -284,12 +284,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def holds(flag: bool, where: str) -> str:
+    return f"holds for {where}" if flag else f"**does not hold** for {where}"
+
+
 def findings(results: Results, plan: dict[int, int]) -> list[str]:
     """What the tables show, each statement computed from them (so it is regenerated with them)."""
     out = ["## What the tables show", ""]
     one = [results.get((n,)) for n in range(1, plan[1] + 1)]
-    out.append(f"* **One suit**: the dealer's advantage is half of Pr[the lead matters] and the leader never gains "
-               f"(checked for n ≤ {plan[1]}: {all(d.lead_matters == 2 * d.dealer_advantage and d.leader_gains == 0 for d in one)}).")
+    out.append(f"* **One suit**: the dealer's advantage is half of Pr[the lead matters] and the leader never gains: "
+               + holds(all(d.lead_matters == 2 * d.dealer_advantage and d.leader_gains == 0 for d in one),
+                       f"n ≤ {plan[1]}") + ".")
     for k in sorted(plan):
         if k == 1:
             continue
@@ -300,11 +305,36 @@ def findings(results: Results, plan: dict[int, int]) -> list[str]:
                    f"({decimal(values[best - 1].dealer_advantage)}); "
                    + (f"negative — the leader is favoured — for n = {', '.join(map(str, negative))}."
                       if negative else "positive for every n."))
+    two = [results.get((n, n)) for n in range(1, plan[2] + 1)]
+    out.append("* **Two suits**: the leader never gains either: " + holds(all(d.leader_gains == 0 for d in two),
+                                                                         f"n ≤ {plan[2]}") + ". ρ favours the leader only on a half-integer sum with "
+               "infinitesimal part ±ε₀, which needs two suits of nonzero infinitesimal part — and in every level of the "
+               "shipped counts (n ≤ 17) such a value has an integer number part, so a third suit must bring the half.")
     top = plan[4]
     advantage = [float(results.get((top,) * k).dealer_advantage) for k in (1, 2, 3, 4)]
     out.append(f"* At n = {top}, the dealer's advantage for k = 1, 2, 3, 4 suits is "
                + ", ".join(f"{a:.5f}" for a in advantage)
-               + ": more suits give the side on lead more ways (±ε₀ sums) to gain the trick back.")
+               + ". The lead matters only when the sum of the values is exactly a half-integer with infinitesimal "
+               "part 0 or ±ε₀ (§6.5), and the more suits, the less often that happens.")
+    ks = sorted(plan)
+    down = all(results.get((n,) * k).dealer_advantage > results.get((n,) * j).dealer_advantage
+               and results.get((n,) * k).lead_matters > results.get((n,) * j).lead_matters
+               for n in range(4, max(plan.values()) + 1) for k, j in zip(ks, ks[1:]) if n <= plan[j])
+    out.append("* **More suits of the same size**: for every n ≥ 4 of the tables, both the dealer's advantage and "
+               "Pr[the lead matters] decrease strictly as k grows — " + holds(down, "every n ≥ 4 and k in the tables")
+               + ".")
+    up = all(results.get((n + 1,) * k).dealer_advantage > results.get((n,) * k).dealer_advantage
+             for k in ks if k >= 2 for n in range(2, plan[k]))
+    out.append("* **Longer suits**: for each k ≥ 2 the dealer's advantage grows with n from n = 2 on, without the "
+               "odd–even swing of one suit — " + holds(up, "every k ≥ 2 and n in the tables")
+               + "; for one suit it tends to 1/4 (§11 of the single-suit paper), and for k suits the tables do not "
+               "reach far enough to say where it goes.")
+    splits = all(results.get((total // k,) * k).dealer_advantage > results.get((total // j,) * j).dealer_advantage
+                 for total, kk in SPLITS for k, j in zip(kk, kk[1:]) if total // j >= 2)
+    out.append("* **The same tricks in more, shorter suits** (section 2): the dealer's advantage falls as k grows "
+               "while the suits have at least 2 cards a hand — " + holds(splits, "N = 12 and 16")
+               + "; with suits of 2 it is negative (the leader gains in every deal where the lead matters), and "
+               "with suits of 1 the lead never matters.")
     out.append("")
     return out
 
