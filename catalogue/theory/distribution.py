@@ -355,6 +355,12 @@ def draw_distribution(figure: Figure, result: OutcomeDistribution) -> None:
              label=f"West on lead (mean {float(result.expected_tricks('W')):.4f})", color="#2563eb")
     left.bar([t + width / 2 for t in tricks], [east.get(t, 0) / result.deals for t in tricks], width,
              label=f"East on lead (mean {float(result.expected_tricks('E')):.4f})", color="#f59e0b")
+    # Both tails fade below the resolution of a plot long before 0 and N tricks: show where the mass is.
+    shown = [t for t in tricks if max(west.get(t, 0), east.get(t, 0)) * 10**5 >= result.deals] or tricks
+    left.set_xlim(shown[0] - 1, shown[-1] + 1)
+    from matplotlib.ticker import MaxNLocator  # the caller has matplotlib; a look-up never loads it
+
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_xlabel("West's tricks")
     left.set_ylabel("probability")
     left.set_title(f"suits {','.join(map(str, result.sizes))}: {result.deals:.3e} deals" if result.deals > 10**6
@@ -365,5 +371,5 @@ def draw_distribution(figure: Figure, result: OutcomeDistribution) -> None:
     right.set_ylabel("probability")
     right.set_title(f"the lead changes it: {float(result.lead_matters):.4f}", fontsize="medium")
     for k, share in enumerate(shares):
-        right.annotate(f"{share:.4f}", (k, share), ha="center", va="bottom", fontsize="small")
+        right.annotate(f"{share:.4g}", (k, share), ha="center", va="bottom", fontsize="small")
     figure.suptitle(f"dealer's advantage E[non-leader's tricks] − N/2 = {float(result.dealer_advantage):.5f}")
