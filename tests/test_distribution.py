@@ -194,3 +194,19 @@ def test_exact_dot_both_ways():
         columns = np.array([[int(x) % top for x in rng.integers(0, 1 << 62, 5)] for _ in weights], dtype=object)
         expected = [sum(w * int(columns[i, j]) for i, w in enumerate(weights)) for j in range(5)]
         assert _exact_dot(weights, columns) == expected
+
+
+def test_int64_and_python_int_convolutions_agree():
+    """Adding two suits' distributions with NumPy int64 (while the counts fit) equals the plain double loop."""
+    from whist_catalogue.theory.distribution import _add, _add_int64, _level_sum
+
+    a, b = _level_sum(shipped_counts(5)), _level_sum(shipped_counts(7))
+    expected: dict = {}
+    for xa, da in a.items():
+        for xb, db in b.items():
+            target = expected.setdefault(xa + xb, {})
+            for qa, ca in da.items():
+                for qb, cb in db.items():
+                    target[qa + qb] = target.get(qa + qb, 0) + ca * cb
+    assert _add_int64(a, b) == expected
+    assert _add(a, b) == expected
