@@ -30,7 +30,7 @@ def app_settings() -> QSettings:
         return QSettings(path, QSettings.Format.IniFormat)
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "whist-catalogue", "whist-catalogue")
 
-VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status")
+VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status", "distributions")
 """The views, in tab order; also the names of the screenshots."""
 
 ABOUT = f"""<h3>Whist catalogue {__version__}</h3>
@@ -41,13 +41,14 @@ and the solved card games chemin-de-fer (Foster) and Le Her (Benjamin–Goldman)
 <b>Multi-suit</b>: add the suits' values, read the outcome and the right lead, play it out.<br>
 <b>Search</b>: value patterns over the catalogue, statistics, the papers' conjectures.<br>
 <b>Solutions</b>: chemin-de-fer, Le Her, single-suit asymptotics.<br>
-<b>Catalogue</b>: what is built, and building more.</p>
+<b>Catalogue</b>: what is built, and building more.<br>
+<b>Distributions</b>: the exact probability of every outcome over all deals with suits of given sizes.</p>
 <p>Deals: <tt>AQ/KJ</tt>, <tt>13 12 / 14 11</tt> or <tt>EWEW</tt> (owner of each card, lowest first);
 suits of a multi-suit deal separated by <tt>,</tt> or <tt>;</tt>.</p>"""
 
 
 class MainWindow(QMainWindow):
-    """The app: the five views as tabs (Ctrl+1 … Ctrl+5)."""
+    """The app: the six views as tabs (Ctrl+1 … Ctrl+6)."""
 
     def __init__(self, context: AppContext, parent: QWidget | None = None, settings: QSettings | None = None) -> None:
         super().__init__(parent)
@@ -217,6 +218,9 @@ def _view_factories() -> dict[str, tuple[str, object]]:
         factories["status"] = ("Catalogue", StatusView)
     except ImportError:  # pragma: no cover
         pass
+    from whist_catalogue.gui.distribution_view import DistributionView
+
+    factories["distributions"] = ("Distributions", DistributionView)
     return factories
 
 

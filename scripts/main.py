@@ -120,7 +120,7 @@ def _registrars() -> Iterator[Callable[[argparse._SubParsersAction, argparse.Arg
     from whist_catalogue.scripts import deal_commands
 
     yield deal_commands.register
-    for name in ("scan_command", "catalogue_commands", "solve_command", "gui_command"):
+    for name in ("scan_command", "catalogue_commands", "distribution_command", "solve_command", "gui_command"):
         try:
             module = __import__(f"whist_catalogue.scripts.{name}", fromlist=["register"])
         except ModuleNotFoundError as exc:

@@ -35,7 +35,8 @@ def test_one_top_level_name(wheel):
     assert top == {"whist_catalogue", f"{built.name.split('-')[0]}-{built.name.split('-')[1]}.dist-info"}
     for needed in ("whist_catalogue/scripts/main.py", "whist_catalogue/gui/app.py",
                    "whist_catalogue/migrations/env.py", "whist_catalogue/migrations/alembic.ini",
-                   "whist_catalogue/docs/search.md", "whist_catalogue/theory/values.py"):
+                   "whist_catalogue/docs/search.md", "whist_catalogue/theory/values.py",
+                   "whist_catalogue/docs/data/scan.jsonl"):  # `distribution` reads the shipped value counts
         assert needed in names
     assert any(n.startswith("whist_catalogue/migrations/versions/") and n.endswith(".py") for n in names)
     assert any(n.endswith("LICENSE") for n in names)

@@ -1,0 +1,34 @@
+"""The Distributions view: suit sizes in, the exact outcome distribution out, computed in a worker."""
+
+from fractions import Fraction
+
+from gui_support import make_window, wait_idle
+
+from whist_catalogue.store.distributions import distribution
+
+
+def test_shows_the_exact_distribution(qtbot):
+    window = make_window(qtbot)
+    view = window.show_view("distributions")
+    view.set_sizes("2, 1")
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30_000)
+    expected = distribution((2, 1))
+    assert view.result == expected
+    rows = view.table.cells
+    assert [(int(r[0]), int(r[1])) for r in rows] == [(int(w), int(e)) for w, e in expected.counts]
+    assert sum(Fraction(r[4]) for r in rows) == 1
+    assert "12 deals" in view.summary.text()
+    assert view.plot.figure.axes  # drawn
+
+
+def test_bad_sizes_are_a_message_and_a_newer_request_wins(qtbot):
+    window = make_window(qtbot)
+    view = window.show_view("distributions")
+    view.set_sizes("3,x")
+    wait_idle(qtbot, window, view)
+    assert view.message.is_error and "not a suit size" in view.message.text()
+    view.set_sizes("16,16,16,16")
+    view.set_sizes("3,2")  # supersedes the first: only its answer is shown
+    wait_idle(qtbot, window, view)
+    assert view.result is not None and view.result.sizes == (3, 2)
+    assert not view.message.shown
