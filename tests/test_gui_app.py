@@ -21,7 +21,7 @@ def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeyp
     # progress on stderr although it is not a terminal; with --json, one line per image on stdout
     assert "screenshots:" in captured.err and "explorer.png" in captured.err
     written = [json.loads(line)["screenshot"] for line in captured.out.splitlines()]
-    assert len(written) == 8 and all(Path(p).is_file() for p in written)
+    assert len(written) == 9 and all(Path(p).is_file() for p in written)
     for name in VIEW_NAMES:
         image = QImage(str(out / f"{name}.png"))
         assert not image.isNull() and image.width() >= 1000, name
