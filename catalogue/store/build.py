@@ -51,10 +51,11 @@ from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
 from whist_catalogue.errors import CatalogueDamagedError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from whist_catalogue.store.levels import (ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values,
-                                          deal_columns, table_to_bytes, value_columns)
+from whist_catalogue.store.levels import (ROWS_MAX_N, checked_chunk, chunk_checksum, chunk_count, deal_columns,
+                                          read_level_values, table_to_bytes, value_columns)
 from whist_catalogue.store.lock import BuildLock
-from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
+from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
+                                          solved_game_checksum)
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
 
@@ -365,16 +366,27 @@ def _store_chunks(session: Session, n: int, previous: Level, values: _Values,
     """Level n's chunks: those stored by an earlier, interrupted run are read back; each missing one is
     computed, encoded and committed in its own transaction (a killed build loses no finished chunk)."""
     size = comb(2 * n, n)
+    count = chunk_count(n, CHUNK_DEALS)
     chunks = LevelChunkRow.__table__
     with session.begin():
-        stored = dict(session.execute(sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n)).all())
+        # Rows of no place in the level (a duplicated or renumbered chunk row) would make it cover more than
+        # C(2n, n) deals: they go before anything is computed.
+        stray = sa.or_(chunks.c.chunk < 0, chunks.c.chunk >= count)
+        session.execute(sa.delete(chunks).where(chunks.c.n == n, stray))
+        stored = {row.chunk: row for row in session.execute(
+            sa.select(chunks.c.chunk, chunks.c.data, chunks.c.checksum, chunks.c.start, chunks.c.stop)
+            .where(chunks.c.n == n)).all()}
     missing = []
-    for index in range(chunk_count(n, CHUNK_DEALS)):
+    for index in range(count):
+        row = stored.get(index)
         try:
-            chunk = read_chunk(stored[index]) if index in stored else None
+            chunk = None if row is None else checked_chunk(n, index, CHUNK_DEALS, row.data, row.checksum, row.start,
+                                                           row.stop)
         except ChunkError:
-            chunk = None  # damaged by the disk, not by a crash of the build (commits are atomic): write it again
-        if chunk is not None and (chunk.n, chunk.start, chunk.stop) == (n, *chunk_range(n, index)):
+            # Damaged by the disk or by hand — not by a crash of the build (commits are atomic), but a chunk not
+            # in its place, or not what its checksum says, is written again all the same.
+            chunk = None
+        if chunk is not None:
             values.add(chunk)
         else:
             missing.append(index)
@@ -482,7 +494,8 @@ def _store_games(session: Session) -> Iterator[BuildProgress]:
         }
     wanted = [(name, params) for name, params in SOLVED_GAMES]
     stale = [(name, params) for name, params in wanted
-             if (r := existing.get((name, _canonical(params)))) is None or r.software_version != __version__]
+             if (r := existing.get((name, _canonical(params)))) is None or r.software_version != __version__
+             or r.checksum is None]
     if not stale:
         return
     total = len(stale)
@@ -492,6 +505,7 @@ def _store_games(session: Session) -> Iterator[BuildProgress]:
             key = (name, _canonical(params))
             row = existing.get(key) or SolvedGameRow(name=name, parameters=key[1])
             row.solution = json.dumps(solution, ensure_ascii=False, sort_keys=False)
+            row.checksum = solved_game_checksum(name, key[1], row.solution)
             row.software_version = __version__
             row.computed_at = datetime.now(timezone.utc)
             session.add(row)
