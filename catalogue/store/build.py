@@ -564,15 +564,22 @@ def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
                                             " delete the catalogue and build it again")
             size = comb(2 * row.n, row.n)
             counts = []
+            misplaced = False
             if row.storage is not None:  # a level of the level store: its chunks cover every rank once
                 chunks = LevelChunkRow.__table__.c
-                counts.append(session.execute(sa.select(sa.func.coalesce(sa.func.sum(chunks.stop - chunks.start), 0))
-                                              .where(chunks.n == row.n)).scalar_one())
+                expected = chunk_count(row.n, CHUNK_DEALS)
+                in_place = sa.and_(chunks.chunk >= 0, chunks.chunk < expected)
+                placed, rows_found = session.execute(
+                    sa.select(sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0),
+                              sa.func.count()).where(chunks.n == row.n)).one()
+                counts.append(placed)
+                # A chunk row of no place in the level (duplicated, renumbered) is damage the build repairs.
+                misplaced = rows_found != expected
             if row.storage != "chunks":  # rows too (and only rows, before the level store)
                 counts.append(session.execute(sa.select(sa.func.count()).select_from(DealRow)
                                               .where(DealRow.in_level(row.n))).scalar_one())
             found = min(counts)
-            if found != size or row.row_count != size:
+            if found != size or row.row_count != size or misplaced:
                 row.complete = False
                 repairs.append((row.n, found))
     return repairs
@@ -611,9 +618,10 @@ def build_steps(
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
             for n, found in _preflight(session, loc):
                 summary.repaired.append(n)
+                what = (f"holds {found:,} of {comb(2 * n, n):,} deals" if found != comb(2 * n, n)
+                        else "has chunk rows out of their places")
                 yield BuildProgress("repair", n, found, comb(2 * n, n),
-                                    f"level {n} was marked complete but holds {found:,} of {comb(2 * n, n):,} deals:"
-                                    " storing it again")
+                                    f"level {n} was marked complete but {what}: storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
