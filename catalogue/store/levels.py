@@ -82,7 +82,7 @@ def level_ranges(ns: list[int]) -> str:
     return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
 
 
-def chunk_checksum(data: bytes) -> str:
+def chunk_checksum(data: bytes | bytearray | memoryview) -> str:
     """SHA-256 (hex) of an encoded chunk, as stored in ``level_chunk.checksum``."""
     return hashlib.sha256(data).hexdigest()
 
