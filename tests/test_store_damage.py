@@ -336,3 +336,10 @@ def test_postgresql_amcheck_a_catalogue_owner_who_is_not_a_superuser():
         report = json.loads(out)
         assert code == 0 and report["ok"], (report, err)
         assert any("amcheck is installed but this role may not run bt_index_check" in note for note in report["notes"])
+
+
+def test_every_level_field_a_reader_shows_is_checked(copy):
+    """stored_bytes (the size stats and the app report) against the chunks' own bytes."""
+    _sql(copy, ("UPDATE level SET stored_bytes = stored_bytes + 1 WHERE n = 6",))
+    code, report = _verify(copy)
+    assert code == 1 and any(p.startswith("level 6: records ") and "bytes of chunks" in p for p in report["problems"])

@@ -243,8 +243,10 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
             problems.append(f"level {n}: value table damaged: {exc}")
         expected_chunks = chunk_count(n, chunk_deals)
         indexes = []
+        stored_bytes = 0
         for index, start, stop, checksum, data in rows:
             indexes.append(index)
+            stored_bytes += len(data) if isinstance(data, (bytes, bytearray, memoryview)) else 0
             name = f"level {n} chunk {index} (ranks {start:,}…{stop - 1:,})" if isinstance(start, int) \
                 and isinstance(stop, int) else f"level {n} chunk {index}"
             if not (isinstance(index, int) and 0 <= index < expected_chunks):
@@ -270,6 +272,8 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
                             f"{' …' if len(missing) > 5 else ''} of {expected_chunks:,} missing")
         if covered != size and not problems:
             problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
+        if info.stored_bytes != stored_bytes and not problems:  # what stats and the app report as its size
+            problems.append(f"level {n}: records {info.stored_bytes!r} bytes of chunks, its chunks hold {stored_bytes:,}")
         if not problems:
             try:
                 stored = json.loads(row.statistics or "{}").get("counts")
