@@ -569,9 +569,9 @@ def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
                 chunks = LevelChunkRow.__table__.c
                 expected = chunk_count(row.n, CHUNK_DEALS)
                 in_place = sa.and_(chunks.chunk >= 0, chunks.chunk < expected)
+                covered = sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0)
                 placed, rows_found = session.execute(
-                    sa.select(sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0),
-                              sa.func.count()).where(chunks.n == row.n)).one()
+                    sa.select(covered, sa.func.count()).where(chunks.n == row.n)).one()
                 counts.append(placed)
                 # A chunk row of no place in the level (duplicated, renumbered) is damage the build repairs.
                 misplaced = rows_found != expected

@@ -273,7 +273,8 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
         if covered != size and not problems:
             problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
         if info.stored_bytes != stored_bytes and not problems:  # what stats and the app report as its size
-            problems.append(f"level {n}: records {info.stored_bytes!r} bytes of chunks, its chunks hold {stored_bytes:,}")
+            problems.append(f"level {n}: records {info.stored_bytes!r} bytes of chunks, its chunks hold"
+                            f" {stored_bytes:,}")
         if not problems:
             try:
                 stored = json.loads(row.statistics or "{}").get("counts")

@@ -360,9 +360,10 @@ def check_level_metadata(ctx: VerifyContext) -> None:
         usual = max(sizes, key=lambda size: (len(sizes[size]), size))
         for size, ns in sorted(sizes.items()):
             if size != usual:
-                ctx.report.problems.append(
-                    f"level table: level{'s' if len(ns) > 1 else ''} {', '.join(map(str, ns))} record{'' if len(ns) > 1 else 's'}"
-                    f" {size:,} deals a chunk, the other levels {usual:,} (corrupt metadata; rebuild the catalogue)")
+                levels, record = (f"levels {', '.join(map(str, ns))}", "record") if len(ns) > 1 else \
+                    (f"level {ns[0]}", "records")
+                ctx.report.problems.append(f"level table: {levels} {record} {size:,} deals a chunk, the other levels"
+                                           f" {usual:,} (corrupt metadata; rebuild the catalogue)")
 
 
 def _level_row_problem(row: dict[str, Any]) -> str | None:
