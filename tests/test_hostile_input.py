@@ -177,7 +177,7 @@ LEVEL_READERS = (["value", "WEWEEW"], ["stats"], ["export", "--level", "3"])
     ("UPDATE level SET n = 9000000000 WHERE n = 4", LEVEL_READERS),
 ])
 def test_malformed_contents_name_the_catalogue_as_corrupt(built, tmp_path, statement, readers):
-    """Each command that reads the malformed part names the catalogue as corrupt; verify fails."""
+    """Each command that reads the malformed part names the catalogue as corrupt (exit status 1); verify fails."""
     path = tmp_path / "corrupt.sqlite"
     shutil.copy(built, path)
     with sqlite3.connect(path) as conn:
@@ -186,7 +186,7 @@ def test_malformed_contents_name_the_catalogue_as_corrupt(built, tmp_path, state
     before = file_state(path)
     for argv in readers:
         code, _, err = run_cli(*argv, "--db", str(path))
-        text = _one_line(err, code)
+        text = _one_line(err, code, 1)  # damage found while reading: exit status 1, as verify's
         assert f"catalogue {path} is corrupt" in text and "verify" in text, (argv, text)
     code, out, err = run_cli("verify", "--db", str(path), "--sample", "1")
     assert code == 1 and "verify FAILED" in out and "Traceback" not in out + err

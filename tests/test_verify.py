@@ -80,7 +80,7 @@ def _verify(path: Path, *options: str) -> tuple[int, str]:
 def test_a_fresh_catalogue_verifies_with_every_check_and_the_full_recomputation(built):
     report = verify(built, sample=2, seed=1, full=True)
     assert report.ok, report.all_problems
-    assert report.checks == ["integrity", "level metadata", "levels", "stray rows", "solved games"]
+    assert report.checks == ["integrity", "level metadata", "levels", "stray rows", "stray chunks", "solved games"]
     assert all(c.checksum_version == 2 and c.recomputed == c.expected_rows for c in report.levels)
     with open_catalogue(built) as catalogue:
         assert all(checksum_version(i.checksum) == 2 for i in catalogue.levels())
@@ -93,7 +93,9 @@ def test_an_edited_derived_column_fails_the_checksum_and_full_names_the_columns(
     _sql(copy, f"UPDATE deal SET west_leads = west_leads + 1, flags = flags | 4, ace = 'W' WHERE key = {key}")
     assert run_cli("search", "--count", "--db", str(copy), "counterexample(12.4)")[1] != before
     code, out = _verify(copy)
-    assert code == 1 and "level 4: checksum differs" in out and out.count("\n") == 2  # the problem and the summary
+    # The checksum, and the flags no longer those of the level's chunk; then the summary.
+    assert code == 1 and "level 4: checksum differs" in out and out.count("\n") == 3
+    assert "level 4: its rows and its chunks disagree in 1 deal (first: rank 20, WEWEWEWE)" in out
     code, out = _verify(copy, "--full")
     assert code == 1
     for column in ("west_leads", "flags", "ace"):

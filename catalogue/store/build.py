@@ -51,10 +51,11 @@ from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
 from whist_catalogue.errors import CatalogueDamagedError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from whist_catalogue.store.levels import (ROWS_MAX_N, chunk_checksum, chunk_count, read_level_values,
-                                          deal_columns, table_to_bytes, value_columns)
+from whist_catalogue.store.levels import (ROWS_MAX_N, checked_chunk, chunk_checksum, chunk_count, deal_columns,
+                                          read_level_values, table_to_bytes, value_columns)
 from whist_catalogue.store.lock import BuildLock
-from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
+from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
+                                          solved_game_checksum)
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
 
@@ -365,16 +366,27 @@ def _store_chunks(session: Session, n: int, previous: Level, values: _Values,
     """Level n's chunks: those stored by an earlier, interrupted run are read back; each missing one is
     computed, encoded and committed in its own transaction (a killed build loses no finished chunk)."""
     size = comb(2 * n, n)
+    count = chunk_count(n, CHUNK_DEALS)
     chunks = LevelChunkRow.__table__
     with session.begin():
-        stored = dict(session.execute(sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n)).all())
+        # Rows of no place in the level (a duplicated or renumbered chunk row) would make it cover more than
+        # C(2n, n) deals: they go before anything is computed.
+        stray = sa.or_(chunks.c.chunk < 0, chunks.c.chunk >= count)
+        session.execute(sa.delete(chunks).where(chunks.c.n == n, stray))
+        stored = {row.chunk: row for row in session.execute(
+            sa.select(chunks.c.chunk, chunks.c.data, chunks.c.checksum, chunks.c.start, chunks.c.stop)
+            .where(chunks.c.n == n)).all()}
     missing = []
-    for index in range(chunk_count(n, CHUNK_DEALS)):
+    for index in range(count):
+        row = stored.get(index)
         try:
-            chunk = read_chunk(stored[index]) if index in stored else None
+            chunk = None if row is None else checked_chunk(n, index, CHUNK_DEALS, row.data, row.checksum, row.start,
+                                                           row.stop)
         except ChunkError:
-            chunk = None  # damaged by the disk, not by a crash of the build (commits are atomic): write it again
-        if chunk is not None and (chunk.n, chunk.start, chunk.stop) == (n, *chunk_range(n, index)):
+            # Damaged by the disk or by hand — not by a crash of the build (commits are atomic), but a chunk not
+            # in its place, or not what its checksum says, is written again all the same.
+            chunk = None
+        if chunk is not None:
             values.add(chunk)
         else:
             missing.append(index)
@@ -482,7 +494,8 @@ def _store_games(session: Session) -> Iterator[BuildProgress]:
         }
     wanted = [(name, params) for name, params in SOLVED_GAMES]
     stale = [(name, params) for name, params in wanted
-             if (r := existing.get((name, _canonical(params)))) is None or r.software_version != __version__]
+             if (r := existing.get((name, _canonical(params)))) is None or r.software_version != __version__
+             or r.checksum is None]
     if not stale:
         return
     total = len(stale)
@@ -492,6 +505,7 @@ def _store_games(session: Session) -> Iterator[BuildProgress]:
             key = (name, _canonical(params))
             row = existing.get(key) or SolvedGameRow(name=name, parameters=key[1])
             row.solution = json.dumps(solution, ensure_ascii=False, sort_keys=False)
+            row.checksum = solved_game_checksum(name, key[1], row.solution)
             row.software_version = __version__
             row.computed_at = datetime.now(timezone.utc)
             session.add(row)
@@ -550,15 +564,22 @@ def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
                                             " delete the catalogue and build it again")
             size = comb(2 * row.n, row.n)
             counts = []
+            misplaced = False
             if row.storage is not None:  # a level of the level store: its chunks cover every rank once
                 chunks = LevelChunkRow.__table__.c
-                counts.append(session.execute(sa.select(sa.func.coalesce(sa.func.sum(chunks.stop - chunks.start), 0))
-                                              .where(chunks.n == row.n)).scalar_one())
+                expected = chunk_count(row.n, CHUNK_DEALS)
+                in_place = sa.and_(chunks.chunk >= 0, chunks.chunk < expected)
+                covered = sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0)
+                placed, rows_found = session.execute(
+                    sa.select(covered, sa.func.count()).where(chunks.n == row.n)).one()
+                counts.append(placed)
+                # A chunk row of no place in the level (duplicated, renumbered) is damage the build repairs.
+                misplaced = rows_found != expected
             if row.storage != "chunks":  # rows too (and only rows, before the level store)
                 counts.append(session.execute(sa.select(sa.func.count()).select_from(DealRow)
                                               .where(DealRow.in_level(row.n))).scalar_one())
             found = min(counts)
-            if found != size or row.row_count != size:
+            if found != size or row.row_count != size or misplaced:
                 row.complete = False
                 repairs.append((row.n, found))
     return repairs
@@ -597,9 +618,10 @@ def build_steps(
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
             for n, found in _preflight(session, loc):
                 summary.repaired.append(n)
+                what = (f"holds {found:,} of {comb(2 * n, n):,} deals" if found != comb(2 * n, n)
+                        else "has chunk rows out of their places")
                 yield BuildProgress("repair", n, found, comb(2 * n, n),
-                                    f"level {n} was marked complete but holds {found:,} of {comb(2 * n, n):,} deals:"
-                                    " storing it again")
+                                    f"level {n} was marked complete but {what}: storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import struct
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,10 +37,10 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
-from whist_catalogue.errors import CatalogueError
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
 from whist_catalogue.store.identity import SCHEMA_VERSION_TABLE, check_sqlite_file, revisions, script_location
 from whist_catalogue.store.settings import database_location
 
@@ -58,6 +57,8 @@ __all__ = [
     "known_revisions",
     "database_errors",
     "corrupt_message",
+    "damaged_message",
+    "MalformedContentError",
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
@@ -217,35 +218,87 @@ def _check_sqlite_file(path: Path) -> None:
     check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
 
 
+class MalformedContentError(ValueError):
+    """Contents this software would not have written: a cell of the wrong type, a short blob, invalid JSON, a
+    date that does not parse.  Raised by the code that checks what it reads; :func:`database_errors` reports it
+    as a damaged catalogue."""
+
+
+_SQLITE_CORRUPT = 11
+"""SQLite's primary result code for a damaged page or index ("database disk image is malformed")."""
+_DAMAGE_SQLSTATES = frozenset({"42P01", "42703", "XX001", "XX002"})
+"""PostgreSQL: undefined table, undefined column, data corrupted, index corrupted."""
+_PERMISSION_SQLSTATE = "42501"
+"""PostgreSQL's insufficient privilege: the environment, not the catalogue and not a bug."""
+
+
+def _first_line(detail: object) -> str:
+    text = str(detail).strip()
+    return text.splitlines()[0] if text else type(detail).__name__
+
+
+def _is_damage(detail: object) -> bool:
+    """A database error that says the catalogue itself is damaged: a malformed page or index, a table or column
+    gone."""
+    code = getattr(detail, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF == _SQLITE_CORRUPT:
+        return True
+    if getattr(detail, "sqlstate", None) in _DAMAGE_SQLSTATES:
+        return True
+    text = str(detail)
+    return "database disk image is malformed" in text or text.startswith(("no such table", "no such column"))
+
+
+def damaged_message(location: Location | str, detail: object) -> str:
+    """The one line for damage the database itself reports (a malformed page, a table gone)."""
+    return (f"catalogue {location} is damaged: {_first_line(detail)} (run whist-catalogue verify --db … to see"
+            " the damage; rebuild the catalogue to repair it)")
+
+
 @contextmanager
 def database_errors(location: Location | str) -> Iterator[None]:
-    """Turn a database failure (corrupt file, lost server, locked file) into a :class:`CatalogueError`.
+    """Turn a failure of the database or of the catalogue's contents into one clear error.
 
-    Also what the catalogue's own contents can raise when they are not what this software wrote — text in
-    an integer column, a short moves blob, invalid JSON, a date that does not parse: the catalogue is then
-    reported as corrupt, with ``verify`` or a rebuild as the way out.
+    * damage — a malformed page or index, a table gone, contents this software did not write
+      (:class:`MalformedContentError`, a chunk that does not decode or check): a
+      :class:`~whist_catalogue.errors.CatalogueDamagedError` naming it, with ``verify`` and a rebuild as the
+      way out;
+    * the environment — a lost server, a locked or unreadable file, a missing permission: a
+      :class:`~whist_catalogue.errors.CatalogueError`.
+
+    Anything else — a ``TypeError``, ``KeyError`` or ``IndexError`` in our reading code, a statement the
+    database refuses as ill-formed — is a bug of this software and passes through unchanged (exit status 70),
+    never reported as damage to the user's data.
     """
+    from whist_catalogue.engine.chunks import ChunkError
+
     try:
         yield
     except CatalogueError:
         raise
+    except (MalformedContentError, ChunkError) as exc:
+        raise CatalogueDamagedError(corrupt_message(location, exc)) from None
     except SQLAlchemyError as exc:
         detail = getattr(exc, "orig", None) or exc
-        if isinstance(detail, (TypeError, ValueError, OverflowError)):
-            raise CatalogueError(corrupt_message(location, detail)) from None
-        text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
-        raise CatalogueError(f"catalogue {location}: {text}") from None
+        if _is_damage(detail):
+            raise CatalogueDamagedError(damaged_message(location, detail)) from None
+        if getattr(detail, "sqlstate", None) == _PERMISSION_SQLSTATE:
+            raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
+        if not isinstance(exc, DBAPIError) or isinstance(exc, (ProgrammingError, InterfaceError)):
+            raise  # a statement of ours that the database cannot run: a bug
+        raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
     except sqlite3.Error as exc:
-        raise CatalogueError(f"catalogue {location}: {exc}") from None
-    except (TypeError, ValueError, OverflowError, ArithmeticError, struct.error, IndexError, KeyError) as exc:
-        raise CatalogueError(corrupt_message(location, exc)) from None
+        if _is_damage(exc):
+            raise CatalogueDamagedError(damaged_message(location, exc)) from None
+        if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError)):
+            raise
+        raise CatalogueError(f"catalogue {location}: {_first_line(exc)}") from None
 
 
 def corrupt_message(location: Location | str, detail: object) -> str:
     """The one line for a catalogue whose contents are malformed."""
-    text = str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
-    return (f"catalogue {location} is corrupt: {text} (run whist-catalogue verify --db … to see the damage;"
-            " rebuild the catalogue to repair it)")
+    return (f"catalogue {location} is corrupt: {_first_line(detail)} (run whist-catalogue verify --db … to see the"
+            " damage; rebuild the catalogue to repair it)")
 
 
 # -- identity -------------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ __all__ = [
     "CACHE_BYTES",
     "ChunkCache",
     "chunk_checksum",
+    "checked_chunk",
     "table_to_bytes",
     "table_from_bytes",
     "chunk_count",
@@ -81,7 +82,7 @@ def level_ranges(ns: list[int]) -> str:
     return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
 
 
-def chunk_checksum(data: bytes) -> str:
+def chunk_checksum(data: bytes | bytearray | memoryview) -> str:
     """SHA-256 (hex) of an encoded chunk, as stored in ``level_chunk.checksum``."""
     return hashlib.sha256(data).hexdigest()
 
@@ -103,14 +104,39 @@ def table_from_bytes(blob: bytes) -> ValueTable:
     return ValueTable(np.frombuffer(blob, "<i4", k), np.frombuffer(blob, "i1", k, offset=4 * k))
 
 
+def checked_chunk(n: int, index: int, chunk_deals: int, data: Any, checksum: Any, start: Any, stop: Any) -> Chunk:
+    """Chunk ``index`` of level n decoded from its ``level_chunk`` row, or :class:`ChunkError` saying what is wrong.
+
+    What costs nothing beside decoding is checked: the SHA-256 of ``data`` against the one recorded at build
+    time, the chunk's CRC-32 (:func:`read_chunk`), and its own header — level n, ranks [index · chunk_deals,
+    min(C(2n, n), (index + 1) · chunk_deals)) — against the place it is read for and the row's ``start`` and
+    ``stop``.  So a damaged chunk, one swapped within its level, one from another level and a wrong
+    ``level.chunk_deals`` are each named rather than served as answers.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ChunkError(f"its data holds {type(data).__name__}, not bytes")
+    if chunk_checksum(data) != checksum:
+        raise ChunkError("checksum differs from the one recorded at build time")
+    chunk = read_chunk(bytes(data))
+    first = index * chunk_deals
+    last = min(comb(2 * n, n), first + chunk_deals)
+    if (chunk.n, chunk.start, chunk.stop) != (n, first, last):
+        raise ChunkError(f"its header says level {chunk.n}, ranks [{chunk.start:,}, {chunk.stop:,});"
+                         f" chunk {index} of level {n} holds ranks [{first:,}, {last:,})"
+                         f" ({chunk_deals:,} deals a chunk, as the level records)")
+    if (start, stop) != (chunk.start, chunk.stop):
+        raise ChunkError(f"its row records ranks [{start}, {stop}), its header [{chunk.start:,}, {chunk.stop:,})")
+    return chunk
+
+
 class ChunkCache:
     """Decoded chunks by (n, chunk index), evicting the least recently used beyond ``max_bytes``.
 
-    ``load(n, index)`` returns the chunk's stored bytes; the cache decodes them.
-    Thread-safe: a chunk decoded twice by racing threads is harmless.
+    ``load(n, index)`` returns the decoded chunk (:func:`checked_chunk`: checked once, as it enters the cache).
+    Thread-safe: a chunk loaded twice by racing threads is harmless.
     """
 
-    def __init__(self, load: Callable[[int, int], bytes], max_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, load: Callable[[int, int], Chunk], max_bytes: int = CACHE_BYTES) -> None:
         self._load = load
         self.max_bytes = max_bytes
         self._chunks: OrderedDict[tuple[int, int], tuple[Chunk, int]] = OrderedDict()
@@ -124,7 +150,7 @@ class ChunkCache:
             if entry is not None:
                 self._chunks.move_to_end(key)
                 return entry[0]
-        chunk = read_chunk(self._load(n, index))
+        chunk = self._load(n, index)
         # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
         # of values and moves; counting them up front would halve what the cache holds for those.
         size = chunk.codes.nbytes
@@ -150,15 +176,20 @@ def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, Va
     """(codes uint16, value table, flags uint8) of every deal of level n, by rank, from its chunks: the level as
     the engine holds it (:class:`whist_catalogue.engine.levels.Level`)."""
     size = comb(2 * n, n)
-    chunks = []
-    covered = 0
-    rows = connection.execute(sa.select(_chunks.c.data).where(_chunks.c.n == n).order_by(_chunks.c.chunk))
-    for (data,) in rows:
-        chunk = read_chunk(data)
-        if chunk.n != n or chunk.start != covered:
-            raise ChunkError(f"level {n}: chunk of ranks [{chunk.start}, {chunk.stop}) out of place")
-        chunks.append(chunk)
-        covered = chunk.stop
+    chunk_deals = connection.execute(sa.select(_levels.c.chunk_deals).where(_levels.c.n == n)).scalar_one_or_none()
+    if type(chunk_deals) is not int or chunk_deals < 1:
+        raise ChunkError(f"level {n}: records {str(chunk_deals)[:20]!r} deals a chunk")
+    chunks: list[Chunk] = []
+    rows = connection.execute(sa.select(_chunks.c.chunk, _chunks.c.data, _chunks.c.checksum, _chunks.c.start,
+                                        _chunks.c.stop).where(_chunks.c.n == n).order_by(_chunks.c.chunk))
+    for index, data, checksum, start, stop in rows:
+        if index != len(chunks):
+            raise ChunkError(f"level {n} chunk {index}: found where chunk {len(chunks)} belongs")
+        try:
+            chunks.append(checked_chunk(n, index, chunk_deals, data, checksum, start, stop))
+        except ChunkError as exc:
+            raise ChunkError(f"level {n} chunk {index}: {exc}") from None
+    covered = chunks[-1].stop if chunks else 0
     if covered != size:
         raise ChunkError(f"level {n}: its chunks cover {covered:,} of {size:,} deals")
     table = union([c.table for c in chunks])
@@ -185,10 +216,17 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
     the simplest element of I(D) from α, whose entries are level n−1's values as stored,
     themselves checked the same way down to the definition — never by the engine's kernels.
     """
+    from whist_catalogue.store.database import database_errors
+
     n = info.n
     size = comb(2 * n, n)
     problems: list[str] = []
-    with catalogue.connect() as connection:
+    chunk_deals = info.chunk_deals
+    if type(chunk_deals) is not int or chunk_deals < 1:
+        check.checksum_ok = False
+        check.problems.append(f"level {n}: records {str(chunk_deals)[:20]!r} deals a chunk")
+        return info.storage != "chunks"
+    with database_errors(catalogue.location), catalogue.connect() as connection:
         row = connection.execute(sa.select(_levels.c.value_table, _levels.c.statistics)
                                  .where(_levels.c.n == n)).one()
         rows = connection.execute(
@@ -203,22 +241,24 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
             key_of = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(table.numerator, table.infinitesimal))}
         except ChunkError as exc:
             problems.append(f"level {n}: value table damaged: {exc}")
+        expected_chunks = chunk_count(n, chunk_deals)
+        indexes = []
+        stored_bytes = 0
         for index, start, stop, checksum, data in rows:
-            name = f"level {n} chunk {index} (ranks {start:,}…{stop - 1:,})"
-            if start != covered:
-                problems.append(f"{name}: expected to start at rank {covered:,}")
-            covered = max(covered, stop)
-            if chunk_checksum(data) != checksum:
-                problems.append(f"{name}: checksum differs from the one recorded at build time")
+            indexes.append(index)
+            stored_bytes += len(data) if isinstance(data, (bytes, bytearray, memoryview)) else 0
+            name = f"level {n} chunk {index} (ranks {start:,}…{stop - 1:,})" if isinstance(start, int) \
+                and isinstance(stop, int) else f"level {n} chunk {index}"
+            if not (isinstance(index, int) and 0 <= index < expected_chunks):
+                problems.append(f"{name}: level {n} has {expected_chunks:,} chunks of {chunk_deals:,} deals:"
+                                " a chunk that belongs to no place in it")
                 continue
             try:
-                chunk = read_chunk(data)
+                chunk = checked_chunk(n, index, chunk_deals, data, checksum, start, stop)
             except ChunkError as exc:
                 problems.append(f"{name}: {exc}")
                 continue
-            if (chunk.n, chunk.start, chunk.stop) != (n, start, stop):
-                problems.append(f"{name}: its header says level {chunk.n}, ranks [{chunk.start}, {chunk.stop})")
-                continue
+            covered += chunk.stop - chunk.start
             per_code = np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()
             for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(), per_code):
                 i = key_of.get((a, b))
@@ -226,12 +266,19 @@ def check_level_store(catalogue: Any, info: Any, check: Any, *, rng: Any, sample
                     problems.append(f"{name}: a value missing from the level's table")
                     break
                 counts[i] = counts.get(i, 0) + c
-        if covered != size:
+        missing = sorted(set(range(expected_chunks)) - set(indexes))
+        if missing:
+            problems.append(f"level {n}: chunk{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing[:5]))}"
+                            f"{' …' if len(missing) > 5 else ''} of {expected_chunks:,} missing")
+        if covered != size and not problems:
             problems.append(f"level {n}: chunks cover {covered:,} of C(2n, n) = {size:,} deals")
+        if info.stored_bytes != stored_bytes and not problems:  # what stats and the app report as its size
+            problems.append(f"level {n}: records {info.stored_bytes!r} bytes of chunks, its chunks hold"
+                            f" {stored_bytes:,}")
         if not problems:
             try:
                 stored = json.loads(row.statistics or "{}").get("counts")
-            except (ValueError, AttributeError):  # not JSON, or not an object
+            except (ValueError, TypeError, AttributeError):  # not JSON, or not an object
                 stored = None
             if stored != [counts.get(i, 0) for i in range(len(key_of))]:
                 problems.append(f"level {n}: stored statistics differ from the chunks' counts")

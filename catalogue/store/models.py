@@ -43,6 +43,7 @@ __all__ = [
     "LevelRow",
     "SolvedGameRow",
     "LevelChunkRow",
+    "solved_game_checksum",
     "STORAGES",
     "NAMING_CONVENTION",
     "SCHEMA_VERSION_TABLE",
@@ -230,8 +231,19 @@ class SolvedGameRow(Base):
     """The JSON object of SPEC §6."""
     software_version: Mapped[str] = mapped_column(sa.String(32))
     computed_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True))
+    checksum: Mapped[str | None] = mapped_column(sa.String(64))
+    """SHA-256 (hex) of name, parameters and solution (:func:`solved_game_checksum`), checked whenever the game
+    is shown (added by the fourth migration; a row without one was changed)."""
 
     __table_args__ = (sa.UniqueConstraint("name", "parameters"),)
 
     def __repr__(self) -> str:
         return f"SolvedGameRow(name={self.name!r}, parameters={self.parameters})"
+
+
+def solved_game_checksum(name: str, parameters: str, solution: str) -> str:
+    """``solved_game.checksum``: SHA-256 (hex) of the name, the canonical parameters and the solution's JSON text,
+    one a line — so a solution changed, or moved to another game's row, no longer matches."""
+    import hashlib
+
+    return hashlib.sha256("\n".join((name, parameters, solution)).encode()).hexdigest()

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime
 from fractions import Fraction
+from math import comb
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -40,14 +41,16 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, read_chunk
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import SCALE, decode_value
-from whist_catalogue.errors import CatalogueError
-from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
-from whist_catalogue.store.levels import (ChunkCache, alpha_keys, colex_ranks, move_masks_from_alpha,
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
+from whist_catalogue.store.database import (Location, MalformedContentError, database_errors, parse_location,
+                                            reader_engine)
+from whist_catalogue.store.levels import (ChunkCache, alpha_keys, checked_chunk, colex_ranks, move_masks_from_alpha,
                                           reduction_masks, table_from_bytes)
-from whist_catalogue.store.models import DealRow, LevelChunkRow, LevelRow, SolvedGameRow
+from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
+                                          solved_game_checksum)
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.ranking import rank, unrank
@@ -191,16 +194,21 @@ _INTEGER_COLUMNS = ("key", "number_scaled", "inf_sign", "stoppers", "west_leads"
 
 
 def check_row_types(row: DealRow | Any) -> None:
-    """ValueError (reported as a corrupt catalogue) for a cell this software would not have written."""
+    """:class:`~whist_catalogue.store.database.MalformedContentError` (reported as a corrupt catalogue) for a cell
+    this software would not have written: a type, a moves blob of the wrong length, a player that is not W or E."""
     for name in _INTEGER_COLUMNS:
         if type(getattr(row, name)) is not int:
-            raise ValueError(f"deal key {row.key!r}: column {name} holds {type(getattr(row, name)).__name__},"
-                             " not an integer")
+            raise MalformedContentError(f"deal key {row.key!r}: column {name} holds"
+                                        f" {type(getattr(row, name)).__name__}, not an integer")
     if type(row.moves) is not bytes:
-        raise ValueError(f"deal key {row.key}: moves hold {type(row.moves).__name__}, not bytes")
+        raise MalformedContentError(f"deal key {row.key}: moves hold {type(row.moves).__name__}, not bytes")
+    n = (row.key.bit_length() - 1) // 2  # the key's sentinel bit is 2n
+    if len(row.moves) != 2 * (2 + 2 * n):
+        raise MalformedContentError(f"deal key {row.key}: moves hold {len(row.moves)} bytes, not {2 * (2 + 2 * n)}")
     for name in ("five_card_west_leads", "five_card_east_leads", "ace"):
         if getattr(row, name) not in ("W", "E"):
-            raise ValueError(f"deal key {row.key}: column {name} holds {getattr(row, name)!r}, not W or E")
+            raise MalformedContentError(f"deal key {row.key}: column {name} holds {getattr(row, name)!r},"
+                                        " not W or E")
 
 
 def record_from_row(row: DealRow | Any) -> DealRecord:
@@ -285,19 +293,22 @@ MAX_LEVEL_N = 30
 
 
 def _check_level_info(info: LevelInfo) -> None:
-    """A ``level`` row this software could have written (else the catalogue is corrupt: ValueError, reported
-    by :func:`~whist_catalogue.store.database.database_errors`)."""
+    """A ``level`` row this software could have written (else the catalogue is corrupt:
+    :class:`~whist_catalogue.store.database.MalformedContentError`, reported by
+    :func:`~whist_catalogue.store.database.database_errors`)."""
     if isinstance(info.n, bool) or not isinstance(info.n, int) or not 1 <= info.n <= MAX_LEVEL_N:
-        raise ValueError(f"the level table names level n = {info.n!r} (levels are 1…{MAX_LEVEL_N})")
+        raise MalformedContentError(f"the level table names level n = {info.n!r} (levels are 1…{MAX_LEVEL_N})")
     if not isinstance(info.row_count, int) or info.row_count < 0:
-        raise ValueError(f"level {info.n} records {info.row_count!r} rows")
+        raise MalformedContentError(f"level {info.n} records {info.row_count!r} rows")
     if info.complete not in (True, False):
-        raise ValueError(f"level {info.n} records complete = {info.complete!r}")
+        raise MalformedContentError(f"level {info.n} records complete = {info.complete!r}")
     if info.storage not in (None, "rows", "chunks"):
-        raise ValueError(f"level {info.n} records a storage of no known kind: {str(info.storage)[:20]!r}")
+        raise MalformedContentError(f"level {info.n} records a storage of no known kind: {str(info.storage)[:20]!r}")
+    if info.chunk_deals is not None and (type(info.chunk_deals) is not int or info.chunk_deals < 1):
+        raise MalformedContentError(f"level {info.n} records {str(info.chunk_deals)[:20]!r} deals a chunk")
     for name in ("checksum", "software_version"):
         if getattr(info, name) is not None and not isinstance(getattr(info, name), str):
-            raise ValueError(f"level {info.n} records a {name} of the wrong type")
+            raise MalformedContentError(f"level {info.n} records a {name} of the wrong type")
 
 
 # -- the catalogue ----------------------------------------------------------------------------
@@ -357,16 +368,25 @@ class Catalogue:
         return self._engine.connect()
 
     # -- the level store --------------------------------------------------------------------------
-    def _load_chunk(self, n: int, index: int) -> bytes:
+    def _load_chunk(self, n: int, index: int) -> Chunk:
+        """Chunk ``index`` of level n, checked once as it enters the cache (:func:`~whist_catalogue.store.levels.
+        checked_chunk`: its SHA-256, and its header against its place) — a chunk damaged, swapped or from another
+        level is named here instead of being served as an answer."""
+        chunk_deals = self._chunk_deals(n)
         chunks = LevelChunkRow.__table__
         with database_errors(self.location), self._engine.connect() as connection:
-            data = connection.execute(
-                sa.select(chunks.c.data).where(chunks.c.n == n, chunks.c.chunk == index)
-            ).scalar_one_or_none()
-        if data is None:
-            raise CatalogueError(f"catalogue {self.location} is damaged: level {n} is marked complete"
-                                 f" but its chunk {index} is missing (run whist-catalogue verify)")
-        return data
+            row = connection.execute(
+                sa.select(chunks.c.data, chunks.c.checksum, chunks.c.start, chunks.c.stop)
+                .where(chunks.c.n == n, chunks.c.chunk == index)
+            ).one_or_none()
+        if row is None:
+            raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} is marked complete"
+                                        f" but its chunk {index} is missing (run whist-catalogue verify)")
+        try:
+            return checked_chunk(n, index, chunk_deals, row.data, row.checksum, row.start, row.stop)
+        except ChunkError as exc:
+            raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} chunk {index}: {exc}"
+                                        " (run whist-catalogue verify)") from None
 
     def _chunk_deals(self, n: int) -> int:
         info = self.level_info(n)
@@ -375,13 +395,9 @@ class Catalogue:
         return info.chunk_deals or CHUNK_DEALS
 
     def _chunk_code(self, n: int, r: int) -> tuple[Chunk, int]:
-        """The chunk holding rank r of level n, and r's place in it."""
-        index = r // self._chunk_deals(n)
-        try:
-            chunk = self.chunks.get(n, index)
-        except ChunkError as exc:
-            raise CatalogueError(f"catalogue {self.location} is damaged: level {n} chunk {index}: {exc}"
-                                 " (run whist-catalogue verify)") from None
+        """The chunk holding rank r of level n, and r's place in it (its header was checked on loading, so the
+        place lies inside it)."""
+        chunk = self.chunks.get(n, r // self._chunk_deals(n))
         return chunk, r - chunk.start
 
     def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -424,6 +440,13 @@ class Catalogue:
 
     def _alphas(self, n: int, wests: np.ndarray) -> np.ndarray:
         """α of deals of level n by West's masks (any shape, each deal gaining an n × n matrix)."""
+        if n > 1:
+            below = self.level_info(n - 1)
+            if below is None or not below.complete or below.storage is None:
+                # A complete level is built from the one below; without it the best moves cannot be derived.
+                raise CatalogueDamagedError(
+                    f"catalogue {self.location} is damaged: level {n} is complete but level {n - 1}, from whose"
+                    " values its best moves are derived, is not in its level store (run whist-catalogue verify)")
         west_cards, east_cards, reductions = reduction_masks(n, wests)
         numerator, infinitesimal = self.values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
         return alpha_keys(west_cards, east_cards, numerator, infinitesimal)
@@ -489,10 +512,15 @@ class Catalogue:
         """Every ``level`` row, by n."""
         with database_errors(self.location), self._session() as session:
             t = LevelRow.__table__.c
-            rows = session.execute(
-                sa.select(t.n, t.complete, t.row_count, t.checksum, t.software_version, t.built_at, t.build_seconds,
-                          t.storage, t.stored_bytes, t.chunk_deals).order_by(t.n)
-            ).all()
+            try:
+                rows = session.execute(
+                    sa.select(t.n, t.complete, t.row_count, t.checksum, t.software_version, t.built_at,
+                              t.build_seconds, t.storage, t.stored_bytes, t.chunk_deals).order_by(t.n)
+                ).all()
+            except (ValueError, TypeError, OverflowError) as exc:
+                # Raised by SQLAlchemy's result processors (a date that does not parse, text in a number column):
+                # the level table holds what no build wrote.
+                raise MalformedContentError(f"the level table holds a cell no build wrote ({exc})") from None
             infos = [LevelInfo(*r) for r in rows]
             for info in infos:
                 _check_level_info(info)
@@ -542,8 +570,8 @@ class Catalogue:
         with database_errors(self.location), self._session() as session:
             row = session.get(DealRow, deal.key)
             if row is None:
-                raise CatalogueError(f"catalogue {self.location} is damaged: level {deal.n} is marked complete"
-                                     f" but deal {deal.label} is missing (run whist-catalogue verify)")
+                raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {deal.n} is marked"
+                                            f" complete but deal {deal.label} is missing (run whist-catalogue verify)")
             return record_from_row(row)
 
     def solve(self, deal: Deal) -> SuitSolution:
@@ -588,7 +616,7 @@ class Catalogue:
                 rows = {r.key: r for r in session.execute(sa.select(DealRow).where(DealRow.key.in_(keys))).scalars()}
         missing = [d.label for d in deals if d.key not in rows and d.key not in derived]
         if missing:
-            raise CatalogueError(f"catalogue {self.location} is damaged: deals {missing} are missing")
+            raise CatalogueDamagedError(f"catalogue {self.location} is damaged: deals {missing} are missing")
         return [derived[d.key] if d.key in derived else record_from_row(rows[d.key]) for d in deals]
 
     # -- search ---------------------------------------------------------------------------------
@@ -610,8 +638,8 @@ class Catalogue:
             try:
                 codes, table, _ = read_level_values(connection, n)
             except ChunkError as exc:
-                raise CatalogueError(f"catalogue {self.location} is damaged: {exc}"
-                                     " (run whist-catalogue verify)") from None
+                raise CatalogueDamagedError(f"catalogue {self.location} is damaged: {exc}"
+                                            " (run whist-catalogue verify)") from None
         return codes, table
 
     def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:
@@ -624,22 +652,36 @@ class Catalogue:
             raise NotInCatalogue(f"level n = {n} is not in the level store of catalogue {self.location}")
         with database_errors(self.location):  # malformed contents: the catalogue is reported corrupt
             table = table_from_bytes(row.value_table)
-            counts = np.array(json.loads(row.statistics)["counts"], np.int64)
-            if counts.shape != (len(table),):
-                raise ValueError(f"level {n}'s statistics do not match its value table")
+            statistics = _json_object(row.statistics, f"level {n}'s statistics")
+            try:
+                counts = np.array(statistics["counts"], np.int64)
+            except (KeyError, TypeError, ValueError, OverflowError):
+                counts = None
+            if counts is None or counts.shape != (len(table),):
+                raise MalformedContentError(f"level {n}'s statistics do not match its value table")
         return table, counts
 
     def scan_chunks(self, n: int) -> Iterator[Chunk]:
-        """Level n's chunks in rank order, decoded one at a time (bounded memory; the look-up cache is left alone)."""
+        """Level n's chunks in rank order, decoded and checked one at a time (:func:`~whist_catalogue.store.levels.
+        checked_chunk`; bounded memory; the look-up cache is left alone)."""
+        chunk_deals = self._chunk_deals(n)
         chunks = LevelChunkRow.__table__
-        statement = sa.select(chunks.c.chunk, chunks.c.data).where(chunks.c.n == n).order_by(chunks.c.chunk)
+        statement = (sa.select(chunks.c.chunk, chunks.c.data, chunks.c.checksum, chunks.c.start, chunks.c.stop)
+                     .where(chunks.c.n == n).order_by(chunks.c.chunk))
+        expected = 0
         with database_errors(self.location), self._engine.connect() as connection:
-            for index, data in connection.execution_options(yield_per=1).execute(statement):
+            for index, data, checksum, start, stop in connection.execution_options(yield_per=1).execute(statement):
                 try:
-                    yield read_chunk(data)
+                    if index != expected:
+                        raise ChunkError(f"found where chunk {expected} belongs")
+                    yield checked_chunk(n, index, chunk_deals, data, checksum, start, stop)
                 except ChunkError as exc:
-                    raise CatalogueError(f"catalogue {self.location} is damaged: level {n} chunk {index}: {exc}"
-                                         " (run whist-catalogue verify)") from None
+                    raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} chunk {index}:"
+                                                f" {exc} (run whist-catalogue verify)") from None
+                expected += 1
+        if expected * chunk_deals < comb(2 * n, n):
+            raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} is marked complete but"
+                                        f" its chunk {expected} is missing (run whist-catalogue verify)")
 
     def _count_chunk_level(self, query: Any, n: int) -> int:
         if not query.per_deal:
@@ -801,20 +843,30 @@ class Catalogue:
         """The stored solution (SPEC §6 JSON) of a game, or None if it is not stored."""
         key = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
         with database_errors(self.location), self._session() as session:
-            text = session.execute(
-                sa.select(SolvedGameRow.solution).where(SolvedGameRow.name == name, SolvedGameRow.parameters == key)
-            ).scalar_one_or_none()
-            return None if text is None else _json_object(text, f"solved game {name} {key}")
+            row = session.execute(
+                sa.select(SolvedGameRow.solution, SolvedGameRow.checksum)
+                .where(SolvedGameRow.name == name, SolvedGameRow.parameters == key)
+            ).one_or_none()
+            if row is None:
+                return None
+            what = f"solved game {name} {key}"
+            if not isinstance(row.solution, str) or row.checksum != solved_game_checksum(name, key, row.solution):
+                # What the build stored is checked before it is shown; verify solves the game again.
+                raise MalformedContentError(f"{what}: its solution differs from the checksum recorded at build time")
+            return _json_object(row.solution, what)
 
 
 def _json_object(text: Any, what: str) -> dict[str, Any]:
-    """A JSON object stored by ``build``; ValueError (reported as a corrupt catalogue) when it is not one."""
+    """A JSON object stored by ``build``; :class:`~whist_catalogue.store.database.MalformedContentError`
+    (reported as a corrupt catalogue) when it is not one."""
+    if not isinstance(text, (str, bytes)):
+        raise MalformedContentError(f"{what} is not text")
     try:
         obj = json.loads(text)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} is not valid JSON ({exc})") from None
+    except ValueError as exc:
+        raise MalformedContentError(f"{what} is not valid JSON ({exc})") from None
     if not isinstance(obj, dict):
-        raise ValueError(f"{what} is not a JSON object")
+        raise MalformedContentError(f"{what} is not a JSON object")
     return obj
 
 

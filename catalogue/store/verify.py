@@ -38,12 +38,14 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from math import comb
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
 from whist_catalogue.errors import CatalogueError
+from whist_catalogue.store.database import database_errors
 
 __all__ = [
     "level_checksum",
@@ -308,6 +310,13 @@ def _check_postgresql_indexes(ctx: VerifyContext) -> None:
         "WHERE t.relname IN ('deal', 'level', 'solved_game') AND a.amname = 'btree' "
         "AND t.relnamespace = to_regnamespace(current_schema())::oid ORDER BY c.relname"
     )
+    allowed = sa.text("SELECT has_function_privilege('bt_index_check(regclass, boolean)', 'EXECUTE')")
+    if not next(iter(ctx.stream(allowed, 10)))[0]:
+        # amcheck's functions are for superusers unless granted: the catalogue's owner may not run them.
+        ctx.report.notes.append("PostgreSQL: amcheck is installed but this role may not run bt_index_check, so indexes"
+                                " were not checked (a superuser can run verify, or GRANT EXECUTE ON FUNCTION"
+                                " bt_index_check(regclass, boolean) to this role)")
+        return
     for (name,) in list(ctx.stream(indexes, 100)):
         try:
             list(ctx.stream(sa.text("SELECT bt_index_check(CAST(:name AS regclass), true)").bindparams(name=name), 1))
@@ -325,7 +334,9 @@ def check_level_metadata(ctx: VerifyContext) -> None:
     from whist_catalogue.store.models import LevelRow
 
     columns = [c.name for c in LevelRow.__table__.columns]
-    statement = sa.select(*LevelRow.__table__.columns).order_by(LevelRow.n)
+    # The cells as stored, without SQLAlchemy's conversions: a date that does not parse is a finding, not a crash.
+    statement = sa.select(*(sa.type_coerce(c, sa.types.NullType()).label(c.name) for c in LevelRow.__table__.columns)
+                          ).order_by(LevelRow.n)
     try:
         rows = [dict(zip(columns, r)) for r in ctx.stream(statement, 1000)]
     except CatalogueError as exc:
@@ -339,6 +350,20 @@ def check_level_metadata(ctx: VerifyContext) -> None:
             ctx.report.problems.append(f"level table: {problem} (corrupt metadata; rebuild the catalogue)")
         else:
             ctx.level_rows.append(row)
+    # Every build writes one chunk size for all its levels; a level whose chunk_deals differs was changed, even
+    # where its chunks' headers cannot tell (a level of one chunk reads the same under any larger size).
+    sizes: dict[int, list[int]] = {}
+    for row in ctx.level_rows:
+        if row.get("storage") is not None and row["complete"]:
+            sizes.setdefault(row["chunk_deals"], []).append(row["n"])
+    if len(sizes) > 1:
+        usual = max(sizes, key=lambda size: (len(sizes[size]), size))
+        for size, ns in sorted(sizes.items()):
+            if size != usual:
+                levels, record = (f"levels {', '.join(map(str, ns))}", "record") if len(ns) > 1 else \
+                    (f"level {ns[0]}", "records")
+                ctx.report.problems.append(f"level table: {levels} {record} {size:,} deals a chunk, the other levels"
+                                           f" {usual:,} (corrupt metadata; rebuild the catalogue)")
 
 
 def _level_row_problem(row: dict[str, Any]) -> str | None:
@@ -351,9 +376,19 @@ def _level_row_problem(row: dict[str, Any]) -> str | None:
         return f"level {n} records {row['row_count']!r} rows"
     if row.get("storage") not in (None, "rows", "chunks"):
         return f"level {n} records a storage of no known kind: {str(row['storage'])[:20]!r}"
+    chunk_deals = row.get("chunk_deals")
+    if (row["complete"] and row.get("storage") is not None or chunk_deals is not None) and (
+            type(chunk_deals) is not int or chunk_deals < 1):
+        return f"level {n} records {str(chunk_deals)[:20]!r} deals a chunk"
     # A chunk-only level has no rows to checksum: its chunks carry their own checksums.
     if row["complete"] and row.get("storage") != "chunks" and checksum_version(row["checksum"]) is None:
         return f"level {n} records a checksum of no known format: {str(row['checksum'])[:20]!r}"
+    built_at = row.get("built_at")
+    if built_at is not None and not isinstance(built_at, datetime):
+        try:
+            datetime.fromisoformat(built_at)
+        except (TypeError, ValueError):
+            return f"level {n} records a build time that is not one: {str(built_at)[:20]!r}"
     version = row["software_version"]
     if version is not None and (not isinstance(version, str) or not re.fullmatch(r"[0-9A-Za-z.+_-]{1,32}", version)):
         return f"level {n} records a software version that is not one: {str(version)[:20]!r}"
@@ -374,10 +409,17 @@ def check_levels(ctx: VerifyContext) -> None:
     engine = EngineSolver(top) if ctx.sample and top > ctx.recursive_max_n else None
     by_n = {r["n"]: r for r in rows}
     previous = Level.empty()
+    complete = {n for n, r in by_n.items() if r["complete"]}
+    for n in sorted(complete):
+        if n > 1 and n - 1 not in complete:
+            # A build makes each level from the one below, and a chunk-only level's best moves are read from it.
+            ctx.report.problems.append(f"level {n} is complete but level {n - 1}, from which it is made and its best"
+                                       " moves are derived, is not (a level row deleted or changed)")
     for i, n in enumerate(sorted(by_n)):
         if ctx.progress:
             ctx.progress(f"level {n}", i, len(by_n))
         expected = None
+        values = None
         if ctx.full:
             # Every level from 1 up, as the build computes them: each is made from the one before.
             rows = by_n[n].get("storage") != "chunks"
@@ -386,14 +428,18 @@ def check_levels(ctx: VerifyContext) -> None:
                 if m == n:
                     from whist_catalogue.store.build import level_columns
 
-                    expected = level_columns(level) if rows else _LevelValues(level)
+                    # A level with rows has chunks too (the next level's best moves are read from them): both
+                    # are compared with the engine.
+                    values = _LevelValues(level)
+                    expected = level_columns(level) if rows else values
                 previous = Level(m, level.codes, level.table)
-        ctx.report.levels.append(_check_level(ctx, by_n[n], engine, expected))
+        ctx.report.levels.append(_check_level(ctx, by_n[n], engine, expected, values))
     if ctx.progress:
         ctx.progress("done", len(by_n), len(by_n))
 
 
-def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected) -> LevelCheck:  # noqa: ANN001
+def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected,  # noqa: ANN001
+                 values: _LevelValues | None = None) -> LevelCheck:
     n = info["n"]
     check = LevelCheck(n, bool(info["complete"]), comb(2 * n, n))
     if not check.complete:
@@ -411,14 +457,25 @@ def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected) -> 
         except CatalogueError as exc:  # damage elsewhere (another level's metadata) stops this level's check
             check.problems.append(f"level {n}: chunks cannot be checked: {exc}")
             return check
-        if isinstance(expected, _LevelValues):
-            _compare_chunk_values(ctx, check, expected)
+        if values is not None:
+            _compare_chunk_values(ctx, check, values)
         if not has_rows:
             return check  # the level store's chunks are all there is of this level
         chunks_ok = check.checksum_ok
     check.checksum_version = checksum_version(info["checksum"])
+    chunk_values = None
+    if info.get("storage") is not None and chunks_ok:
+        # The rows are under the level's checksum; the chunks must hold the same values, since the next level's
+        # best moves are derived from them (a chunk changed with its SHA-256 recomputed shows here).
+        from whist_catalogue.store.levels import read_level_values
+
+        try:
+            with database_errors(ctx.catalogue.location), ctx.catalogue.connect() as connection:
+                chunk_values = read_level_values(connection, n)
+        except (CatalogueError, ValueError) as exc:
+            check.problems.append(f"level {n}: chunks cannot be read: {exc}")
     try:
-        scan = _scan_level(ctx, n, expected)
+        scan = _scan_level(ctx, n, expected, chunk_values)
     except CatalogueError as exc:  # a damaged page: this level fails, the others are still checked
         check.problems.append(f"level {n}: cannot be read: {exc}")
         return check
@@ -463,7 +520,7 @@ def _compare_chunk_values(ctx: VerifyContext, check: LevelCheck, expected: _Leve
 
     level = expected.level
     try:
-        with ctx.catalogue.connect() as connection:
+        with database_errors(ctx.catalogue.location), ctx.catalogue.connect() as connection:
             codes, table, flags = read_level_values(connection, level.n)
     except (CatalogueError, ValueError) as exc:
         check.problems.append(f"level {level.n}: chunks cannot be read: {exc}")
@@ -487,9 +544,12 @@ class _LevelScan:
     problems: list[str] = field(default_factory=list)
 
 
-def _scan_level(ctx: VerifyContext, n: int, expected: Mapping[str, np.ndarray] | None) -> _LevelScan:
+def _scan_level(ctx: VerifyContext, n: int, expected: Mapping[str, np.ndarray] | None,
+                chunk_values: tuple[np.ndarray, Any, np.ndarray] | None = None) -> _LevelScan:
     """Read level n in key order, a chunk at a time: types, row count, both checksums, and — given the
-    expected columns — every column compared with them."""
+    expected columns — every column compared with them; given the level's chunks (codes, table, flags by
+    rank: key order is rank order), every row's value and check flags compared with its chunk's."""
+    from whist_catalogue.store.build import FLAG_MASK
     import sqlalchemy as sa
 
     from whist_catalogue.store.models import DealRow
@@ -512,6 +572,22 @@ def _scan_level(ctx: VerifyContext, n: int, expected: Mapping[str, np.ndarray] |
         if wrong_n:
             scan.problems.append(f"{wrong_n} rows have a wrong n")
         digest.update(columns)
+        if chunk_values is not None:
+            codes, values, flags = chunk_values
+            start, stop = scan.rows, scan.rows + len(chunk)
+            part = codes[start:stop]
+            rank = columns["inf_sign"] * (columns["stoppers"] + 1)
+            differ = ((values.numerator[part] != columns["number_scaled"]) | (values.infinitesimal[part] != rank)
+                      | ((flags[start:stop] & FLAG_MASK) != (columns["flags"] & FLAG_MASK))) \
+                if stop <= len(codes) else np.ones(len(chunk), bool)
+            if differ.any():
+                from whist_catalogue.theory.deals import deal_label
+
+                first = int(np.argmax(differ))
+                scan.problems.append(f"its rows and its chunks disagree in {int(differ.sum()):,} deal"
+                                     f"{'s' if int(differ.sum()) != 1 else ''} (first: rank {start + first:,},"
+                                     f" {deal_label(int(columns['key'][first]))}) on the value or check flags")
+                chunk_values = None
         if comparable:
             start, stop = scan.rows, scan.rows + len(chunk)
             if stop > len(expected["key"]) or not np.array_equal(columns["key"], expected["key"][start:stop]):
@@ -633,6 +709,28 @@ def check_stray_rows(ctx: VerifyContext) -> None:
         ctx.report.problems.append(f"{total - counted:,} rows lie outside the complete levels")
 
 
+def check_stray_chunks(ctx: VerifyContext) -> None:
+    """No chunk of a level the ``level`` table does not list (module docstring, 4): a level row deleted while its
+    chunks remain changes what look-ups answer (they compute the level again, or cannot derive the best moves of
+    the level above)."""
+    import sqlalchemy as sa
+
+    from whist_catalogue.store.models import LevelChunkRow
+
+    chunks = LevelChunkRow.__table__
+    listed = {r["n"] for r in ctx.level_rows}
+    try:
+        found = [row[0] for row in ctx.stream(sa.select(chunks.c.n, sa.func.count()).group_by(chunks.c.n)
+                                              .order_by(chunks.c.n), 100)]
+    except CatalogueError as exc:
+        ctx.report.problems.append(f"level_chunk table cannot be read: {exc}")
+        return
+    for n in found:
+        if n not in listed:
+            ctx.report.problems.append(f"level_chunk holds chunks of level {n!r}, which the level table does not list"
+                                       " (its level row deleted or damaged; rebuild the catalogue)")
+
+
 # -- 5. solved games ------------------------------------------------------------------------------------
 
 
@@ -641,17 +739,21 @@ def check_solved_games(ctx: VerifyContext) -> None:
     import sqlalchemy as sa
 
     from whist_catalogue.games import solved_games
-    from whist_catalogue.store.models import SolvedGameRow
+    from whist_catalogue.store.models import SolvedGameRow, solved_game_checksum
 
-    statement = sa.select(SolvedGameRow.name, SolvedGameRow.parameters, SolvedGameRow.solution).order_by(
-        SolvedGameRow.name, SolvedGameRow.id)
+    statement = sa.select(SolvedGameRow.name, SolvedGameRow.parameters, SolvedGameRow.solution,
+                          SolvedGameRow.checksum).order_by(SolvedGameRow.name, SolvedGameRow.id)
     try:
         rows = list(ctx.stream(statement, 100))
     except CatalogueError as exc:
         ctx.report.problems.append(f"solved games cannot be read: {exc}")
         return
-    for name, parameters, solution in rows:
+    for name, parameters, solution, checksum in rows:
         where = f"solved game {name} {parameters}"
+        if not all(isinstance(v, str) for v in (name, parameters, solution)) \
+                or checksum != solved_game_checksum(name, parameters, solution):
+            # What `solve --db` checks before showing the game: it must pass here too.
+            ctx.report.problems.append(f"{where}: differs from the checksum recorded at build time")
         try:
             params = json.loads(parameters)
             stored = json.loads(solution)
@@ -674,6 +776,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("level metadata", check_level_metadata),
     ("levels", check_levels),
     ("stray rows", check_stray_rows),
+    ("stray chunks", check_stray_chunks),
     ("solved games", check_solved_games),
 ]
 """The checks :func:`verify` runs, in order: (name, function of a :class:`VerifyContext`)."""
@@ -700,7 +803,11 @@ def verify(
         ctx = VerifyContext(catalogue, report, sample, random.Random(seed), recursive_max_n, full, progress)
         for name, check in CHECKS if checks is None else checks:
             report.checks.append(name)
-            check(ctx)
+            try:
+                check(ctx)
+            except CatalogueError as exc:
+                # Damage the check could not get past (a table gone, a malformed page): a finding, not a crash.
+                report.problems.append(f"{name}: cannot be checked: {exc}")
         return report
     finally:
         if catalogue is not location:

@@ -3,6 +3,7 @@ with a cold and a cached chunk, and searches and statistics on the top level.
 
     .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--levels N…] [--searches] [--json]
     .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE --value-batch 3000 --batch-n 13 14
+    .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE --read-checks [--levels N…]
 
 Against an already built catalogue, in one process:
 
@@ -15,7 +16,10 @@ Against an already built catalogue, in one process:
   statistics, one that runs the single-suit kernels over every chunk), and ``Catalogue.statistics``;
 * with ``--value-batch K``: ``whist-catalogue value --json -`` on K random deals of the levels ``--batch-n``
   (alternating), in a fresh process, start-up included; every outcome is checked against Theorem 9.1's
-  formula of the single-suit paper (:func:`whist_catalogue.single_suit.formulas.whist_outcome`).
+  formula of the single-suit paper (:func:`whist_catalogue.single_suit.formulas.whist_outcome`);
+* with ``--read-checks``: per level, decoding each chunk alone and with the checks a reader makes when a chunk
+  enters its cache (SHA-256, CRC-32, header against its place), CPU time a chunk; and for each of ``--levels``,
+  ``--lookups`` cold look-ups made in turn with the checks and with the chunks only decoded.
 
 CPU time (``time.process_time``) is printed beside wall time: on a shared machine it is the steadier figure.
 """
@@ -77,6 +81,59 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
     return rows
 
 
+def read_checks(db: str, only: list[int] | None, repeat: int = 5) -> list[dict]:
+    """What the read-time checks add to loading a chunk: per level, the best of ``repeat`` timings of decoding
+    every chunk alone (:func:`~whist_catalogue.engine.chunks.read_chunk`) and with the checks
+    (:func:`~whist_catalogue.store.levels.checked_chunk`: SHA-256, CRC-32, header against its place)."""
+    import sqlalchemy as sa
+
+    from whist_catalogue.engine.chunks import read_chunk
+    from whist_catalogue.store.levels import checked_chunk
+    from whist_catalogue.store.models import LevelChunkRow
+
+    chunks = LevelChunkRow.__table__
+    rows = []
+    with open_catalogue(db) as catalogue:
+        infos = [i for i in catalogue.levels() if i.complete and i.storage and (not only or i.n in only)]
+        for info in infos:
+            with catalogue.connect() as connection:
+                stored = connection.execute(sa.select(chunks.c.chunk, chunks.c.data, chunks.c.checksum, chunks.c.start,
+                                                      chunks.c.stop).where(chunks.c.n == info.n)).all()
+            plain = min(_timed(lambda: [read_chunk(r.data) for r in stored])[2] for _ in range(repeat))
+            checked = min(_timed(lambda: [checked_chunk(info.n, *r[:1], info.chunk_deals, *r[1:]) for r in stored])[2]
+                          for _ in range(repeat))
+            rows.append({"n": info.n, "chunks": len(stored), "bytes": sum(len(r.data) for r in stored),
+                         "decode_ms_a_chunk": round(1000 * plain / len(stored), 3),
+                         "checked_ms_a_chunk": round(1000 * checked / len(stored), 3)})
+    return rows
+
+
+def cold_lookups_with_and_without_checks(db: str, n: int, count: int, seed: int) -> dict:
+    """Cold look-ups (a fresh catalogue, an empty chunk cache, each) of ``count`` random deals of level n, each
+    made twice in turn: with the read-time checks, and with the chunk only decoded, as readers did before them;
+    CPU time (``time.process_time``), the steadier figure on a shared machine."""
+    from whist_catalogue.engine.chunks import read_chunk
+    from whist_catalogue.store import reader
+
+    def decode_only(n: int, index: int, chunk_deals: int, data: bytes, *rest: object):  # noqa: ANN202
+        return read_chunk(data)
+
+    rng = random.Random(seed)
+    deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for _ in range(count)]
+    checked = reader.checked_chunk
+    times: dict[str, list[float]] = {"checked": [], "decode_only": []}
+    try:
+        for deal in deals:
+            for name, function in (("checked", checked), ("decode_only", decode_only)):
+                reader.checked_chunk = function
+                with open_catalogue(db) as catalogue:
+                    catalogue.levels()
+                    times[name].append(_timed(lambda: catalogue.solve(deal))[2])
+    finally:
+        reader.checked_chunk = checked
+    return {"n": n, "deals": count, **{name: _ms(ts) for name, ts in times.items()}}
+
+
 def searches(db: str) -> list[dict]:
     with open_catalogue(db) as catalogue:
         top = max(catalogue.complete_levels())
@@ -133,7 +190,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--value-batch", type=int, metavar="K")
     parser.add_argument("--batch-n", type=int, nargs="+", default=[13, 14])
     parser.add_argument("--levels", type=int, nargs="+", help="only these levels' look-ups")
+    parser.add_argument("--read-checks", action="store_true",
+                        help="what the read-time checks add to loading each chunk (CPU time, best of 5)")
     args = parser.parse_args(argv)
+    if args.read_checks:
+        for row in read_checks(args.db, args.levels):
+            print(json.dumps(row))
+        for n in args.levels or []:
+            print(json.dumps(cold_lookups_with_and_without_checks(args.db, n, args.lookups, args.seed)))
+        return 0
     if args.value_batch:
         print(json.dumps(value_batch(args.db, args.value_batch, args.batch_n, args.seed)))
         return 0

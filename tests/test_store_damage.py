@@ -1,0 +1,346 @@
+"""Errors that tell the truth (issue 21, item 4): damage found while reading is exit status 1 and names what is
+damaged; our own bugs are never reported as damage; ``verify`` catches every change a look-up depends on and
+never crashes on damage.
+
+Each corruption is made on a copy of a real catalogue with ``sqlite3`` or by changing bytes of the file. The
+catalogue here has chunks of 64 deals, so that levels 5…7 have several chunks each (a real catalogue has
+2^20 deals a chunk, and several chunks only from level 12 up).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from catalogue_testing import run_cli
+
+import whist_catalogue.store.build as store_build
+from whist_catalogue.engine.chunks import pack_chunk, read_chunk
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
+from whist_catalogue.store.database import MalformedContentError, database_errors
+from whist_catalogue.store.levels import chunk_checksum
+from whist_catalogue.store.verify import verify
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import unrank
+
+TOP = 7
+CHUNK_DEALS = 64
+ROWS_MAX_N = 4
+LE_HER = 5
+"""The one solved game these catalogues hold (solving all 51 would take seconds a build)."""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """Levels 1…7 in chunks of 64 deals, rows for n ≤ 4, and Le Her with 5 cards."""
+    path = tmp_path_factory.mktemp("damage") / "catalogue.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_build, "CHUNK_DEALS", CHUNK_DEALS)
+        patch.setattr(store_build, "SOLVED_GAMES", (("le-her", {"cards": LE_HER}),))
+        store_build.build(path, TOP, rows_max_n=ROWS_MAX_N)
+    return path
+
+
+@pytest.fixture
+def copy(built, tmp_path) -> Path:
+    path = tmp_path / "copy.sqlite"
+    shutil.copy(built, path)
+    return path
+
+
+def _sql(path: Path, *statements: tuple) -> None:
+    conn = sqlite3.connect(path)
+    with conn:
+        for statement in statements:
+            conn.execute(*statement)
+    conn.close()
+
+
+def _chunk(path: Path, n: int, index: int) -> tuple[bytes, str]:
+    conn = sqlite3.connect(path)
+    row = conn.execute("SELECT data, checksum FROM level_chunk WHERE n = ? AND chunk = ?", (n, index)).fetchone()
+    conn.close()
+    return row
+
+
+def _put_chunk(path: Path, n: int, index: int, data: bytes, checksum: str) -> None:
+    _sql(path, ("UPDATE level_chunk SET data = ?, checksum = ? WHERE n = ? AND chunk = ?", (data, checksum, n, index)))
+
+
+def _label(n: int, r: int) -> str:
+    return Deal(n, unrank(n, r)).label
+
+
+def _verify(path: Path, *options: str) -> tuple[int, dict]:
+    code, out, err = run_cli("verify", "--db", str(path), "--sample", "0", "--json", *options)
+    assert code != 70 and "Traceback" not in out + err, (code, err)
+    return code, json.loads(out)
+
+
+def _damage_line(argv: list[str], path: Path) -> str:
+    """The command fails with exit status 1 and one line that points to verify."""
+    code, out, err = run_cli(*argv, "--db", str(path))
+    assert code == 1 and out == "" and err.count("\n") == 1, (argv, code, out, err)
+    assert err.startswith("whist-catalogue: error: ") and "verify" in err and "Traceback" not in err
+    return err
+
+
+# -- read-time checks ---------------------------------------------------------------------------------------
+
+
+def test_a_fresh_catalogue_answers_and_verifies(built):
+    code, report = _verify(built, "--full")
+    assert code == 0 and report["ok"], report["problems"]
+    code, out, _ = run_cli("value", _label(TOP, 100), "--db", str(built))
+    assert code == 0
+
+
+def test_a_chunk_swapped_within_its_level_is_named_at_read_time(copy):
+    """Chunks 0 and 1 of level 7 exchanged, each with its own checksum: every SHA-256 still matches."""
+    first, second = _chunk(copy, TOP, 0), _chunk(copy, TOP, 1)
+    _put_chunk(copy, TOP, 0, *second)
+    _put_chunk(copy, TOP, 1, *first)
+    err = _damage_line(["value", _label(TOP, 0)], copy)
+    assert f"level {TOP} chunk 0: its header says level {TOP}, ranks [64, 128)" in err
+    code, report = _verify(copy)
+    assert code == 1 and any(p.startswith(f"level {TOP} chunk 0 ") for p in report["problems"])
+
+
+def test_a_chunk_from_another_level_is_named_at_read_time(copy):
+    """Level 6's chunk 0 in place of level 7's (today's level-11-for-12 case: a wrong answer or an IndexError)."""
+    _put_chunk(copy, TOP, 0, *_chunk(copy, TOP - 1, 0))
+    for r in (0, 63):
+        err = _damage_line(["value", _label(TOP, r)], copy)
+        assert f"level {TOP} chunk 0: its header says level {TOP - 1}" in err
+    # A deal of level 8 would read level 7's chunk 0 for its best moves: a search over level 7 names it too.
+    err = _damage_line(["search", "--count", f"n = {TOP} and h = 1"], copy)
+    assert f"level {TOP} chunk 0" in err
+    code, report = _verify(copy)
+    assert code == 1 and any(f"level {TOP} chunk 0" in p for p in report["problems"])
+
+
+def test_a_damaged_chunk_is_named_by_its_checksum(copy):
+    data, checksum = _chunk(copy, 6, 2)
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0x01
+    _put_chunk(copy, 6, 2, bytes(damaged), checksum)
+    err = _damage_line(["value", _label(6, 2 * CHUNK_DEALS + 5)], copy)
+    assert "level 6 chunk 2: checksum differs from the one recorded at build time" in err
+
+
+@pytest.mark.parametrize("chunk_deals", [CHUNK_DEALS // 2, CHUNK_DEALS * 2, CHUNK_DEALS + 1, 524288])
+def test_an_edited_chunk_deals_is_named_at_read_time_and_by_every_verify(copy, chunk_deals):
+    """Look-ups compute a chunk index from level.chunk_deals: a changed one reads the wrong chunk (today: a wrong
+    value or an IndexError, exit 70). Each chunk's header says where it lies, so the read names the mismatch;
+    verify fails on every run, with no sample at all."""
+    _sql(copy, ("UPDATE level SET chunk_deals = ? WHERE n = ?", (chunk_deals, TOP)))
+    err = _damage_line(["value", _label(TOP, 100)], copy)
+    assert f"({chunk_deals:,} deals a chunk, as the level records)" in err
+    code, report = _verify(copy)
+    assert code == 1
+    assert f"level table: level {TOP} records {chunk_deals:,} deals a chunk, the other levels {CHUNK_DEALS}" \
+        " (corrupt metadata; rebuild the catalogue)" in report["problems"]
+
+
+def test_a_wrong_chunk_deals_on_a_level_of_one_chunk_fails_verify(copy):
+    """A level of one chunk reads the same under any larger chunk size, but a byte flip is still a change."""
+    _sql(copy, ("UPDATE level SET chunk_deals = chunk_deals | 4096 WHERE n = 3",))
+    code, report = _verify(copy)
+    assert code == 1
+    assert any(p.startswith("level table: level 3 records 4,160 deals a chunk") for p in report["problems"])
+
+
+def test_a_tampered_solved_game_is_refused_when_shown(copy):
+    conn = sqlite3.connect(copy)
+    (solution,) = conn.execute("SELECT solution FROM solved_game WHERE name = 'le-her'").fetchone()
+    conn.close()
+    game = json.loads(solution)
+    game["value"] = "1/3"
+    _sql(copy, ("UPDATE solved_game SET solution = ? WHERE name = 'le-her'", (json.dumps(game),)))
+    err = _damage_line(["solve", "le-her", "--cards", str(LE_HER)], copy)
+    assert 'solved game le-her {"cards":5}: its solution differs from the checksum recorded at build time' in err
+    code, report = _verify(copy)
+    assert code == 1 and any(p.startswith('solved game le-her {"cards":5}') for p in report["problems"])
+
+
+def test_a_solved_game_whose_checksum_alone_changed_fails_verify(copy):
+    _sql(copy, ("UPDATE solved_game SET checksum = 'x' WHERE name = 'le-her'",))
+    code, report = _verify(copy)
+    assert code == 1 and 'solved game le-her {"cards":5}: differs from the checksum recorded at build time' \
+        in report["problems"]
+
+
+# -- what verify used to miss -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [TOP, 5])
+def test_a_deleted_level_row_with_its_chunks_left_fails_verify(copy, n):
+    """Deleting a level's row changes look-ups (the level is computed again, or the level above loses the values
+    its best moves are derived from): its chunks, now of no level, are damage."""
+    _sql(copy, ("DELETE FROM level WHERE n = ?", (n,)))
+    code, report = _verify(copy)
+    assert code == 1
+    assert f"level_chunk holds chunks of level {n}, which the level table does not list" \
+        " (its level row deleted or damaged; rebuild the catalogue)" in report["problems"]
+    if n < TOP:
+        assert any(p.startswith(f"level {n + 1} is complete but level {n}") for p in report["problems"])
+        err = _damage_line(["value", _label(n + 1, 3)], copy)
+        assert f"level {n + 1} is complete but level {n}" in err
+
+
+def test_full_compares_the_chunks_of_levels_with_rows(copy):
+    """Level 4 (rows and one chunk): two codes of its chunk exchanged, SHA-256 recomputed, table and statistics
+    unchanged — level 5's best moves come out wrong. The rows no longer agree with the chunk (plain verify), and
+    --full compares the chunk with the engine."""
+    data, _ = _chunk(copy, ROWS_MAX_N, 0)
+    chunk = read_chunk(data)
+    codes = chunk.codes.copy()
+    other = int(np.flatnonzero(codes != codes[0])[0])
+    codes[0], codes[other] = codes[other], codes[0]
+    forged = pack_chunk(ROWS_MAX_N, 0, codes, chunk.table, chunk.flags)
+    _put_chunk(copy, ROWS_MAX_N, 0, forged, chunk_checksum(forged))
+    code, report = _verify(copy)
+    assert code == 1
+    assert any(p.startswith(f"level {ROWS_MAX_N}: its rows and its chunks disagree in 2 deals (first: rank 0,")
+               for p in report["problems"]), report["problems"]
+    code, report = _verify(copy, "--full")
+    assert code == 1
+    assert f"level {ROWS_MAX_N}: the value stored for rank 0 differs from the engine's" in report["problems"]
+
+
+# -- verify does not crash on damage --------------------------------------------------------------------------
+
+
+def test_a_dropped_chunk_table(copy):
+    _sql(copy, ("DROP TABLE level_chunk",))
+    code, report = _verify(copy)
+    assert code == 1 and any("no such table: level_chunk" in p for p in report["problems"])
+    err = _damage_line(["value", _label(TOP, 0)], copy)
+    assert "is damaged: no such table: level_chunk" in err
+
+
+def test_a_malformed_page_of_the_chunk_tables_index(copy):
+    conn = sqlite3.connect(copy)
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'level_chunk'"
+                           ).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    data = bytearray(copy.read_bytes())
+    data[(page - 1) * size] = 0xFF  # the page's type: no b-tree page has it
+    copy.write_bytes(bytes(data))
+    code, report = _verify(copy)
+    assert code == 1 and any("database disk image is malformed" in p for p in report["problems"])
+    err = _damage_line(["value", _label(TOP, 0)], copy)
+    assert "is damaged: database disk image is malformed" in err
+
+
+def test_a_one_byte_moves_blob(copy):
+    key = Deal(3, unrank(3, 0)).key
+    _sql(copy, ("UPDATE deal SET moves = x'01' WHERE key = ?", (key,)))
+    code, report = _verify(copy, "--sample", "20")
+    assert code == 1 and f"level 3: deal key {key}: moves are not 16 bytes (corrupt rows; rebuild the level)" \
+        in report["problems"]
+    for argv in (["search", "n = 3"], ["value", _label(3, 0)]):
+        err = _damage_line(argv, copy)
+        assert f"deal key {key}: moves hold 1 bytes, not 16" in err
+
+
+def test_a_build_time_that_does_not_parse(copy):
+    _sql(copy, ("UPDATE level SET built_at = 'yesterday' WHERE n = 3",))
+    code, report = _verify(copy)
+    assert code == 1 and "level table: level 3 records a build time that is not one: 'yesterday' (corrupt" \
+        " metadata; rebuild the catalogue)" in report["problems"]
+
+
+@pytest.mark.parametrize("damage", [
+    "INSERT INTO level_chunk SELECT n, 99, start, stop, data, checksum FROM level_chunk WHERE n = 7 AND chunk = 0",
+    "UPDATE level_chunk SET start = start + 1 WHERE n = 7 AND chunk = 2",
+    "UPDATE level_chunk SET chunk = chunk + 100 WHERE n = 7 AND chunk = 2",
+])
+def test_a_resumed_build_over_a_duplicated_or_shifted_chunk_row(copy, damage, monkeypatch):
+    """verify names the row; a build then stores the level again (today: an AssertionError, exit 70, or the
+    renumbered row left in place)."""
+    _sql(copy, (damage,))
+    code, report = _verify(copy)
+    assert code == 1 and any(p.startswith(f"level {TOP} ") for p in report["problems"]), report["problems"]
+    monkeypatch.setattr(store_build, "CHUNK_DEALS", CHUNK_DEALS)
+    monkeypatch.setattr(store_build, "SOLVED_GAMES", (("le-her", {"cards": LE_HER}),))
+    code, _, err = run_cli("build", "--max-n", str(TOP), "--db", str(copy), "--no-progress")
+    assert code == 0 and f"level {TOP} was marked complete but " in err, err
+    code, report = _verify(copy)
+    assert code == 0, report["problems"]
+
+
+# -- our own bugs are not damage ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bug", [TypeError("unsupported operand"), KeyError("counts"), IndexError("index 5"),
+                                 AttributeError("no attribute"), ZeroDivisionError("division by zero")])
+def test_a_bug_in_reading_code_is_not_reported_as_a_corrupt_catalogue(bug):
+    with pytest.raises(type(bug)):
+        with database_errors("somewhere.sqlite"):
+            raise bug
+
+
+def test_malformed_contents_are_damage():
+    with pytest.raises(CatalogueDamagedError, match=r"catalogue somewhere.sqlite is corrupt: a cell .* verify"):
+        with database_errors("somewhere.sqlite"):
+            raise MalformedContentError("a cell no build wrote")
+
+
+def test_a_bug_raised_while_reading_a_catalogue_exits_70(built, monkeypatch):
+    """A TypeError in the reading code reaches the user as an internal error (70), not as "corrupt"."""
+    from whist_catalogue.store import reader
+
+    def broken(*args: object) -> None:
+        raise TypeError("a bug of ours")
+
+    monkeypatch.setattr(reader, "_check_level_info", broken)
+    code, _, err = run_cli("value", _label(TOP, 1), "--db", str(built))
+    assert code == 70 and "internal error: TypeError: a bug of ours" in err and "corrupt" not in err
+
+
+def test_the_library_raises_damage_as_a_catalogue_error(copy):
+    _put_chunk(copy, TOP, 0, *_chunk(copy, TOP - 1, 0))
+    from whist_catalogue.store.reader import open_catalogue
+
+    with open_catalogue(copy) as catalogue:
+        with pytest.raises(CatalogueError, match=f"level {TOP} chunk 0"):
+            catalogue.value(Deal(TOP, unrank(TOP, 0)))
+    assert not verify(copy, sample=0).ok
+
+
+# -- PostgreSQL -----------------------------------------------------------------------------------------------
+
+
+def test_postgresql_amcheck_a_catalogue_owner_who_is_not_a_superuser():
+    """amcheck installed, but the catalogue's owner may not run it: verify says what it could not check and
+    passes (today: exit 1, "damaged index")."""
+    import sqlalchemy as sa
+    from catalogue_testing import postgres_server
+
+    with postgres_server() as url:
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(sa.text("CREATE EXTENSION amcheck"))
+            conn.execute(sa.text("CREATE ROLE owner LOGIN"))
+            conn.execute(sa.text("GRANT CREATE ON SCHEMA public TO owner"))
+        engine.dispose()
+        owner_url = sa.make_url(url).set(username="owner").render_as_string(hide_password=False)
+        code, _, err = run_cli("build", "--max-n", "3", "--db", owner_url, "--no-progress", "--no-games")
+        assert code == 0, err
+        code, out, err = run_cli("verify", "--db", owner_url, "--sample", "1", "--json")
+        report = json.loads(out)
+        assert code == 0 and report["ok"], (report, err)
+        assert any("amcheck is installed but this role may not run bt_index_check" in note for note in report["notes"])
+
+
+def test_every_level_field_a_reader_shows_is_checked(copy):
+    """stored_bytes (the size stats and the app report) against the chunks' own bytes."""
+    _sql(copy, ("UPDATE level SET stored_bytes = stored_bytes + 1 WHERE n = 6",))
+    code, report = _verify(copy)
+    assert code == 1 and any(p.startswith("level 6: records ") and "bytes of chunks" in p for p in report["problems"])
