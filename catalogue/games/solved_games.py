@@ -280,9 +280,13 @@ def strategic_form(name: str, **params: object) -> StrategicForm:
         from whist_catalogue.games import le_her
 
         n = checked["cards"]
-        keys = tuple(str(k) for k in range(2, n + 1))
+        # Named s=… and t=… (keep exactly the cards ≥ s, ≥ t): Gambit cannot take labels "2", "3", … out of order.
         return StrategicForm(
-            le_her.payoff_matrix(n), keys, keys, f"{title}, N = {n}", ("Player 1 (keeps ≥ s)", "Player 2 (keeps ≥ t)")
+            le_her.payoff_matrix(n),
+            tuple(f"s={k}" for k in range(2, n + 1)),
+            tuple(f"t={k}" for k in range(2, n + 1)),
+            f"{title}, N = {n}",
+            ("Player 1 (keeps ≥ s)", "Player 2 (keeps ≥ t)"),
         )
     from whist_catalogue.games import chemin_de_fer
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
@@ -283,18 +284,37 @@ def _outcome_version(tokens: _Tokens, profiles: int) -> list[tuple[Fraction, Fra
     return pairs
 
 
+_ASCII = str.maketrans({"≥": ">=", "≤": "<=", "−": "-", "–": "-", "—": "-", "×": "x", "…": "..."})
+
+
+def _label(name: str) -> str:
+    """A name as Gambit accepts a label: printable ASCII, single spaces, none at either end."""
+    text = unicodedata.normalize("NFKD", name.translate(_ASCII)).encode("ascii", "ignore").decode()
+    return " ".join("".join(c for c in text if c.isprintable()).split())
+
+
+def _labels(names: Sequence[str]) -> list[str]:
+    labels = [_label(name) or str(k + 1) for k, name in enumerate(names)]
+    if len(set(labels)) < len(labels):  # names told apart only by what ASCII cannot write
+        labels = [f"{label} ({k + 1})" for k, label in enumerate(labels)]
+    return labels
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '\\"') + '"'
 
 
 def to_nfg(game: StrategicForm, comment: str = "") -> str:
-    """The game in Gambit's strategic-form format, pay-off version: player 2 is paid what player 1 loses."""
+    """The game in Gambit's strategic-form format, pay-off version: player 2 is paid what player 1 loses.
+
+    Gambit's labels are printable ASCII, so names are written that way (``≥`` as ``>=``)."""
     m, n = len(game.matrix), len(game.matrix[0])
     lines = [
-        f"NFG 1 R {_quoted(game.title)} {{ {' '.join(_quoted(p) for p in game.players)} }}",
-        "{ " + " ".join("{ " + " ".join(_quoted(s) for s in names) + " }" for names in (game.rows, game.columns))
+        f"NFG 1 R {_quoted(_label(game.title))} {{ {' '.join(_quoted(p) for p in _labels(game.players))} }}",
+        "{ "
+        + " ".join("{ " + " ".join(_quoted(s) for s in _labels(names)) + " }" for names in (game.rows, game.columns))
         + " }",
-        _quoted(comment),
+        _quoted(_label(comment)),
         "",
     ]
     profiles = (game.matrix[i][j] for j in range(n) for i in range(m))  # player 1's strategy changes fastest
