@@ -43,8 +43,15 @@ MAX_LINE_BYTES = 400_000_000
 in number notation fits; a longer line is refused before it fills memory."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run."""
+class Terminated(SystemExit):
+    """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run.
+
+    A :class:`SystemExit` (status 143 should it ever escape :func:`main`), because database drivers know
+    what that is: psycopg cancels the query in progress on one, where another exception would leave the
+    connection busy, and its cleanup would fail line after line."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_SIGTERM)
 
 
 class UsageError(WhistError):
@@ -146,6 +153,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = _handle_sigterm()
     _readable_output()
     try:
+        return _run(argv)
+    except (KeyboardInterrupt, Terminated, Exception) as exc:
+        stopped = _signal_behind(exc)
+        if isinstance(stopped, Terminated):
+            return _fail("terminated", EXIT_SIGTERM)
+        if stopped is not None:
+            return _fail("interrupted", EXIT_SIGINT)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_behind(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C or SIGTERM that ``exc`` is, or that it arose while handling: unwinding after a signal (a
+    rollback, a lost connection's cleanup) may fail in turn, and the failure must not pass for the reason the
+    command stopped."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (KeyboardInterrupt, Terminated)):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main` without the signals: every failure that is not one becomes its exit status here."""
+    try:
         own_process = argv is None  # the console script, not a caller in a longer-lived process
         argv = sys.argv[1:] if own_process else list(argv)
         # Only the command modules up to the one named are imported (start-up: docs/benchmarks.md).
@@ -159,25 +196,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
     except CatalogueDamagedError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(f"check failed: {exc}", EXIT_FAILED)
     except WhistError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(str(exc), EXIT_USAGE)
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_SIGINT)
-    except Terminated:
-        return _fail("terminated", EXIT_SIGTERM)
     except OSError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(_os_error_text(exc), EXIT_USAGE)
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine)", EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug, still one line
-        if os.environ.get("WHIST_CATALOGUE_TRACEBACK"):
+        if os.environ.get("WHIST_CATALOGUE_TRACEBACK") or _signal_behind(exc) is not None:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                      " (please report it; WHIST_CATALOGUE_TRACEBACK=1 shows the traceback)", EXIT_SOFTWARE)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(message: str, code: int) -> int:

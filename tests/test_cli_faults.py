@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -265,3 +266,44 @@ def test_nested_nots_up_to_the_limit(built, nots):
         # 40 levels, NOT and OR in turn: false at n = 2, and twenty negations of n = 3 elsewhere.
         assert catalogue.count("not (n = 2 or " * 20 + "n = 3" + ")" * 20) == 20
 
+
+
+# -- PostgreSQL: a signal during a build --------------------------------------------------------------------
+
+
+def test_sigterm_during_a_build_on_postgresql_is_one_line(tmp_path):
+    """SIGTERM to a build on PostgreSQL — also when the server ends the build's sessions at the same moment,
+    as a shutdown of the whole process group does — stops it with status 143 and one line: the driver's
+    cleanup of a lost connection neither prints nor replaces the reason the build stopped."""
+    import sqlalchemy as sa
+    from catalogue_testing import postgres_server
+
+    with postgres_server() as url:
+        for also_the_server in (False, True):
+            proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "build", "--max-n", "10", "--db", url,
+                                     "--no-progress", "--no-games"], cwd=REPO, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+            sessions: list[int] = []
+            deadline = time.monotonic() + 240
+            try:
+                while not sessions:
+                    assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+                    with engine.connect() as conn:
+                        if conn.execute(sa.text("SELECT to_regclass('level_chunk') IS NOT NULL")).scalar() and \
+                                conn.execute(sa.text("SELECT count(*) FROM level_chunk")).scalar() > 3:
+                            sessions = list(conn.execute(sa.text(
+                                "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+                                " AND backend_type = 'client backend'")).scalars())
+                    time.sleep(0.02)
+                if also_the_server:
+                    for pid in sessions:
+                        os.kill(pid, signal.SIGTERM)  # as root the server runs as postgres: we may signal it
+                proc.send_signal(signal.SIGTERM)
+                out, err = proc.communicate(timeout=60)
+            finally:
+                engine.dispose()
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+            assert (proc.returncode, err, out) == (143, "whist-catalogue: error: terminated\n", ""), also_the_server

@@ -26,6 +26,7 @@ cannot remove the WAL side files when it closes.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import struct
@@ -62,6 +63,13 @@ __all__ = [
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
+
+# The drivers' and SQLAlchemy's own log records (a connection lost while a signal unwinds a build: "error
+# ignored terminating Pipeline", "Exception during reset", each with a traceback) would reach stderr through
+# logging's last-resort handler, many lines where the command line promises one. A handler that drops them
+# stops only that fallback: an application that configures logging still receives them.
+for _name in ("sqlalchemy", "psycopg", "alembic"):
+    logging.getLogger(_name).addHandler(logging.NullHandler())
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite connection waits for a lock held by another process."""
