@@ -73,7 +73,7 @@ def whole_number(text: str) -> int:
     if digits[:1] in ("-", "+"):
         digits = digits[1:]
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r} (a whole number in ASCII digits)")
     return int(text)
 
 

@@ -174,9 +174,9 @@ def test_an_ascii_output_stream_gets_ascii_stand_ins(built):
 @pytest.mark.parametrize("argv, said", [
     (["moves", "--led", "１:T", "7/6, JT5/K83, 3/A"], "--led takes SUIT:CARD"),
     (["moves", "--led", "١:T", "7/6, JT5/K83, 3/A"], "--led takes SUIT:CARD"),
-    (["build", "--max-n", "１４", "--no-progress"], "not a whole number: '１４'"),
-    (["search", "n = 1", "--limit", "1_000"], "not a whole number: '1_000'"),
-    (["export", "--level", "٣"], "not a whole number"),
+    (["build", "--max-n", "１４", "--no-progress"], "invalid int value: '１４' (a whole number in ASCII digits)"),
+    (["search", "n = 1", "--limit", "1_000"], "invalid int value: '1_000'"),
+    (["export", "--level", "٣"], "invalid int value"),
 ])
 def test_digits_are_ascii_digits(built, argv, said):
     code, out, err = run_cli(*argv, "--db", str(built))
