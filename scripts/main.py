@@ -275,12 +275,13 @@ def _readable_output() -> None:
         codecs.register_error(OUTPUT_FALLBACK, _ascii_fallback)
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None)
-        if not encoding or not hasattr(stream, "reconfigure"):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
             continue  # not a real text stream (tests' StringIO): it takes any text
         try:
             if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "gb18030"):
                 continue
-            stream.reconfigure(errors=OUTPUT_FALLBACK)
+            reconfigure(errors=OUTPUT_FALLBACK)
         except (LookupError, ValueError, OSError):
             pass
 
