@@ -16,7 +16,7 @@ from pathlib import Path
 
 from whist_catalogue import documentation
 from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json
+from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
 
 
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "keeps every finished level, and running it again resumes.  Also stores the solved matrix games.  An "
         "older catalogue is upgraded first.",
     )
-    p.add_argument("--max-n", type=int, default=None, metavar="N",
+    p.add_argument("--max-n", type=whole_number, default=None, metavar="N",
                    help=f"largest hand size, 1…{MAX_BUILD_N} (default {DEFAULT_MAX_N})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--no-games", action="store_true", help="do not store the solved matrix games")
@@ -63,8 +63,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("expression", metavar="EXPR", help="the search expression (quote it for the shell)")
     p.add_argument("--count", action="store_true", help="print only how many deals match")
-    p.add_argument("--limit", type=int, default=None, metavar="K", help="at most K deals")
-    p.add_argument("--offset", type=int, default=0, metavar="K", help="skip the first K matching deals")
+    p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
+    p.add_argument("--offset", type=whole_number, default=0, metavar="K", help="skip the first K matching deals")
     p.set_defaults(func=run_search)
 
     p = sub.add_parser(
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         help="per n: counts of values, fractional parts, infinitesimals, outcomes",
         description="Statistics of every complete level of the catalogue (the same as scan computes in memory).",
     )
-    p.add_argument("--n", type=int, action="append", metavar="N", help="only level N (repeatable)")
+    p.add_argument("--n", type=whole_number, action="append", metavar="N", help="only level N (repeatable)")
     p.set_defaults(func=run_stats)
 
     p = sub.add_parser(
@@ -84,11 +84,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "streamed.  The first line names the columns.",
     )
     p.add_argument("expression", nargs="?", metavar="EXPR", help="a search expression (default: every deal)")
-    p.add_argument("--level", type=int, metavar="N", help="only the deals with N cards a hand")
+    p.add_argument("--level", type=whole_number, metavar="N", help="only the deals with N cards a hand")
     p.add_argument("--format", choices=("csv", "jsonl"), default=None,
                    help="csv (default) or jsonl (JSON Lines; also --json)")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--limit", type=int, default=None, metavar="K", help="at most K deals")
+    p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
     p.set_defaults(func=run_export)
 
     p = sub.add_parser(
@@ -104,9 +104,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("--full", action="store_true",
                    help="recompute every column of every deal, and SQLite's full integrity_check (slower)")
-    p.add_argument("--sample", type=int, default=None, metavar="K", help="deals recomputed per level (default 4)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random sample")
-    p.add_argument("--recursive-max-n", type=int, default=None, metavar="N",
+    p.add_argument("--sample", type=whole_number, default=None, metavar="K", help="deals recomputed per level (default 4)")
+    p.add_argument("--seed", type=whole_number, default=None, help="seed of the random sample")
+    p.add_argument("--recursive-max-n", type=whole_number, default=None, metavar="N",
                    help="recompute by the recursive definition up to N (default 9), by the engine above")
     p.set_defaults(func=run_verify)
 
@@ -321,23 +321,27 @@ def run_export(args: argparse.Namespace) -> int:
         if args.output is None:
             count = export(catalogue, args.expression, sys.stdout, **options)
         else:
-            count = _export_to_file(catalogue, args.expression, Path(args.output), options)
+            count = _export_to_file(catalogue, args.expression, args.output, options)
     if args.output is not None:
         sys.stderr.write(f"exported {count:,} deals to {args.output}\n")
     return EXIT_OK
 
 
-def _export_to_file(catalogue, expression: str | None, path: Path, options: dict) -> int:  # noqa: ANN001
+def _export_to_file(catalogue, expression: str | None, path: str, options: dict) -> int:  # noqa: ANN001
     """Write the export to ``path`` as ``cp`` would: through a symlink to its target; straight into a device
     or a pipe; and to a regular file (or a new one) atomically — into ``PATH.partial``, renamed over PATH only
     once complete, so an interrupted export leaves the old file whole and no ``.partial`` behind."""
     from whist_catalogue.store.export import export
 
+    text = path  # as given: Path() would drop a trailing "/"
     target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
     if target.is_dir():
-        raise CatalogueUsageError(f"cannot write {path}: it is a directory")
+        raise CatalogueUsageError(f"cannot write {text}: it is a directory")
+    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
+        raise CatalogueUsageError(f"cannot write {text}: not a directory")
     if not target.parent.is_dir():
-        raise CatalogueUsageError(f"cannot write {path}: no directory {target.parent}")
+        raise CatalogueUsageError(f"cannot write {text}: no directory {target.parent}")
+    _refuse_the_catalogue(catalogue, text, target)
     if target.exists() and not target.is_file():
         try:
             with target.open("w", encoding="utf-8", newline="") as out:
@@ -355,6 +359,23 @@ def _export_to_file(catalogue, expression: str | None, path: Path, options: dict
         if partial.exists():
             partial.unlink()
     return count
+
+
+def _refuse_the_catalogue(catalogue, text: str, target: Path) -> None:  # noqa: ANN001
+    """The export would overwrite the catalogue it reads, or one of its side files (under any name: a
+    symlink, a hard link): refused, as ``cp`` refuses to copy a file onto itself."""
+    path = catalogue.location.path
+    if path is None or not target.exists():
+        return
+    for suffix in ("", "-wal", "-shm", "-journal", ".build-lock"):
+        own = path.with_name(path.name + suffix)
+        try:
+            same = os.path.samefile(own, target)
+        except OSError:
+            continue
+        if same:
+            what = "the catalogue" if not suffix else f"the catalogue's {suffix.lstrip('-.')} file"
+            raise CatalogueUsageError(f"cannot write {text}: it is {what} being exported ({own})")
 
 
 # -- verify -------------------------------------------------------------------------------------------

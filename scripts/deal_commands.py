@@ -3,8 +3,8 @@
 Every suit with n ≤ 8 is answered from the preloaded table
 (:mod:`whist_catalogue.theory.small_suits`); larger ones from the catalogue when it
 holds them and computed otherwise (:func:`whist_catalogue.store.solvers.default_solver`,
-opened only when a deal needs it, or at once when ``--db`` names a catalogue, so
-that a bad one is reported).  ``outcome`` on a single suit beyond every solver's
+opened only when a deal needs it; a catalogue the settings or ``--db`` name is checked
+at once all the same, so that a bad one is reported).  ``outcome`` on a single suit beyond every solver's
 reach falls back to the linear-time algorithm of the single-suit paper (Theorem 10.1),
 with the value when Theorem 12.1 can name it.
 """
@@ -16,7 +16,6 @@ import json
 import re
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
@@ -66,18 +65,19 @@ class _SolverOnDemand:
         return solve_many(self._get(), deals)
 
     def check(self) -> None:
-        """A catalogue that exists where the settings point must be one (SPEC §4), even when the preloaded
-        table answers every deal: a SQLite file is checked without SQLAlchemy, a URL is opened."""
+        """A catalogue that exists where the settings point must be one (SPEC §4), and one named by ``--db``
+        must exist, even when the preloaded table answers every deal: a SQLite file is checked without
+        SQLAlchemy (so ``--db`` costs what ``$WHIST_CATALOGUE_DB`` costs, docs/benchmarks.md), a URL is opened."""
         from whist_catalogue.store.settings import database_location
 
         location = database_location(self.db)
         if "://" in location:
             self._get()
             return
-        path = Path(location).expanduser()
-        if path.exists():
-            from whist_catalogue.store.identity import check_catalogue_file
+        from whist_catalogue.store.identity import catalogue_path, check_catalogue_file
 
+        path = catalogue_path(location)
+        if self.db is not None or path.exists():
             check_catalogue_file(path)
 
     def close(self) -> None:
@@ -127,13 +127,10 @@ def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
     failed = True
     try:
         with observing(notice):
-            if args.db:
-                # A catalogue named explicitly must open, or the user hears why at once; and it answers every deal.
-                solver._get()
-                yield SuitTable(solver, preload=False)
-            else:
-                solver.check()
-                yield SuitTable(solver)
+            # However the catalogue is named, it is checked at once and the preloaded table answers what it
+            # holds; the catalogue opens (SQLAlchemy, NumPy) only for a deal beyond it.
+            solver.check()
+            yield SuitTable(solver)
         failed = False
     finally:
         notice.close(failed=failed)
@@ -355,10 +352,8 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
 def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
     """``SUIT:CARD`` → (suit index, real rank), the card named in that suit's own notation."""
     head, sep, card = text.partition(":")
-    try:
-        index = int(head)
-    except ValueError:
-        index = -1
+    # ASCII digits only: int() would also read "１" (fullwidth) or "١" (Arabic-Indic) as 1.
+    index = int(head) if head.isascii() and head.isdigit() else -1
     if not sep or not card.strip() or index < 0:
         raise UsageError(f"--led takes SUIT:CARD, a 0-based suit index and a card, e.g. 1:T; got {text!r}")
     if index >= len(suits):

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.screenshot is not None:
         _check_directory(args.screenshot)
-    if args.db:
+    if args.db is not None:
         # A catalogue named explicitly must exist and be ours (SPEC §4: exit status 2 otherwise);
         # without --db the app also works with no catalogue at all, and can build one.
         from whist_catalogue.store.reader import open_catalogue
@@ -62,15 +62,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_directory(directory: str) -> None:
-    """The screenshots' directory exists or can be made, and is writable — checked before the app starts."""
+    """The screenshots' directory exists or can be made, and is writable — checked before the app starts.
+
+    Like ``build``'s catalogue, a directory named is taken as written: DIR itself is made if missing, but not
+    the directories above it — a typo must not put the images somewhere new."""
     import tempfile
     from pathlib import Path
 
     from whist_catalogue.errors import WhistError
 
     path = Path(directory)
+    if not directory:
+        raise WhistError("cannot write screenshots to '': name a directory")
+    if not path.absolute().parent.is_dir() and not path.is_dir():
+        raise WhistError(f"cannot write screenshots to {directory}: no directory {path.absolute().parent}")
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(exist_ok=True)
         # A probe file: permissions alone do not tell (root, read-only mounts, full devices).
         with tempfile.NamedTemporaryFile(dir=path, prefix=".whist-probe-"):
             pass

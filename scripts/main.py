@@ -43,8 +43,15 @@ MAX_LINE_BYTES = 400_000_000
 in number notation fits; a longer line is refused before it fills memory."""
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run."""
+class Terminated(SystemExit):
+    """SIGTERM arrived: unwinds like KeyboardInterrupt, so ``finally`` blocks and rollbacks run.
+
+    A :class:`SystemExit` (status 143 should it ever escape :func:`main`), because database drivers know
+    what that is: psycopg cancels the query in progress on one, where another exception would leave the
+    connection busy, and its cleanup would fail line after line."""
+
+    def __init__(self) -> None:
+        super().__init__(EXIT_SIGTERM)
 
 
 class UsageError(WhistError):
@@ -55,8 +62,19 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line, exit status 2 (SPEC §4)."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def whole_number(text: str) -> int:
+    """An option's integer, in ASCII digits (with an optional sign): ``int()`` alone would also take
+    ``１４`` (fullwidth), ``١٤`` (Arabic-Indic) or ``1_000`` — never what a user meant to type."""
+    digits = text.strip()
+    if digits[:1] in ("-", "+"):
+        digits = digits[1:]
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r} (a whole number in ASCII digits)")
+    return int(text)
 
 
 def deal_arguments(items: Sequence[str]) -> Iterator[str]:
@@ -133,6 +151,37 @@ def _registrars() -> Iterator[Callable[[argparse._SubParsersAction, argparse.Arg
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every way out is an exit status (module docstring) and at most one line on stderr."""
     previous = _handle_sigterm()
+    _readable_output()
+    try:
+        return _run(argv)
+    except (KeyboardInterrupt, Terminated, Exception) as exc:
+        stopped = _signal_behind(exc)
+        if isinstance(stopped, Terminated):
+            return _fail("terminated", EXIT_SIGTERM)
+        if stopped is not None:
+            return _fail("interrupted", EXIT_SIGINT)
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _signal_behind(exc: BaseException) -> BaseException | None:
+    """The Ctrl-C or SIGTERM that ``exc`` is, or that it arose while handling: unwinding after a signal (a
+    rollback, a lost connection's cleanup) may fail in turn, and the failure must not pass for the reason the
+    command stopped."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, (KeyboardInterrupt, Terminated)):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main` without the signals: every failure that is not one becomes its exit status here."""
     try:
         own_process = argv is None  # the console script, not a caller in a longer-lived process
         argv = sys.argv[1:] if own_process else list(argv)
@@ -147,35 +196,94 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
     except CatalogueDamagedError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(f"check failed: {exc}", EXIT_FAILED)
     except WhistError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(str(exc), EXIT_USAGE)
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_SIGINT)
-    except Terminated:
-        return _fail("terminated", EXIT_SIGTERM)
     except OSError as exc:
+        if _signal_behind(exc) is not None:
+            raise
         return _fail(_os_error_text(exc), EXIT_USAGE)
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine)", EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug, still one line
-        if os.environ.get("WHIST_CATALOGUE_TRACEBACK"):
+        if os.environ.get("WHIST_CATALOGUE_TRACEBACK") or _signal_behind(exc) is not None:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                      " (please report it; WHIST_CATALOGUE_TRACEBACK=1 shows the traceback)", EXIT_SOFTWARE)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _fail(message: str, code: int) -> int:
     _silence_stdout()
     try:
-        sys.stderr.write(f"whist-catalogue: error: {message}\n")
+        sys.stderr.write(f"whist-catalogue: error: {one_line(message)}\n")
         sys.stderr.flush()
     except OSError:
         pass  # stderr itself is gone: the exit status is all that is left
     return code
+
+
+_LINE_BREAKS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_LINE_BREAKS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(message: str) -> str:
+    """``message`` with every control character escaped as Python writes it (``\\n``, ``\\x1b``): a file name
+    or a deal holding a line break still makes one line on stderr, and no text can pass itself off as a line of
+    its own in a log (or move a terminal's cursor)."""
+    return message.translate(_LINE_BREAKS)
+
+
+OUTPUT_FALLBACK = "whist-catalogue-ascii"
+"""The codec error handler :func:`_readable_output` installs on a stream that cannot encode the answers."""
+_ASCII_FALLBACKS = {
+    "ε": "e", "−": "-", "±": "+-", "×": "x", "…": "...", "–": "-", "—": "--", "≤": "<=", "≥": ">=", "≠": "!=",
+    "ρ": "rho", "α": "alpha", "·": ".", "→": "->", "≈": "~", "√": "sqrt", "’": "'", "‘": "'", "“": '"', "”": '"',
+    **{chr(0x2080 + d): str(d) for d in range(10)}, **{chr(0x2070 + d): str(d) for d in (0, 4, 5, 6, 7, 8, 9)},
+    "¹": "1", "²": "2", "³": "3", "\u0304": "", "\u0332": "", "\u00a0": " ",
+}
+"""What the answers write outside ASCII, in the ASCII the search language reads (``3 − ε₂`` → ``3 - e2``)."""
+
+
+def _ascii_fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    import unicodedata
+
+    text = exc.object[exc.start:exc.end]
+    out = []
+    for char in text:
+        known = _ASCII_FALLBACKS.get(char)
+        if known is None:  # a letter with an accent loses it; anything else is escaped, readable and unambiguous
+            bare = "".join(c for c in unicodedata.normalize("NFKD", char) if c.isascii())
+            known = bare or char.encode("ascii", "backslashreplace").decode("ascii")
+        out.append(known)
+    return "".join(out), exc.end
+
+
+def _readable_output() -> None:
+    """On a stream whose encoding cannot write the answers (``PYTHONIOENCODING=ascii``, a C locale on an old
+    system), write ASCII stand-ins for what it cannot encode, instead of failing on the first ε."""
+    import codecs
+
+    try:
+        codecs.lookup_error(OUTPUT_FALLBACK)
+    except LookupError:
+        codecs.register_error(OUTPUT_FALLBACK, _ascii_fallback)
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        reconfigure = getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None:
+            continue  # not a real text stream (tests' StringIO): it takes any text
+        try:
+            if codecs.lookup(encoding).name in ("utf-8", "utf-16", "utf-32", "gb18030"):
+                continue
+            reconfigure(errors=OUTPUT_FALLBACK)
+        except (LookupError, ValueError, OSError):
+            pass
 
 
 def _os_error_text(exc: OSError) -> str:

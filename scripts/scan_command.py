@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import emit_json
+from whist_catalogue.scripts.main import emit_json, whole_number
 
 MAX_SCAN_N = 18
 
@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "statistics of `stats` and the checks of Conjectures 12.2, 12.3, 12.4 and Theorem 8.10 (multi-suit paper) "
         "and Theorem 9.4 (single-suit paper).",
     )
-    p.add_argument("--max-n", type=int, required=True, metavar="N", help=f"largest hand size, 1…{MAX_SCAN_N}")
+    p.add_argument("--max-n", type=whole_number, required=True, metavar="N", help=f"largest hand size, 1…{MAX_SCAN_N}")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_cluster_arguments(p)
     p.set_defaults(func=run)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from whist_catalogue.errors import GameArgumentError
 from whist_catalogue.games import solved_games
-from whist_catalogue.scripts.main import EXIT_OK, emit_json
+from whist_catalogue.scripts.main import EXIT_OK, emit_json, whole_number
 
 if TYPE_CHECKING:
     from whist_catalogue.games.strategic_form import StrategicForm
@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     names = sorted({p.name for game in solved_games.GAMES.values() for p in game.parameters})
     for name in names:
         helps = [f"{g.name}: {p.help}" for g in solved_games.GAMES.values() for p in g.parameters if p.name == name]
-        parser.add_argument(f"--{name}", type=int, metavar="N", help="; ".join(helps))
+        parser.add_argument(f"--{name}", type=whole_number, metavar="N", help="; ".join(helps))
     parser.set_defaults(func=run, parameter_names=names)
 
 

@@ -136,22 +136,26 @@ def test_a_look_up_loads_neither_numba_nor_qt():
     assert loaded.strip() == "[]"
 
 
-def test_a_batch_of_outcomes_imports_only_what_it_needs():
+@pytest.mark.parametrize("named", ["none", "environment", "--db"])
+def test_a_batch_of_outcomes_imports_only_what_it_needs(named, small_catalogue):
     """``outcome -`` over a batch of small suits: no NumPy, no SQLAlchemy, and not ``dataclasses`` (it imports
-    ``inspect``, a tenth of the start-up; theory/immutable.py)."""
+    ``inspect``, a tenth of the start-up; theory/immutable.py) — with no catalogue, and with one named by
+    ``WHIST_CATALOGUE_DB`` or by ``--db`` alike (checked as a catalogue all the same, by store/identity.py)."""
     import os
     import subprocess
     import sys
 
+    option = f", '--db', {str(small_catalogue)!r}" if named == "--db" else ""
     program = (
         "import io, sys\n"
         "sys.stdin = io.TextIOWrapper(io.BytesIO(b'AKJ853/QT9764, AKT/QJ9, AQ97/KJT8\\n7/6; JT5/K83; 3/A\\n'))\n"
         "from whist_catalogue.scripts.main import main\n"
-        "code = main(['outcome', '--json', '-'])\n"
+        f"code = main(['outcome', '--json'{option}, '-'])\n"
         "heavy = ('numpy', 'sqlalchemy', 'dataclasses', 'inspect', 'numba', 'PySide6')\n"
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in heavy), file=sys.stderr)\n"
     )
-    env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
+    catalogue = str(small_catalogue) if named == "environment" else os.devnull + ".absent"
+    env = dict(os.environ, WHIST_CATALOGUE_DB=catalogue)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, env=env)
     assert done.stderr.strip() == "0 []"
     from whist_catalogue.theory.deals import parse_multisuit

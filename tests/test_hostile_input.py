@@ -160,8 +160,10 @@ def test_verify_sample_bound(built):
 # -- the catalogue's contents -----------------------------------------------------------------------------
 
 
-ROW_READERS = (["value", "WEWEEW"], ["search", "n = 3"], ["export", "--level", "3"])
-LEVEL_READERS = (["value", "WEWEEW"], ["stats"], ["export", "--level", "3"])
+# Not `value`: every suit with n ≤ 8 comes from the preloaded table however the catalogue is named (issue 21:
+# `--db` costs what WHIST_CATALOGUE_DB costs), so a look-up of level 3 never reads the catalogue's rows.
+ROW_READERS = (["search", "n = 3"], ["export", "--level", "3"])
+LEVEL_READERS = (["stats"], ["export", "--level", "3"])
 
 
 @pytest.mark.parametrize("statement, readers", [

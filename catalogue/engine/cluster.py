@@ -94,13 +94,24 @@ def parse_address(text: str) -> str | int:
     """``tcp://HOST:PORT`` (returned as given) or ``local:K`` (returned as the int K ≥ 1)."""
     if text.startswith("local:"):
         count = text.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
             raise ClusterError(f"--cluster {text!r}: local:K needs a number of workers K ≥ 1")
+        cap = max_local_workers()
+        if int(count) > cap:
+            # Each worker is a process of its own (about 100 MB and a second or more to start), and each task's
+            # kernel already uses every core: thousands of them would only exhaust the machine, never finish.
+            raise ClusterError(f"--cluster {text}: at most {cap} local worker processes on this machine"
+                               f" ({os.cpu_count() or 1} cores; each worker's kernels use every core already)")
         return int(count)
     host, _, port = text.removeprefix("tcp://").rpartition(":")
     if not text.startswith("tcp://") or not host or not port.isdigit():
         raise ClusterError(f"--cluster {text!r}: expected tcp://HOST:PORT (a Dask scheduler) or local:K")
     return text
+
+
+def max_local_workers() -> int:
+    """The most worker processes ``local:K`` starts: twice the machine's cores, and at least 4."""
+    return max(4, 2 * (os.cpu_count() or 1))
 
 
 def connect_timeout() -> float:

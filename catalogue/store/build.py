@@ -38,6 +38,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from math import comb
 from typing import Callable, Generator, Iterator, Literal
 
@@ -538,6 +539,17 @@ def _lock(loc: Location, create_parent: bool) -> BuildLock:
     return BuildLock(loc).acquire()
 
 
+def _remove_new_catalogue(loc: Location) -> None:
+    """Remove the catalogue file this build created, with its side files (the build lock is still held)."""
+    assert loc.path is not None
+    path = Path(os.path.realpath(loc.path))  # through a symlink SQLite created the target: the symlink stays
+    for suffix in ("-wal", "-shm", "-journal", ""):
+        try:
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        except OSError:
+            pass  # what cannot be removed stays; the error that ended the build is the one to report
+
+
 def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
     """Check what the build resumes from; return (n, deals found) of each complete level to store again.
 
@@ -608,12 +620,18 @@ def build_steps(
     started = time.perf_counter()
     loc = parse_location(location)
     lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
+    # A build that creates its catalogue and ends before storing a level takes the file away again: a refused
+    # or failed build (a full disk, a bad option found late) leaves nothing on disk.
+    created = loc.path is not None and not loc.path.exists()
     try:
         engine = writer_engine(loc, create_parent=create_parent)
     except BaseException:
+        if created:
+            _remove_new_catalogue(loc)
         lock.release()
         raise
     summary = BuildSummary(str(loc), max_n)
+    failed = True
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
             for n, found in _preflight(session, loc):
@@ -663,9 +681,14 @@ def build_steps(
         if loc.is_sqlite:
             with database_errors(loc):
                 sqlite_maintenance(engine, analyze=bool(summary.stored))
+        failed = False
     finally:
         engine.dispose()
-        lock.release()
+        try:
+            if failed and created and not summary.stored:
+                _remove_new_catalogue(loc)
+        finally:
+            lock.release()
     summary.file_bytes = file_size(loc)
     summary.seconds = time.perf_counter() - started
     yield BuildProgress("done", None, 1, 1, "done")

@@ -26,6 +26,7 @@ cannot remove the WAL side files when it closes.
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from contextlib import contextmanager
@@ -41,7 +42,13 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, Programmin
 from sqlalchemy.pool import QueuePool
 
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
-from whist_catalogue.store.identity import SCHEMA_VERSION_TABLE, check_sqlite_file, revisions, script_location
+from whist_catalogue.store.identity import (
+    SCHEMA_VERSION_TABLE,
+    catalogue_path,
+    check_sqlite_file,
+    revisions,
+    script_location,
+)
 from whist_catalogue.store.settings import database_location
 
 __all__ = [
@@ -62,6 +69,13 @@ __all__ = [
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
+
+# The drivers' and SQLAlchemy's own log records (a connection lost while a signal unwinds a build: "error
+# ignored terminating Pipeline", "Exception during reset", each with a traceback) would reach stderr through
+# logging's last-resort handler, many lines where the command line promises one. A handler that drops them
+# stops only that fallback: an application that configures logging still receives them.
+for _name in ("sqlalchemy", "psycopg", "alembic"):
+    logging.getLogger(_name).addHandler(logging.NullHandler())
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite connection waits for a lock held by another process."""
@@ -89,10 +103,8 @@ class Location:
 def parse_location(location: str | os.PathLike[str]) -> Location:
     """A path or a SQLAlchemy URL, checked for form only (nothing is opened)."""
     text = os.fspath(location)
-    if not text.strip():
-        raise CatalogueError("empty catalogue location")
     if "://" not in text:
-        path = Path(text).expanduser().absolute()
+        path = catalogue_path(text)
         return Location(text, path, sa.URL.create("sqlite", database=str(path)))
     try:
         url = sa.make_url(text)
@@ -106,7 +118,7 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
     if backend == "sqlite":
         if url.database in (None, "", ":memory:") or url.query.get("mode") == "memory":
             raise CatalogueError(f"an in-memory database cannot hold a catalogue: {text!r}")
-        path = Path(url.database).expanduser().absolute()
+        path = catalogue_path(url.database)
         url = url.set(database=str(path))
     return Location(text, path, url)
 
@@ -214,7 +226,7 @@ def _server_engine(url: sa.URL) -> Engine:
 def _check_sqlite_file(path: Path) -> None:
     """The file exists and starts like a SQLite database (read its header only)."""
     # Plain `build` fills the default catalogue; --db is needed only for another file.
-    default = Path(database_location(None)).expanduser().resolve() == path.expanduser().resolve()
+    default = os.path.realpath(catalogue_path(database_location(None))) == os.path.realpath(path)
     check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
 
 
@@ -398,6 +410,7 @@ def writer_engine(location: str | os.PathLike[str] | Location, *, create_parent:
     loc = location if isinstance(location, Location) else parse_location(location)
     if loc.path is not None:
         path = loc.path
+        _check_writable(path)
         if path.exists() and path.stat().st_size > 0:
             state = probe(loc)
             if not state.empty and not state.ours:
@@ -421,6 +434,16 @@ def writer_engine(location: str | os.PathLike[str] | Location, *, create_parent:
     with database_errors(loc):
         upgrade(engine)
     return engine
+
+
+def _check_writable(path: Path) -> None:
+    """A catalogue file a build cannot write (read-only, immutable, on a read-only mount), or whose directory
+    cannot take the write-ahead log beside it, is refused before SQLite opens it: SQLite would open it read-only
+    without a word, leave ``-wal`` and ``-shm`` behind, and fail only at the first write."""
+    if path.exists() and path.is_file() and not os.access(path, os.W_OK):
+        raise CatalogueError(f"cannot build {path}: the file is not writable (read-only or immutable)")
+    if path.parent.is_dir() and not os.access(path.parent, os.W_OK | os.X_OK):
+        raise CatalogueError(f"cannot build {path}: its directory {path.parent} is not writable")
 
 
 # -- migrations -----------------------------------------------------------------------------------

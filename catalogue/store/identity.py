@@ -11,6 +11,8 @@ pieces (the header check, the schema's revisions from the migrations' file names
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import sqlite3
 from functools import lru_cache
@@ -19,7 +21,7 @@ from urllib.parse import quote
 
 from whist_catalogue.errors import CatalogueError
 
-__all__ = ["SCHEMA_VERSION_TABLE", "SQLITE_MAGIC", "check_sqlite_file", "check_catalogue_file", "revisions",
+__all__ = ["SCHEMA_VERSION_TABLE", "SQLITE_MAGIC", "catalogue_path", "check_sqlite_file", "check_catalogue_file", "revisions",
            "script_location"]
 
 SCHEMA_VERSION_TABLE = "whist_catalogue_schema"
@@ -50,6 +52,29 @@ def revisions() -> tuple[str, ...]:
     versions = Path(script_location()) / "versions"
     names = sorted(p.name for p in versions.glob("*.py"))
     return tuple(m.group(1) for name in names if (m := _REVISION_FILE.fullmatch(name)))
+
+
+def catalogue_path(text: str) -> Path:
+    """The absolute path a catalogue location names (``~`` and ``~user`` expanded), or one clear
+    :class:`CatalogueError` for a location no file can be at: empty, an unknown user's home, a loop of
+    symbolic links, a name too long."""
+    if not text.strip():
+        raise CatalogueError("empty catalogue location (name a SQLite file or a database URL)")
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # pathlib's "Could not determine home directory"
+        user = text[1:].split("/", 1)[0]
+        raise CatalogueError(f"cannot find the home directory of {'~' + user if user else '~'} in {text!r}"
+                             + (f" (no user {user!r})" if user else "")) from None
+    try:
+        os.stat(path)
+    except OSError as exc:
+        # pathlib's own exists() calls a loop "not there", and its resolve() raises RuntimeError on one.
+        if exc.errno in (errno.ELOOP, errno.ENAMETOOLONG):
+            raise CatalogueError(f"{path}: {exc.strerror}") from None
+    except ValueError:  # a NUL byte
+        raise CatalogueError(f"not a file name: {text!r}") from None
+    return path.absolute()
 
 
 def check_sqlite_file(path: Path, *, hint: str) -> None:

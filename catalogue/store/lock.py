@@ -11,6 +11,13 @@ while a build writes, and each of their queries sees only committed levels.
   ``<catalogue>.build-lock``, which holds the owner's pid and is removed when the
   build ends.  The kernel drops the lock when its process dies, even by
   ``kill -9``; the file then left behind is taken over by the next build.
+  The lock belongs to the file, not to the name it was given: the name is resolved
+  through symbolic links first, so a build through a symlink meets the lock of one
+  through the target; and a catalogue file with several names (hard links) is not
+  built at all (:class:`CatalogueLinkedError`) — SQLite finds a database's
+  write-ahead log by name, so two names are two logs, and a build through one name
+  next to a reader or a build through another damages the file (SQLite's "How To
+  Corrupt An SQLite Database File", §2.5 "Multiple links to the same file").
 * PostgreSQL: a session-level advisory lock (``pg_try_advisory_lock``) on a
   connection held for the build; the message names the server process holding it.
 """
@@ -25,7 +32,7 @@ from types import TracebackType
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors
 
-__all__ = ["BuildLock", "CatalogueBusyError", "lock_path", "ADVISORY_KEY"]
+__all__ = ["BuildLock", "CatalogueBusyError", "CatalogueLinkedError", "lock_path", "ADVISORY_KEY"]
 
 ADVISORY_KEY = 0x5768697374  # "Whist"
 """The PostgreSQL advisory lock key of a catalogue's build (one catalogue a database)."""
@@ -35,8 +42,14 @@ class CatalogueBusyError(CatalogueError):
     """Another build holds the catalogue's build lock."""
 
 
+class CatalogueLinkedError(CatalogueError):
+    """The catalogue file has several names (hard links): no build may write it."""
+
+
 def lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".build-lock")
+    """The lock of the catalogue file at ``path``: beside the file itself, whatever symlinks lead to it."""
+    real = Path(os.path.realpath(path))
+    return real.with_name(real.name + ".build-lock")
 
 
 class BuildLock:
@@ -53,6 +66,11 @@ class BuildLock:
         """Take the lock, or raise :class:`CatalogueBusyError` at once; :meth:`release` gives it back."""
         if self.location.path is not None:
             self._lock_file(lock_path(self.location.path))
+            try:
+                self._refuse_hard_links(self.location.path)
+            except BaseException:
+                self.release()
+                raise
         else:
             self._lock_server()
         return self
@@ -90,9 +108,25 @@ class BuildLock:
             if same:
                 break
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         self._fd, self._path = fd, path
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as exc:  # a full disk: no build, and no lock file left behind either
+            self.release()
+            raise CatalogueError(f"cannot lock {self.location} for the build: {path}: {exc.strerror}") from None
+
+    def _refuse_hard_links(self, path: Path) -> None:
+        try:
+            links = os.stat(path).st_nlink
+        except OSError:
+            return  # not there yet (a new catalogue), or the writer reports what is wrong with it
+        if links > 1:
+            raise CatalogueLinkedError(
+                f"cannot build {self.location}: the file has {links} names (hard links), and SQLite keeps a"
+                " database's write-ahead log by name, so builds and readers through different names would damage"
+                " it; copy the file (cp) instead of linking it, or remove the other names"
+            )
 
     # -- PostgreSQL -----------------------------------------------------------------------------
     def _lock_server(self) -> None:

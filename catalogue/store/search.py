@@ -424,7 +424,13 @@ class _Compiler:
         return _Bool(sa.and_(*(self.compile_bool(a) for a in node.args)))
 
     def _not(self, node: Node) -> _Bool:
-        return _Bool(sa.not_(self.compile_bool(node.args[0])))
+        # A chain of nots becomes at most one NOT: "not not x" is x in SQL's three-valued logic too (NOT NOT
+        # NULL is NULL), and SQLite's parser overflows its stack at about 45 nested NOTs, within MAX_DEPTH.
+        inner, negations = node.args[0], 1
+        while inner.kind == "not":
+            inner, negations = inner.args[0], negations + 1
+        condition = self.compile_bool(inner)
+        return _Bool(condition if negations % 2 == 0 else sa.not_(condition))
 
     # -- atoms ---------------------------------------------------------------------------------
     def _num(self, node: Node) -> _Const:

@@ -30,12 +30,16 @@ def default_database_path() -> Path:
 
 
 def database_location(db: str | os.PathLike[str] | None = None) -> str:
-    """The catalogue to use: ``db`` if given, else ``$WHIST_CATALOGUE_DB``, else the default file."""
-    if db:
+    """The catalogue to use: ``db`` if given, else ``$WHIST_CATALOGUE_DB``, else the default file.
+
+    ``db`` given empty (``--db ''``) is returned as it is, for the caller to refuse: it must never mean the
+    default catalogue, which a build would then fill.
+    """
+    if db is not None:
         return os.fspath(db)
     return os.environ.get(ENV_DB) or os.fspath(default_database_path())
 
 
 def is_default_location(db: str | os.PathLike[str] | None = None) -> bool:
     """True when neither ``db`` nor ``$WHIST_CATALOGUE_DB`` names the catalogue (its directory may be created)."""
-    return not db and not os.environ.get(ENV_DB)
+    return db is None and not os.environ.get(ENV_DB)

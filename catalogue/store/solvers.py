@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.store.identity import catalogue_path
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
@@ -144,7 +144,7 @@ def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int | Non
     """
     location = database_location(db)
     is_url = "://" in location
-    if db is None and not is_url and not Path(location).expanduser().exists():
+    if db is None and not is_url and not catalogue_path(location).exists():
         return ComputingSolver(max_n)
     from whist_catalogue.store.reader import open_catalogue  # only the store imports SQLAlchemy
 

@@ -1,7 +1,7 @@
 """DDS, the bridge double-dummy solver, as a referee and a yardstick (issue 12; SPEC §7).
 
 Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--positions 1000] [--seed 12] [--cli-runs 7]
-[--save-deals FILE]``
+[--cli-db CATALOGUE] [--save-deals FILE]``
 (needs the ``test`` extra: ``endplay``, Bo Haglund's DDS).
 
 A whist deal becomes a bridge deal in notrump: West → North, East → East; each
@@ -203,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--cli-runs", type=int, default=7, help="CLI processes timed; the median is reported")
+    parser.add_argument("--cli-db", metavar="CATALOGUE",
+                        help="run the CLI with --db CATALOGUE (default: no catalogue, named by WHIST_CATALOGUE_DB)")
     parser.add_argument("--save-deals", type=Path, metavar="FILE",
                         help="write the deals, one a line, for timing the CLI alone (benchmarks.processes), and stop")
     args = parser.parse_args(argv)
@@ -285,7 +287,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for _ in range(args.cli_runs):  # a median: one short process is at the mercy of the machine's moment
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        done = subprocess.run([*command, "outcome", "--json", "-"], input=text,
+        named = ["--db", args.cli_db] if args.cli_db else []
+        done = subprocess.run([*command, "outcome", "--json", *named, "-"], input=text,
                               capture_output=True, text=True, env=env, check=True)
         walls.append(time.perf_counter() - t)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -314,7 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f" CPU {batch_cpu:.3f} s -> {dds_cpu / batch_cpu:.0f}x")
     print(f"DealEvaluator() on the deal texts, parsing included: {texts_total * 1e6 / len(deals):.1f} us a deal ->"
           f" {dds_total / texts_total:.0f}x DDS (wall); CPU {texts_cpu:.3f} s -> {dds_cpu / texts_cpu:.0f}x")
-    print(f"whist-catalogue outcome --json - ({len(deals)} deals, one process, start-up included; median of"
+    print(f"whist-catalogue outcome --json{' --db ' + args.cli_db if args.cli_db else ''} -"
+          f" ({len(deals)} deals, one process, start-up included; median of"
           f" {len(walls)} processes, fastest {min(walls):.3f} s): {cli_total:.3f} s wall -> {dds_total / cli_total:.0f}x"
           f" DDS; {cli_cpu:.3f} s CPU -> {dds_cpu / cli_cpu:.0f}x")
     return 0
