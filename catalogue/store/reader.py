@@ -654,7 +654,7 @@ class Catalogue:
 
         query = ChunkQuery(expression, level=level)
         with database_errors(self.location), self._session() as session:
-            total = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(query.condition)).scalar_one()
+            total = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(query.sql)).scalar_one()
         return total + sum(self._count_chunk_level(query, n) for n in self._chunk_only_levels(query))
 
     def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
@@ -685,7 +685,7 @@ class Catalogue:
         from whist_catalogue.store.search import ChunkQuery
 
         query = ChunkQuery(expression, level=level)
-        statement = sa.select(DealRow).where(query.condition).order_by(DealRow.key)
+        statement = sa.select(DealRow).where(query.sql).order_by(DealRow.key)
         if offset:
             statement = statement.offset(offset)
         if limit is not None:
@@ -700,7 +700,7 @@ class Catalogue:
             if offset and not emitted:  # the offset may reach past every row match
                 with database_errors(self.location), self._session() as session:
                     rows = session.execute(sa.select(sa.func.count()).select_from(DealRow)
-                                           .where(query.condition)).scalar_one()
+                                           .where(query.sql)).scalar_one()
                 skip = max(0, offset - rows)
             for n in self._chunk_only_levels(query):
                 for chunk in self.scan_chunks(n):
