@@ -376,19 +376,20 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
     from whist_catalogue.single_suit.kernels import chunk_quantities_kernel
 
     size = masks.shape[0]
-    h_lower, h_upper, h = (np.empty(size if depth else 0, np.int8) for _ in range(3))
+    h_lower, h_upper = (np.empty(size if depth else 0, np.int8) for _ in range(2))
+    h = np.empty(size if depth == 2 else 0, np.int8)
     t0 = np.empty(size, np.int8)
-    chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h if depth == 2 else h[:0], t0)
-    if depth:
-        out.update(h_lower=h_lower, h_upper=h_upper)
+    chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
+    out.update(h_lower=h_lower, h_upper=h_upper, h=h)
+    if wanted & {"greedy_west_leads", "greedy_east_leads"}:
         # Greedy Whist's H (§8): H̄ when positive, H̲ when negative, else 0; West takes ⌊(n+H)/2⌋ on lead.
-        greedy = np.where(h_upper > 0, h_upper, np.where(h_lower < 0, h_lower, 0)).astype(np.int8)
+        greedy = np.where(h_upper > 0, h_upper, np.where(h_lower < 0, h_lower, 0)).astype(np.int16)
         out.update(greedy_west_leads=((n + greedy) // 2).astype(np.int8),
                    greedy_east_leads=((n + greedy + 1) // 2).astype(np.int8))
-    if depth == 2:
-        out["h"] = h
-    out["five_card_west_leads"] = t0 >= 0  # Theorem 7.2: tr(A) = 0 goes to the player on lead
-    out["five_card_east_leads"] = t0 > 0
+    if "five_card_west_leads" in wanted:
+        out["five_card_west_leads"] = t0 >= 0  # Theorem 7.2: tr(A) = 0 goes to the player on lead
+    if "five_card_east_leads" in wanted:
+        out["five_card_east_leads"] = t0 > 0
     return {name: out[name] for name in wanted if name in out}
 
 

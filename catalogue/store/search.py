@@ -65,6 +65,18 @@ __all__ = [
     "ChunkQuery",
     "MAX_ROWS",
     "check_page",
+    "narrowing_hint",
+    "compile_condition",
+    "condition_of",
+    "to_sql",
+    "Expr",
+    "Column",
+    "Constant",
+    "Arithmetic",
+    "Comparison",
+    "Logic",
+    "Levels",
+    "ByValue",
 ]
 
 MAX_LENGTH = 4000
@@ -1232,6 +1244,20 @@ def _by_value(expr: Expr) -> Expr:
     if isinstance(expr, Comparison):
         return Comparison(expr.op, _by_value(expr.left), _by_value(expr.right))
     return expr
+
+
+def narrowing_hint(expression: str | None) -> str:
+    """How to narrow a search that matches too many deals, for a message: a level when it asks for several,
+    another condition when it already names one level (``add n = 10`` would make ``n = 14`` match nothing)."""
+    try:
+        asked = levels_asked(condition_of(expression))
+    except SearchSyntaxError:
+        asked = []
+    if len(asked) == 1:
+        return "add a condition, such as h = 1 or frac = 3/8"
+    # Below level 10 a level holds at most 184,756 deals: a size that sorts in a moment.
+    small = [n for n in asked if n <= 10]
+    return f"add n = {max(small) if small else min(asked, default=10)}"
 
 
 class ChunkQuery:
