@@ -12,7 +12,8 @@ import pytest
 from catalogue_testing import JIT, build_catalogue, run_cli
 
 from whist_catalogue.single_suit.formulas import level_quantities
-from whist_catalogue.single_suit.kernels import chunk_quantities_kernel
+from whist_catalogue.single_suit.kernels import (chunk_quantities_kernel, chunk_quantities_tables_kernel,
+                                                  step_tables)
 from whist_catalogue.store.levels import chunk_columns, deal_columns, value_columns
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.search import (FALSE, MAX_DEPTH, UNKNOWN, ChunkQuery, Column, compile_condition,
@@ -34,16 +35,20 @@ def both(tmp_path_factory) -> tuple[Path, Path]:
 # -- the per-deal quantities -----------------------------------------------------------------------------
 
 
-def _kernel(n: int, masks: np.ndarray, depth: int) -> tuple[np.ndarray, ...]:
+def _kernel(n: int, masks: np.ndarray, depth: int, tables: bool) -> tuple[np.ndarray, ...]:
     size = masks.shape[0]
     out = tuple(np.full(size, 99, np.int8) for _ in range(4))
-    chunk_quantities_kernel(masks, n, depth, *out)
+    if tables:
+        chunk_quantities_tables_kernel(masks, n, depth, *step_tables(n, n), n, *out)
+    else:
+        chunk_quantities_kernel(masks, n, depth, *out)
     return out
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8] + ([9, 16] if JIT else []))
 def test_the_search_kernel_equals_the_builds_kernel(n):
-    """T_k from the histogram of the steps' upper ends gives level_kernel's H̲, H̄, H and Five-card winners."""
+    """T_k from the histogram of the steps' upper ends, card by card or from the two halves' tables, gives
+    level_kernel's H̲, H̄, H and Five-card winners."""
     size = comb(2 * n, n)
     if size <= 50_000:
         masks = level_masks(n)
@@ -51,8 +56,8 @@ def test_the_search_kernel_equals_the_builds_kernel(n):
         masks = np.concatenate([level_masks(n, start, min(size, start + 20_000))
                                 for start in (0, size // 2, size - 20_000)])
     q = level_quantities(n, masks)
-    for depth in (0, 1, 2):
-        h_lower, h_upper, h, t0 = _kernel(n, masks, depth)
+    for depth, tables in ((0, False), (1, False), (2, False), (0, True), (1, True), (2, True)):
+        h_lower, h_upper, h, t0 = _kernel(n, masks, depth, tables)
         assert np.array_equal(t0 >= 0, q.five_card_west_wins_west_leads), depth
         assert np.array_equal(t0 > 0, q.five_card_west_wins_east_leads), depth
         if depth >= 1:

@@ -29,6 +29,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from math import comb
 from typing import Any, Callable
 
@@ -334,6 +335,18 @@ PLAYER_FIELDS = frozenset({"ace", "five_card_west_leads", "five_card_east_leads"
 """Columns naming a player; :func:`chunk_columns` holds them as bool arrays, True for West (``W``)."""
 
 
+STEP_TABLES_MAX_N = 16
+"""Up to this n the per-deal quantities read T_k off two tables of 2^n rows (4 MB at n = 16), one per half of
+the deal's cards (:func:`whist_catalogue.single_suit.kernels.step_tables`); above it, card by card."""
+
+
+@lru_cache(maxsize=4)
+def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    from whist_catalogue.single_suit.kernels import step_tables
+
+    return step_tables(n, n)
+
+
 def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
     """The ``deal`` columns named by ``fields`` for every deal of a decoded chunk, in rank order, each a NumPy
     array computed in whole-array steps: those of the value (:func:`value_columns`, read off the chunk's codes),
@@ -342,8 +355,8 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
     West.
 
     Only what is asked for is computed: the Five-card winners need T_0 alone, Greedy Whist H̲ and H̄, and only
-    ``h`` Theorem 9.1's conditions (:func:`whist_catalogue.single_suit.kernels.chunk_quantities_kernel`, one
-    pass for all of them); a chunk of level 16 (2^20 deals) takes tens of milliseconds.
+    ``h`` Theorem 9.1's conditions (:func:`whist_catalogue.single_suit.kernels.chunk_quantities_tables_kernel`,
+    one pass for all of them); a chunk of level 16 (2^20 deals) takes tens of milliseconds.
     """
     from whist_catalogue.theory.ranking import level_masks
 
@@ -373,13 +386,17 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
                                                      "greedy_east_leads"} else 0
     if depth == 0 and not wanted & {"five_card_west_leads", "five_card_east_leads"}:
         return out
-    from whist_catalogue.single_suit.kernels import chunk_quantities_kernel
+    from whist_catalogue.single_suit import kernels
 
     size = masks.shape[0]
     h_lower, h_upper = (np.empty(size if depth else 0, np.int8) for _ in range(2))
     h = np.empty(size if depth == 2 else 0, np.int8)
     t0 = np.empty(size, np.int8)
-    chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
+    if n <= STEP_TABLES_MAX_N:
+        low, high = _step_tables(n)
+        kernels.chunk_quantities_tables_kernel(masks, n, depth, low, high, n, h_lower, h_upper, h, t0)
+    else:
+        kernels.chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
     out.update(h_lower=h_lower, h_upper=h_upper, h=h)
     if wanted & {"greedy_west_leads", "greedy_east_leads"}:
         # Greedy Whist's H (§8): H̄ when positive, H̲ when negative, else 0; West takes ⌊(n+H)/2⌋ on lead.
