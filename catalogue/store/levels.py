@@ -375,13 +375,14 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
     unknown = wanted - set(out) - set(DEAL_FIELDS)
     if unknown:
         raise ValueError(f"no deal column named {', '.join(sorted(unknown))}")
-    if not wanted & set(DEAL_FIELDS) - {"flags"}:
+    if "ace" in wanted:
+        # Colex order is the masks' numeric order: the C(2n−1, n) deals without West's top card come first.
+        out["ace"] = np.arange(chunk.start, chunk.stop, dtype=np.int64) >= comb(2 * n - 1, n)
+    if not wanted & set(DEAL_FIELDS) - {"flags", "ace"}:
         return out
     masks = level_masks(n, chunk.start, chunk.stop)
     if "key" in wanted:
         out["key"] = masks | np.int64(1 << (2 * n))
-    if "ace" in wanted:
-        out["ace"] = (masks >> (2 * n - 1)) & 1 == 1
     depth = 2 if "h" in wanted else 1 if wanted & {"h_lower", "h_upper", "greedy_west_leads",
                                                      "greedy_east_leads"} else 0
     if depth == 0 and not wanted & {"five_card_west_leads", "five_card_east_leads"}:

@@ -1,9 +1,13 @@
 """The search language: a small expression language over the catalogue's deals (``docs/search.md``).
 
-A tokenizer and a recursive-descent parser turn the text into a syntax tree;
-the compiler turns the tree into a SQLAlchemy boolean expression over
-:class:`~whist_catalogue.store.models.DealRow`.  User text never reaches SQL: names must be
-fields of :data:`FIELDS`, and every constant becomes a bound parameter.
+A tokenizer and a recursive-descent parser turn the text into a syntax tree; the
+compiler lowers it to a condition of this module's own node classes (:data:`Expr`:
+columns of the ``deal`` table, integer constants, 64-bit arithmetic, comparisons,
+logic, ranges of levels).  :func:`to_sql` makes it a SQLAlchemy boolean expression
+over :class:`~whist_catalogue.store.models.DealRow` for the levels held as rows, and
+:func:`evaluate` runs it in NumPy over whole chunks for the levels held as chunks
+(:class:`ChunkQuery`).  User text never reaches SQL: names must be fields of
+:data:`FIELDS`, and every constant becomes a bound parameter.
 
 Grammar (keywords case-insensitive)::
 

@@ -85,7 +85,7 @@ def run(db: str, n: int, chunks: int | None) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--n", type=int, default=16)
     parser.add_argument("--chunks", type=int, default=None)
