@@ -6,7 +6,8 @@
   error message appears inline.
 * Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging through
   :meth:`whist_catalogue.store.reader.Catalogue.search`; the count is
-  :meth:`~whist_catalogue.store.reader.Catalogue.count`, run in a worker, and so is the CSV
+  :meth:`~whist_catalogue.store.reader.Catalogue.count` (:func:`count_matches`: the command line's path, with
+  its progress in the busy bar and Cancel), run in a worker, and so is the CSV
   export (:func:`whist_catalogue.store.export.export`: the command line's machine-readable columns).
   A header click sorts every match and Ctrl+End reaches the last, both after loading them all
   (:meth:`~whist_catalogue.gui.models.SearchResultsModel.fetch_all`).
@@ -54,7 +55,7 @@ from whist_catalogue.gui.widgets import (
     shorten,
 )
 from whist_catalogue.store.search import _UNICODE as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
-from whist_catalogue.store.search import compile_search, describe_fields, tokenize
+from whist_catalogue.store.search import compile_search, describe_fields, narrowing_hint, tokenize
 
 __all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
 
@@ -131,6 +132,21 @@ def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
         if os.path.exists(partial):
             os.remove(partial)
     return rows
+
+
+def count_matches(catalogue: Any, expression: str, report_progress=None, abort_requested=None) -> int:
+    """How many deals match ``expression`` (run in a worker): :meth:`~whist_catalogue.store.reader.Catalogue.count`,
+    the command line's ``search --count``, with its progress over levels searched chunk by chunk reported as
+    (n, done, total) and Cancel checked after each chunk."""
+    from whist_catalogue.gui.workers import Aborted
+
+    def progress(n: int, done: int, total: int) -> None:
+        if abort_requested is not None and abort_requested():
+            raise Aborted()
+        if report_progress is not None:
+            report_progress((n, done, total))
+
+    return catalogue.count(expression, progress=progress)
 
 
 def level_statistics(catalogue: Any) -> list[Any]:
@@ -388,6 +404,7 @@ class SearchView(QWidget):
         self.context = context
         self.catalogue: Any = None
         self.count: int | None = None
+        self.count_worker: Any = None
         self._counting = False
         self._stats_loading = False
         self._exporting = False
@@ -605,12 +622,21 @@ class SearchView(QWidget):
         self.count = None
         self.count_label.setText("Counting …")
         self.busy_bar.start("Counting the matching deals")
-        self.context.run(
-            self.catalogue.count,
+        if self.count_worker is not None:
+            self.count_worker.abort()  # a count still running answers a search no longer shown
+        self.count_worker = self.context.run(
+            count_matches,
+            self.catalogue,
             text,
+            progress=lambda step: self._count_progress(generation, step),
             returned=lambda k: self._counted(generation, text, k),
             errored=lambda exc: self._count_failed(generation, exc),
         )
+
+    def _count_progress(self, generation: int, step: tuple[int, int, int]) -> None:
+        if generation == self._generation:
+            n, done, total = step
+            self.busy_bar.set_progress(done, total, f"Counting the matching deals: level {n}, {done:,} of {total:,}")
 
     def _counted(self, generation: int, text: str, count: int) -> None:
         if generation != self._generation:
@@ -645,6 +671,8 @@ class SearchView(QWidget):
         if self.export_worker is not None:
             self.export_worker.abort()
         if self._counting:
+            if self.count_worker is not None:
+                self.count_worker.abort()  # stops after the chunk in hand
             self._generation += 1  # the count's answer, when it comes, is dropped
             self._counting = False
             self.count_label.setText("Count cancelled.")
@@ -659,7 +687,7 @@ class SearchView(QWidget):
             return True
         self.message.show_info(
             f"{why} needs all {total:,} matching deals loaded; at most {SearchResultsModel.FETCH_ALL_LIMIT:,} are. "
-            "Narrow the search (say, add n = 10) or export it to CSV."
+            f"Narrow the search ({narrowing_hint(self.results.expression)}) or export it to CSV."
         )
         return False
 

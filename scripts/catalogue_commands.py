@@ -65,6 +65,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--count", action="store_true", help="print only how many deals match")
     p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
     p.add_argument("--offset", type=whole_number, default=0, metavar="K", help="skip the first K matching deals")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress on stderr while a level's deals are searched chunk by chunk")
     p.set_defaults(func=run_search)
 
     p = sub.add_parser(
@@ -215,16 +217,20 @@ def run_search(args: argparse.Namespace) -> int:
     _check_limit("limit", args.limit)
     _check_limit("offset", args.offset)
     compile_search(args.expression)  # a bad expression is reported before the catalogue is opened
-    with _open(args) as catalogue:
+    from whist_catalogue.scripts.progress import LevelProgress
+
+    enabled = False if args.no_progress else None
+    with _open(args) as catalogue, LevelProgress("searching", enabled=enabled) as progress:
         coverage = catalogue.coverage(args.expression)
         if args.count:
-            count = catalogue.count(args.expression)
+            count = catalogue.count(args.expression, progress=progress)
             if args.json:
                 emit_json({"count": count, **coverage.to_json()})
             else:
                 sys.stdout.write(f"{count}\n")
         else:
-            with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset) as records:
+            with catalogue.iter_search(args.expression, limit=args.limit, offset=args.offset,
+                                       progress=progress) as records:
                 for k, record in enumerate(records):
                     if args.json:
                         emit_json(record.to_json())

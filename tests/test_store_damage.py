@@ -3,8 +3,9 @@ damaged; our own bugs are never reported as damage; ``verify`` catches every cha
 never crashes on damage.
 
 Each corruption is made on a copy of a real catalogue with ``sqlite3`` or by changing bytes of the file. The
-catalogue here has chunks of 64 deals, so that levels 5…7 have several chunks each (a real catalogue has
-2^20 deals a chunk, and several chunks only from level 12 up).
+catalogue here has chunks of 64 deals, so that levels 5…9 have several chunks each (a real catalogue has
+2^20 deals a chunk, and several chunks only from level 12 up). Look-ups are made at level 9: every suit with
+n ≤ 8 is answered from the preloaded table without reading the catalogue.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from whist_catalogue.store.verify import verify
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import unrank
 
-TOP = 7
+TOP = 9
 CHUNK_DEALS = 64
 ROWS_MAX_N = 4
 LE_HER = 5
@@ -36,7 +37,7 @@ LE_HER = 5
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    """Levels 1…7 in chunks of 64 deals, rows for n ≤ 4, and Le Her with 5 cards."""
+    """Levels 1…9 in chunks of 64 deals, rows for n ≤ 4, and Le Her with 5 cards."""
     path = tmp_path_factory.mktemp("damage") / "catalogue.sqlite"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store_build, "CHUNK_DEALS", CHUNK_DEALS)
@@ -100,7 +101,7 @@ def test_a_fresh_catalogue_answers_and_verifies(built):
 
 
 def test_a_chunk_swapped_within_its_level_is_named_at_read_time(copy):
-    """Chunks 0 and 1 of level 7 exchanged, each with its own checksum: every SHA-256 still matches."""
+    """Chunks 0 and 1 of level 9 exchanged, each with its own checksum: every SHA-256 still matches."""
     first, second = _chunk(copy, TOP, 0), _chunk(copy, TOP, 1)
     _put_chunk(copy, TOP, 0, *second)
     _put_chunk(copy, TOP, 1, *first)
@@ -111,12 +112,12 @@ def test_a_chunk_swapped_within_its_level_is_named_at_read_time(copy):
 
 
 def test_a_chunk_from_another_level_is_named_at_read_time(copy):
-    """Level 6's chunk 0 in place of level 7's (today's level-11-for-12 case: a wrong answer or an IndexError)."""
+    """Level 8's chunk 0 in place of level 9's (today's level-11-for-12 case: a wrong answer or an IndexError)."""
     _put_chunk(copy, TOP, 0, *_chunk(copy, TOP - 1, 0))
     for r in (0, 63):
         err = _damage_line(["value", _label(TOP, r)], copy)
         assert f"level {TOP} chunk 0: its header says level {TOP - 1}" in err
-    # A deal of level 8 would read level 7's chunk 0 for its best moves: a search over level 7 names it too.
+    # A deal of level 10 would read level 9's chunk 0 for its best moves: a search over level 9 names it too.
     err = _damage_line(["search", "--count", f"n = {TOP} and h = 1"], copy)
     assert f"level {TOP} chunk 0" in err
     code, report = _verify(copy)
@@ -257,9 +258,9 @@ def test_a_build_time_that_does_not_parse(copy):
 
 
 @pytest.mark.parametrize("damage", [
-    "INSERT INTO level_chunk SELECT n, 99, start, stop, data, checksum FROM level_chunk WHERE n = 7 AND chunk = 0",
-    "UPDATE level_chunk SET start = start + 1 WHERE n = 7 AND chunk = 2",
-    "UPDATE level_chunk SET chunk = chunk + 100 WHERE n = 7 AND chunk = 2",
+    f"INSERT INTO level_chunk SELECT n, 99, start, stop, data, checksum FROM level_chunk WHERE n = {TOP} AND chunk = 0",
+    f"UPDATE level_chunk SET start = start + 1 WHERE n = {TOP} AND chunk = 2",
+    f"UPDATE level_chunk SET chunk = chunk + 100 WHERE n = {TOP} AND chunk = 2",
 ])
 def test_a_resumed_build_over_a_duplicated_or_shifted_chunk_row(copy, damage, monkeypatch):
     """verify names the row; a build then stores the level again (today: an AssertionError, exit 70, or the

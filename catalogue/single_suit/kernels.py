@@ -377,3 +377,176 @@ def level_statistics_kernel(masks, n, t0_counts, t_positive, t_one_or_two, t_non
                     top = k
             for k in range(0, top + 1):
                 t_nonnegative_from[chunk, k] += 1
+
+
+# -- the quantities a search asks for, and no more ------------------------------------------------------
+# Theorem 10.1's procedure updates T_k card by card; summed up, an East card at step i (S rises from
+# S(i−1) = k) subtracts i − 1 from T_k and a West card (S falls to S(i) = k) adds i, so over the crossings of
+# the edge between heights k and k + 1 the updates add up to the steps spent on the far side of it.  With
+# T_k's initial values this is
+#
+#     T_k = n + k − #{i ∈ 1…2n : max(S(i−1), S(i)) ≤ k},
+#
+# for every −n < k < n: a histogram of the steps' upper ends, then a running sum, each a tight loop over the
+# mask's bits with no per-card branch.  ``chunk_quantities_kernel`` computes from it only what a search
+# needs: T_0 alone (Five-card), or H̲ and H̄ too (Greedy Whist), or H as well (Theorem 9.1); the suite checks
+# it against :func:`level_kernel` deal by deal.
+
+
+@njit(cache=True, parallel=True)
+def chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0):
+    """For each of West's masks: T_0 into t0; with depth ≥ 1, H̲ and H̄ too; with depth 2, H as well.
+
+    The masks must be deals of level n (the caller takes them from ``level_masks``)."""
+    size = masks.shape[0]
+    parts = min(size, 64)
+    for part in prange(parts):
+        start = part * size // parts
+        stop = (part + 1) * size // parts
+        c = np.empty(2 * n, np.int8)
+        s = np.empty(2 * n + 1, np.int64)
+        count = np.empty(2 * n + 1, np.int64)
+        odd = np.empty(2 * n + 1, np.int64)
+        for r in range(start, stop):
+            mask = masks[r]
+            if depth == 0:
+                level = 0
+                low = 0  # steps whose upper end is ≤ 0
+                for p in range(2 * n):
+                    west = (mask >> p) & 1
+                    low += (level + 1 - west) <= 0
+                    level += 1 - 2 * west
+                t0[r] = n - low
+                continue
+            for j in range(2 * n + 1):
+                count[j] = 0
+                odd[j] = 0
+            level = 0
+            s[0] = 0
+            # Two histograms, for even and odd steps: two steps in a row often share their upper end, and
+            # incrementing one slot twice in a row would wait on the first store.
+            for p in range(0, 2 * n, 2):
+                west = (mask >> p) & 1
+                c[p] = 1 - 2 * west
+                count[level + 1 - west + n] += 1  # the step's upper end
+                level += 1 - 2 * west
+                s[p + 1] = level
+                west = (mask >> (p + 1)) & 1
+                c[p + 1] = 1 - 2 * west
+                odd[level + 1 - west + n] += 1
+                level += 1 - 2 * west
+                s[p + 2] = level
+            below = 0
+            for k in range(-n + 1, 1):
+                below += count[k + n] + odd[k + n]
+            t0[r] = n - below
+            if s[n] == n:
+                lo, hi = n, n
+            elif s[n] == -n:
+                lo, hi = -n, -n
+            else:
+                lo, hi = _UNREACHABLE, _UNREACHABLE
+                below = 0
+                for k in range(-n + 1, n):
+                    below += count[k + n] + odd[k + n]
+                    v = n + k - below
+                    if v == 0:
+                        lo, hi = k, k
+                        break
+                    if v < 0:
+                        lo, hi = k - 1, k
+                        break
+            h_lower[r] = lo
+            h_upper[r] = hi
+            if depth >= 2:
+                h[r] = _h_whist(c, s, n, lo, hi)
+
+
+# The upper end of a step depends on the heights around it, and the height after card i is S(i) from below
+# and −(C_{i+1} + … + C_2n) from above (S(2n) = 0).  So the steps among the lowest L cards have upper ends
+# fixed by those L cards alone, and the others by the 2n − L highest cards alone: the running count
+# F(k) = #{i : max(S(i−1), S(i)) ≤ k} is the sum of two rows of precomputed tables, one per half of the mask.
+# Consecutive deals of a chunk share their high half, so its row stays in cache.
+
+
+@njit(cache=True)
+def step_tables(n, low_bits):
+    """(F of the low half, F of the high half): row m, column k + n counts the steps with upper end ≤ k among
+    the lowest ``low_bits`` cards held as mask m by West (from S(0) = 0), resp. among the other cards held as
+    mask m (counted back from S(2n) = 0)."""
+    high_bits = 2 * n - low_bits
+    low = np.zeros((1 << low_bits, 2 * n + 1), np.int8)
+    high = np.zeros((1 << high_bits, 2 * n + 1), np.int8)
+    for m in range(1 << low_bits):
+        level = 0
+        for p in range(low_bits):
+            west = (m >> p) & 1
+            top = level + 1 - west
+            if -n <= top <= n:
+                for k in range(top, n + 1):
+                    low[m, k + n] += 1
+            level += 1 - 2 * west
+    for m in range(1 << high_bits):
+        level = 0  # S(2n), walking down from the top card
+        for p in range(high_bits - 1, -1, -1):
+            west = (m >> p) & 1
+            before = level - (1 - 2 * west)  # S(i−1) from S(i)
+            top = max(before, level)
+            if -n <= top <= n:
+                for k in range(top, n + 1):
+                    high[m, k + n] += 1
+            level = before
+    return low, high
+
+
+@njit(cache=True, parallel=True)
+def chunk_quantities_tables_kernel(masks, n, depth, low_table, high_table, low_bits, h_lower, h_upper, h, t0):
+    """:func:`chunk_quantities_kernel` with F(k) read off :func:`step_tables` (masks of at most 32 cards)."""
+    size = masks.shape[0]
+    parts = min(size, 64)
+    low_mask = (np.int64(1) << low_bits) - 1
+    for part in prange(parts):
+        start = part * size // parts
+        stop = (part + 1) * size // parts
+        c = np.empty(2 * n, np.int8)
+        s = np.empty(2 * n + 1, np.int64)
+        for r in range(start, stop):
+            mask = masks[r]
+            fl = low_table[mask & low_mask]
+            fh = high_table[mask >> low_bits]
+            t0[r] = n - (np.int64(fl[n]) + fh[n])
+            if depth == 0:
+                continue
+            first = mask & ((np.int64(1) << n) - 1)  # S(n) = n − 2·(West's cards among the n lowest)
+            held = 0
+            while first:
+                first &= first - 1
+                held += 1
+            if held == 0:
+                lo, hi = n, n
+            elif held == n:
+                lo, hi = -n, -n
+            else:
+                lo, hi = _UNREACHABLE, _UNREACHABLE
+                for k in range(-n + 1, n):
+                    v = n + k - (np.int64(fl[k + n]) + fh[k + n])
+                    if v <= 0:
+                        if v == 0:
+                            lo, hi = k, k
+                        else:
+                            lo, hi = k - 1, k
+                        break
+            h_lower[r] = lo
+            h_upper[r] = hi
+            if depth >= 2:
+                if lo == hi:
+                    h[r] = hi
+                    continue
+                level = 0
+                s[0] = 0
+                for p in range(2 * n):
+                    west = (mask >> p) & 1
+                    level += 1 - 2 * west
+                    s[p + 1] = level
+                c[2 * n - 1] = 1 - 2 * ((mask >> (2 * n - 1)) & 1)  # the ace's owner: all _h_whist reads of C
+                h[r] = _h_whist(c, s, n, lo, hi)

@@ -16,7 +16,9 @@ no Numba (the engine's kernels load only where a function needs them):
 * :func:`check_level_store` — ``verify``'s part for the chunks: completeness per level,
   each chunk's SHA-256 (a damaged chunk is named), and a recomputed sample;
 * :func:`value_columns`, :func:`deal_columns` — the ``deal`` table's columns from values and from
-  masks, shared by the build's rows and the searches over chunks;
+  masks, for the build's rows;
+* :func:`chunk_columns` — any of those columns for a whole decoded chunk, computing only what is asked
+  (the searches over chunks);
 * :func:`reduction_masks`, :func:`colex_ranks`, :func:`alpha_keys`, :func:`move_masks_from_alpha` —
   a deal's α matrix (§7.2) from level n−1's values, and its best moves (SPEC §3).
 """
@@ -27,6 +29,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from math import comb
 from typing import Any, Callable
 
@@ -51,6 +54,9 @@ __all__ = [
     "level_ranges",
     "value_columns",
     "deal_columns",
+    "chunk_columns",
+    "DEAL_FIELDS",
+    "PLAYER_FIELDS",
     "colex_ranks",
     "reduction_masks",
     "alpha_keys",
@@ -367,6 +373,89 @@ def deal_columns(n: int, masks: np.ndarray) -> dict[str, np.ndarray]:
         "five_card_east_leads": player(q.five_card_west_wins_east_leads),
         "ace": player(q.ace_west),
     }
+
+
+DEAL_FIELDS = ("key", "flags", "ace", "h_lower", "h_upper", "h", "greedy_west_leads", "greedy_east_leads",
+               "five_card_west_leads", "five_card_east_leads")
+"""The ``deal`` columns that depend on the deal, not only on its value (:func:`chunk_columns` computes them)."""
+PLAYER_FIELDS = frozenset({"ace", "five_card_west_leads", "five_card_east_leads"})
+"""Columns naming a player; :func:`chunk_columns` holds them as bool arrays, True for West (``W``)."""
+
+
+STEP_TABLES_MAX_N = 16
+"""Up to this n the per-deal quantities read T_k off two tables of 2^n rows (4 MB at n = 16), one per half of
+the deal's cards (:func:`whist_catalogue.single_suit.kernels.step_tables`); above it, card by card."""
+
+
+@lru_cache(maxsize=4)
+def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    from whist_catalogue.single_suit.kernels import step_tables
+
+    return step_tables(n, n)
+
+
+def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
+    """The ``deal`` columns named by ``fields`` for every deal of a decoded chunk, in rank order, each a NumPy
+    array computed in whole-array steps: those of the value (:func:`value_columns`, read off the chunk's codes),
+    ``flags`` (the chunk's check bits), ``key`` (from West's masks) and the single-suit paper's quantities
+    (H̲, H̄, H, Greedy Whist, Five-card, the ace).  Players (:data:`PLAYER_FIELDS`) are bool arrays, True for
+    West.
+
+    Only what is asked for is computed: the Five-card winners need T_0 alone, Greedy Whist H̲ and H̄, and only
+    ``h`` Theorem 9.1's conditions (:func:`whist_catalogue.single_suit.kernels.chunk_quantities_tables_kernel`,
+    one pass for all of them); a chunk of level 16 (2^20 deals) takes tens of milliseconds.
+    """
+    from whist_catalogue.theory.ranking import level_masks
+
+    wanted = set(fields)
+    n = chunk.n
+    out: dict[str, np.ndarray] = {}
+    by_value = wanted & {"numerator", "denominator", "number_scaled", "fraction_scaled", "inf_sign", "stoppers",
+                         "west_leads", "east_leads"}
+    if by_value:
+        columns = value_columns(chunk.table.numerator, chunk.table.infinitesimal)
+        out.update({name: columns[name][chunk.codes] for name in by_value})
+    if "n" in wanted:
+        out["n"] = np.full(chunk.stop - chunk.start, n, np.int8)
+    if "flags" in wanted:
+        out["flags"] = chunk.flags
+    unknown = wanted - set(out) - set(DEAL_FIELDS)
+    if unknown:
+        raise ValueError(f"no deal column named {', '.join(sorted(unknown))}")
+    if "ace" in wanted:
+        # Colex order is the masks' numeric order: the C(2n−1, n) deals without West's top card come first.
+        out["ace"] = np.arange(chunk.start, chunk.stop, dtype=np.int64) >= comb(2 * n - 1, n)
+    if not wanted & set(DEAL_FIELDS) - {"flags", "ace"}:
+        return out
+    masks = level_masks(n, chunk.start, chunk.stop)
+    if "key" in wanted:
+        out["key"] = masks | np.int64(1 << (2 * n))
+    depth = 2 if "h" in wanted else 1 if wanted & {"h_lower", "h_upper", "greedy_west_leads",
+                                                     "greedy_east_leads"} else 0
+    if depth == 0 and not wanted & {"five_card_west_leads", "five_card_east_leads"}:
+        return out
+    from whist_catalogue.single_suit import kernels
+
+    size = masks.shape[0]
+    h_lower, h_upper = (np.empty(size if depth else 0, np.int8) for _ in range(2))
+    h = np.empty(size if depth == 2 else 0, np.int8)
+    t0 = np.empty(size, np.int8)
+    if n <= STEP_TABLES_MAX_N:
+        low, high = _step_tables(n)
+        kernels.chunk_quantities_tables_kernel(masks, n, depth, low, high, n, h_lower, h_upper, h, t0)
+    else:
+        kernels.chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
+    out.update(h_lower=h_lower, h_upper=h_upper, h=h)
+    if wanted & {"greedy_west_leads", "greedy_east_leads"}:
+        # Greedy Whist's H (§8): H̄ when positive, H̲ when negative, else 0; West takes ⌊(n+H)/2⌋ on lead.
+        greedy = np.where(h_upper > 0, h_upper, np.where(h_lower < 0, h_lower, 0)).astype(np.int16)
+        out.update(greedy_west_leads=((n + greedy) // 2).astype(np.int8),
+                   greedy_east_leads=((n + greedy + 1) // 2).astype(np.int8))
+    if "five_card_west_leads" in wanted:
+        out["five_card_west_leads"] = t0 >= 0  # Theorem 7.2: tr(A) = 0 goes to the player on lead
+    if "five_card_east_leads" in wanted:
+        out["five_card_east_leads"] = t0 > 0
+    return {name: out[name] for name in wanted if name in out}
 
 
 def _binomials(size: int = 64) -> np.ndarray:

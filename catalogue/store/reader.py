@@ -29,6 +29,7 @@ import os
 import threading
 import weakref
 from itertools import compress
+from math import comb
 from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime
@@ -235,11 +236,15 @@ class SearchCoverage:
 
     searched: list[int]
     missing: list[int]
+    impossible: bool = False
+    """No deal of any level can match (``value = 1/3``: no single-suit value is 1/3)."""
 
     def describe(self) -> str:
         """One line for a person: which levels were searched, and which are missing."""
         from whist_catalogue.store.levels import level_ranges
 
+        if self.impossible:
+            return "0 matched: no deal of any level can match this search"
         text = f"searched levels {level_ranges(self.searched)}" if self.searched else "searched no level"
         if self.missing:
             text += (f"; level{'s' if len(self.missing) > 1 else ''} {level_ranges(self.missing)}"
@@ -287,6 +292,9 @@ class LevelInfo:
             "build_seconds": self.build_seconds,
         }
 
+
+LevelProgressCallback = Callable[[int, int, int], None]
+"""progress(n, done, total): deals of level n searched so far."""
 
 MAX_LEVEL_N = 30
 """No catalogue level can be larger: its keys would not fit the database's 64-bit integers."""
@@ -683,21 +691,34 @@ class Catalogue:
             raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} is marked complete but"
                                         f" its chunk {expected} is missing (run whist-catalogue verify)")
 
-    def _count_chunk_level(self, query: Any, n: int) -> int:
+    def _count_chunk_level(self, query: Any, n: int, progress: LevelProgressCallback | None = None) -> int:
         if not query.per_deal:
             table, counts = self.level_table(n)
             return int(counts[query.on_table(n, table.numerator, table.infinitesimal)].sum())
-        return sum(int(np.count_nonzero(query.on_chunk(chunk))) for chunk in self.scan_chunks(n))
+        total, done, found = comb(2 * n, n), 0, 0
+        if progress is not None:
+            progress(n, 0, total)
+        for chunk in self.scan_chunks(n):
+            found += int(np.count_nonzero(query.on_chunk(chunk)))
+            done += chunk.stop - chunk.start
+            if progress is not None:
+                progress(n, done, total)
+        return found
 
-    def count(self, expression: str | None = None, *, level: int | None = None) -> int:
+    def count(self, expression: str | None = None, *, level: int | None = None,
+              progress: LevelProgressCallback | None = None) -> int:
         """How many deals match a search expression (:mod:`whist_catalogue.store.search`) and/or lie in a level,
-        over every complete level (:meth:`coverage` says which)."""
+        over every complete level (:meth:`coverage` says which).
+
+        ``progress(n, done, total)`` follows a level held as chunks whose deals are searched one chunk at a time
+        (a condition on the value alone is decided from the level's stored counts at once, with no progress).
+        """
         from whist_catalogue.store.search import ChunkQuery
 
         query = ChunkQuery(expression, level=level)
         with database_errors(self.location), self._session() as session:
-            total = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(query.condition)).scalar_one()
-        return total + sum(self._count_chunk_level(query, n) for n in self._chunk_only_levels(query))
+            total = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(query.sql)).scalar_one()
+        return total + sum(self._count_chunk_level(query, n, progress) for n in self._chunk_only_levels(query))
 
     def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
         """Which levels a search covers, and which of those it asks for the catalogue lacks."""
@@ -710,7 +731,7 @@ class Catalogue:
         bounded = len(asked) < MAX_LEVEL_N
         top = max(complete, default=0)
         missing = [n for n in asked if n not in complete and (bounded or n <= top)]
-        return SearchCoverage(searched, missing)
+        return SearchCoverage(searched, missing, impossible=not asked)
 
     def search(self, expression: str | None = None, *, level: int | None = None, limit: int | None = None,
                offset: int = 0) -> list[DealRecord]:
@@ -719,15 +740,17 @@ class Catalogue:
             return list(rows)
 
     def iter_search(self, expression: str | None = None, *, level: int | None = None, limit: int | None = None,
-                    offset: int = 0) -> _RecordStream:
+                    offset: int = 0, progress: LevelProgressCallback | None = None) -> _RecordStream:
         """The matching deals in key order, streamed (constant memory); a context manager and an iterator.
 
-        The expression is parsed here, so a bad one raises before anything is read.
+        The expression is parsed here, so a bad one raises before anything is read.  A level held as chunks
+        is searched a chunk at a time, and each chunk's matches are yielded as soon as it is done;
+        ``progress(n, done, total)`` follows those levels.
         """
         from whist_catalogue.store.search import ChunkQuery
 
         query = ChunkQuery(expression, level=level)
-        statement = sa.select(DealRow).where(query.condition).order_by(DealRow.key)
+        statement = sa.select(DealRow).where(query.sql).order_by(DealRow.key)
         if offset:
             statement = statement.offset(offset)
         if limit is not None:
@@ -742,11 +765,14 @@ class Catalogue:
             if offset and not emitted:  # the offset may reach past every row match
                 with database_errors(self.location), self._session() as session:
                     rows = session.execute(sa.select(sa.func.count()).select_from(DealRow)
-                                           .where(query.condition)).scalar_one()
+                                           .where(query.sql)).scalar_one()
                 skip = max(0, offset - rows)
             for n in self._chunk_only_levels(query):
+                total = comb(2 * n, n)
                 for chunk in self.scan_chunks(n):
                     matches = np.flatnonzero(query.on_chunk(chunk))
+                    if progress is not None:
+                        progress(n, chunk.stop, total)
                     if skip >= len(matches):
                         skip -= len(matches)
                         continue

@@ -1,9 +1,13 @@
 """The search language: a small expression language over the catalogue's deals (``docs/search.md``).
 
-A tokenizer and a recursive-descent parser turn the text into a syntax tree;
-the compiler turns the tree into a SQLAlchemy boolean expression over
-:class:`~whist_catalogue.store.models.DealRow`.  User text never reaches SQL: names must be
-fields of :data:`FIELDS`, and every constant becomes a bound parameter.
+A tokenizer and a recursive-descent parser turn the text into a syntax tree; the
+compiler lowers it to a condition of this module's own node classes (:data:`Expr`:
+columns of the ``deal`` table, integer constants, 64-bit arithmetic, comparisons,
+logic, ranges of levels).  :func:`to_sql` makes it a SQLAlchemy boolean expression
+over :class:`~whist_catalogue.store.models.DealRow` for the levels held as rows, and
+:func:`evaluate` runs it in NumPy over whole chunks for the levels held as chunks
+(:class:`ChunkQuery`).  User text never reaches SQL: names must be fields of
+:data:`FIELDS`, and every constant becomes a bound parameter.
 
 Grammar (keywords case-insensitive)::
 
@@ -65,6 +69,18 @@ __all__ = [
     "ChunkQuery",
     "MAX_ROWS",
     "check_page",
+    "narrowing_hint",
+    "compile_condition",
+    "condition_of",
+    "to_sql",
+    "Expr",
+    "Column",
+    "Constant",
+    "Arithmetic",
+    "Comparison",
+    "Logic",
+    "Levels",
+    "ByValue",
 ]
 
 MAX_LENGTH = 4000
@@ -308,7 +324,8 @@ class Field:
     kind: str
     """number, value, infinitesimal, player, pair, flag"""
     help: str
-    column: Any = None
+    column: str | None = None
+    """The ``deal`` column that holds it (numbers, players)."""
     scale: int = 0
     """The column holds the quantity times 2^scale."""
     bound: int = 0
@@ -324,36 +341,36 @@ _TRICKS = 32
 FIELDS: dict[str, Field] = {
     f.name: f
     for f in (
-        Field("n", "number", "cards a hand", DealRow.n, 0, 64),
-        Field("key", "number", "the integer key of SPEC §2", DealRow.key, 0, 1 << 63),
+        Field("n", "number", "cards a hand", "n", 0, 64),
+        Field("key", "number", "the integer key of SPEC §2", "key", 0, 1 << 63),
         Field("value", "value", "the whole value q + x, compared with a constant: value = 3+3/8, value >= 2-e2"),
-        Field("number", "number", "the numerical part q", DealRow.number_scaled, SCALE_BITS, _BIG),
-        Field("frac", "number", "the fractional part q − ⌊q⌋", DealRow.fraction_scaled, SCALE_BITS, 1 << SCALE_BITS),
-        Field("numerator", "number", "the numerator of q, reduced", DealRow.numerator, 0, _BIG),
-        Field("denominator", "number", "the denominator of q, reduced (a power of two)", DealRow.denominator, 0,
+        Field("number", "number", "the numerical part q", "number_scaled", SCALE_BITS, _BIG),
+        Field("frac", "number", "the fractional part q − ⌊q⌋", "fraction_scaled", SCALE_BITS, 1 << SCALE_BITS),
+        Field("numerator", "number", "the numerator of q, reduced", "numerator", 0, _BIG),
+        Field("denominator", "number", "the denominator of q, reduced (a power of two)", "denominator", 0,
               1 << SCALE_BITS),
         Field("inf", "infinitesimal", "the infinitesimal part x: 0, e0, -e0, e1, -e1, …"),
-        Field("stoppers", "number", "k of ±ε_k (0 when x = 0)", DealRow.stoppers, 0, 64),
-        Field("west_leads", "number", "tricks West takes with West on lead", DealRow.west_leads, 0, _TRICKS),
-        Field("east_leads", "number", "tricks West takes with East on lead", DealRow.east_leads, 0, _TRICKS),
+        Field("stoppers", "number", "k of ±ε_k (0 when x = 0)", "stoppers", 0, 64),
+        Field("west_leads", "number", "tricks West takes with West on lead", "west_leads", 0, _TRICKS),
+        Field("east_leads", "number", "tricks West takes with East on lead", "east_leads", 0, _TRICKS),
         Field("outcome", "pair", "(west_leads, east_leads)", parts=("west_leads", "east_leads")),
-        Field("h", "number", "H of Theorem 9.1 (single-suit paper)", DealRow.h, 0, _TRICKS),
-        Field("h_upper", "number", "H̄ (single-suit paper, §5)", DealRow.h_upper, 0, _TRICKS),
-        Field("h_lower", "number", "H̲ (single-suit paper, §5)", DealRow.h_lower, 0, _TRICKS),
-        Field("greedy_west_leads", "number", "Greedy Whist: West's tricks, West on lead", DealRow.greedy_west_leads, 0,
+        Field("h", "number", "H of Theorem 9.1 (single-suit paper)", "h", 0, _TRICKS),
+        Field("h_upper", "number", "H̄ (single-suit paper, §5)", "h_upper", 0, _TRICKS),
+        Field("h_lower", "number", "H̲ (single-suit paper, §5)", "h_lower", 0, _TRICKS),
+        Field("greedy_west_leads", "number", "Greedy Whist: West's tricks, West on lead", "greedy_west_leads", 0,
               _TRICKS),
-        Field("greedy_east_leads", "number", "Greedy Whist: West's tricks, East on lead", DealRow.greedy_east_leads, 0,
+        Field("greedy_east_leads", "number", "Greedy Whist: West's tricks, East on lead", "greedy_east_leads", 0,
               _TRICKS),
         Field("greedy", "pair", "(greedy_west_leads, greedy_east_leads)", parts=("greedy_west_leads", "greedy_east_leads")),
-        Field("five_card_west_leads", "player", "Five-card winner, West on lead: W or E", DealRow.five_card_west_leads),
-        Field("five_card_east_leads", "player", "Five-card winner, East on lead: W or E", DealRow.five_card_east_leads),
+        Field("five_card_west_leads", "player", "Five-card winner, West on lead: W or E", "five_card_west_leads"),
+        Field("five_card_east_leads", "player", "Five-card winner, East on lead: W or E", "five_card_east_leads"),
         Field("five_card", "pair", "(five_card_west_leads, five_card_east_leads)",
               parts=("five_card_west_leads", "five_card_east_leads")),
-        Field("ace", "player", "who holds the highest card: W or E", DealRow.ace),
+        Field("ace", "player", "who holds the highest card: W or E", "ace"),
         Field("holdup", "flag", "against some lead beatable below the ace, ducking is strictly better than winning "
               "cheaply in the order of labeled values (the engine's check conjecture_12_4_labeled)",
               bit=CHECK_NAMES.index("conjecture_12_4_labeled")),
-        Field("flags", "number", "the counterexample bits, CHECK_NAMES order", DealRow.flags, 0, 1 << 16),
+        Field("flags", "number", "the counterexample bits, CHECK_NAMES order", "flags", 0, 1 << 16),
     )
 }
 ALIASES = {"infinitesimal": "inf", "fraction": "frac", "fractional": "frac", "hbar": "h_upper", "h_bar": "h_upper",
@@ -365,14 +382,169 @@ PLAYER_NAMES = {"w": "W", "west": "W", "e": "E", "east": "E"}
 _EPSILON = re.compile(r"e(\d+)")
 
 
+# -- the compiled condition: the language's own tree of operations ------------------------------------------
+#
+# The compiler below lowers the syntax tree to these few node classes — columns of the ``deal`` table,
+# constants, 64-bit integer arithmetic, comparisons and logic — and nothing else.  Two back ends read them:
+# :func:`to_sql` (SQLAlchemy, for the levels held as rows) and :func:`evaluate` (NumPy, for the levels held
+# as chunks).  Both walk this tree, never SQLAlchemy's expression classes, so what an expression means over
+# chunks cannot change with SQLAlchemy's internals, and the two back ends agree by construction on
+# everything but the arithmetic of the arrays (the suite compares them on levels held both ways).
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of the ``deal`` table, by name."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    """An integer, a player ("W", "E") or a truth value (True, False: a condition decided at compile time)."""
+
+    value: int | str | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Arithmetic:
+    """Integer arithmetic in 64 bits: ``+``, ``-``, ``*`` (two operands), ``neg`` (one), ``&`` (bitwise and)."""
+
+    op: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """left OP right, OP one of = != < <= > >=."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Logic:
+    """``and`` and ``or`` of one or more conditions, ``not`` of one."""
+
+    op: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Levels:
+    """low ≤ n ≤ high: in SQL a range of the primary key (level n holds the keys [2^(2n), 2^(2n+1)))."""
+
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
+class ByValue:
+    """An expression that reads the value alone, evaluated once per distinct value of a chunk and read off
+    its codes (made by :class:`ChunkQuery`, never by the compiler)."""
+
+    expr: Expr
+
+
+Expr = Column | Constant | Arithmetic | Comparison | Logic | Levels | ByValue
+"""A compiled expression: a condition (Comparison, Logic, Constant(bool)) or an integer (the rest)."""
+
+TRUE = Constant(True)
+FALSE = Constant(False)
+
+
+def all_of(*items: Expr) -> Expr:
+    """The conjunction, with constant conditions folded (as the databases would)."""
+    kept = [i for i in items if i != TRUE]
+    if FALSE in kept:
+        return FALSE
+    return TRUE if not kept else kept[0] if len(kept) == 1 else Logic("and", tuple(kept))
+
+
+def any_of(*items: Expr) -> Expr:
+    """The disjunction, with constant conditions folded."""
+    kept = [i for i in items if i != FALSE]
+    if TRUE in kept:
+        return TRUE
+    return FALSE if not kept else kept[0] if len(kept) == 1 else Logic("or", tuple(kept))
+
+
+def negation(item: Expr) -> Expr:
+    if isinstance(item, Constant) and isinstance(item.value, bool):
+        return FALSE if item.value else TRUE
+    if isinstance(item, Logic) and item.op == "not":
+        # "not not x" is x, in SQL's three-valued logic too (NOT NOT NULL is NULL); folding it keeps a chain of
+        # nots within the documented nesting from overflowing SQLite's parser (about 45 nested NOTs).
+        return item.args[0]
+    return Logic("not", (item,))
+
+
+def columns_of(expr: Expr) -> set[str]:
+    """The ``deal`` columns an expression reads."""
+    names: set[str] = set()
+    stack: list[Expr] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Column):
+            names.add(e.name)
+        elif isinstance(e, Levels):
+            names.add("n")
+        elif isinstance(e, ByValue):
+            stack.append(e.expr)
+        elif isinstance(e, (Arithmetic, Logic)):
+            stack.extend(e.args)
+        elif isinstance(e, Comparison):
+            stack.extend((e.left, e.right))
+    return names
+
+
+def to_sql(expr: Expr) -> Any:
+    """The SQLAlchemy expression over :class:`~whist_catalogue.store.models.DealRow` (constants become bound
+    parameters; no text of the user's reaches SQL)."""
+    if isinstance(expr, Column):
+        return getattr(DealRow, expr.name)
+    if isinstance(expr, Constant):
+        if isinstance(expr.value, bool):
+            return sa.true() if expr.value else sa.false()
+        return sa.literal(expr.value, sa.BigInteger) if isinstance(expr.value, int) else sa.literal(expr.value)
+    if isinstance(expr, Levels):
+        return sa.and_(DealRow.key >= 1 << (2 * expr.low), DealRow.key < 1 << (2 * expr.high + 1))
+    if isinstance(expr, ByValue):
+        return to_sql(expr.expr)
+    if isinstance(expr, Arithmetic):
+        # Columns in arithmetic as 64-bit integers: PostgreSQL would compute in 32 bits and overflow.
+        args = [sa.cast(to_sql(a), sa.BigInteger) if isinstance(a, Column) else to_sql(a) for a in expr.args]
+        if expr.op == "neg":
+            return -args[0]
+        if expr.op == "&":
+            return args[0].bitwise_and(args[1])
+        return _SQL_ARITHMETIC[expr.op](args[0], args[1])
+    if isinstance(expr, Comparison):
+        # A constant stays a plain bound parameter, so that an index on the column applies.
+        right = expr.right.value if isinstance(expr.right, Constant) else to_sql(expr.right)
+        return _OPS[expr.op](to_sql(expr.left), right)
+    if expr.op == "not":
+        return sa.not_(to_sql(expr.args[0]))
+    parts = [to_sql(a) for a in expr.args]
+    return sa.and_(*parts) if expr.op == "and" else sa.or_(*parts)
+
+
+_SQL_ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+}
+
+
 # -- compiled pieces ---------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class _Num:
-    """An integer SQL expression equal to the quantity times 2^scale, |sql| ≤ bound."""
+    """An integer expression equal to the quantity times 2^scale, |expr| ≤ bound."""
 
-    sql: Any
+    expr: Expr
     scale: int
     bound: int
     field: str | None = None
@@ -385,7 +557,7 @@ class _Const:
 
 @dataclass(frozen=True, slots=True)
 class _Bool:
-    sql: ColumnElement[bool]
+    expr: Expr
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,10 +576,10 @@ def _check_bound(node: Node, bound: int) -> int:
 
 
 class _Compiler:
-    def compile_bool(self, node: Node) -> ColumnElement[bool]:
+    def compile_bool(self, node: Node) -> Expr:
         result = self.compile(node)
         if isinstance(result, _Bool):
-            return result.sql
+            return result.expr
         if isinstance(result, _Special) and result.field.kind == "flag":
             return _flag(result.field.bit)
         raise _fail(node, f"{_describe(node)} is not a condition (compare it: n = 5, value >= 2, ace = W …)")
@@ -418,19 +590,13 @@ class _Compiler:
 
     # -- logic ---------------------------------------------------------------------------------
     def _or(self, node: Node) -> _Bool:
-        return _Bool(sa.or_(*(self.compile_bool(a) for a in node.args)))
+        return _Bool(any_of(*(self.compile_bool(a) for a in node.args)))
 
     def _and(self, node: Node) -> _Bool:
-        return _Bool(sa.and_(*(self.compile_bool(a) for a in node.args)))
+        return _Bool(all_of(*(self.compile_bool(a) for a in node.args)))
 
     def _not(self, node: Node) -> _Bool:
-        # A chain of nots becomes at most one NOT: "not not x" is x in SQL's three-valued logic too (NOT NOT
-        # NULL is NULL), and SQLite's parser overflows its stack at about 45 nested NOTs, within MAX_DEPTH.
-        inner, negations = node.args[0], 1
-        while inner.kind == "not":
-            inner, negations = inner.args[0], negations + 1
-        condition = self.compile_bool(inner)
-        return _Bool(condition if negations % 2 == 0 else sa.not_(condition))
+        return _Bool(negation(self.compile_bool(node.args[0])))
 
     # -- atoms ---------------------------------------------------------------------------------
     def _num(self, node: Node) -> _Const:
@@ -443,7 +609,8 @@ class _Compiler:
         if name in FIELDS:
             f = FIELDS[name]
             if f.kind == "number":
-                return _Num(f.column, f.scale, f.bound, f.name)
+                assert f.column is not None
+                return _Num(Column(f.column), f.scale, f.bound, f.name)
             return _Special(f)
         if lower in PLAYER_NAMES:
             return _Const(PLAYER_NAMES[lower])
@@ -494,7 +661,7 @@ class _Compiler:
         if isinstance(x, _Const) and not isinstance(x.value, (str, tuple)):
             return _Const(-x.value)
         if isinstance(x, _Num):
-            return _Num(-_wide(x.sql), x.scale, x.bound)
+            return _Num(Arithmetic("neg", (x.expr,)), x.scale, x.bound)
         raise _fail(node, f"cannot negate {_describe(node.args[0])}")
 
     def _add(self, node: Node) -> _Num | _Const:
@@ -511,8 +678,7 @@ class _Compiler:
         scale = max(x.scale, y.scale)
         xs, ys = _rescale(node, x, scale), _rescale(node, y, scale)
         bound = _check_bound(node, xs.bound + ys.bound)
-        a, b = _wide(xs.sql), _wide(ys.sql)
-        return _Num(a + b if sign > 0 else a - b, scale, bound)
+        return _Num(Arithmetic("+" if sign > 0 else "-", (xs.expr, ys.expr)), scale, bound)
 
     def _pm(self, node: Node) -> _Const:
         """a ± ε₀: only constants (no single-suit value has ±ε₀, but one may compare with it)."""
@@ -531,7 +697,7 @@ class _Compiler:
         bound = _check_bound(node, x.bound * y.bound)
         if x.scale + y.scale > 60:
             raise _fail(node, "numbers too fine for the database")
-        return _Num(_wide(x.sql) * _wide(y.sql), x.scale + y.scale, bound)
+        return _Num(Arithmetic("*", (x.expr, y.expr)), x.scale + y.scale, bound)
 
     def _div(self, node: Node) -> _Num | _Const:
         a, b = (self.compile(x) for x in node.args)
@@ -556,7 +722,7 @@ class _Compiler:
             if not is_dyadic(q):
                 raise _fail(node, f"{q} is not a dyadic number, so it cannot be combined with a field")
             k = q.denominator.bit_length() - 1
-            return _Num(sa.literal(q.numerator, sa.BigInteger), k, _check_bound(node, abs(q.numerator)))
+            return _Num(Constant(q.numerator), k, _check_bound(node, abs(q.numerator)))
         raise _fail(node, f"arithmetic works on numeric fields and numbers, not on {_describe_result(x)}")
 
     # -- comparisons ---------------------------------------------------------------------------
@@ -570,15 +736,15 @@ class _Compiler:
         items = list(options.args) if options.kind == "tuple" else [options]
         if not items:
             raise _fail(node, "in needs a list: frac in (3/8, 5/8)")
-        return _Bool(sa.or_(*(self._compare(node, "=", left, self.compile(i)) for i in items)))
+        return _Bool(any_of(*(self._compare(node, "=", left, self.compile(i)) for i in items)))
 
-    def _compare(self, node: Node, op: str, left: Any, right: Any) -> ColumnElement[bool]:
+    def _compare(self, node: Node, op: str, left: Any, right: Any) -> Expr:
         if isinstance(left, _Const) and not isinstance(right, _Const):
             left, right, op = right, left, _MIRROR[op]
         if isinstance(left, _Bool) or isinstance(right, _Bool):
             raise _fail(node, "a condition cannot be compared; combine conditions with and, or, not")
         if isinstance(left, _Const):
-            return sa.true() if _const_compare(node, op, left.value, right.value) else sa.false()
+            return TRUE if _const_compare(node, op, left.value, right.value) else FALSE
         if isinstance(left, _Special):
             kind = left.field.kind
             if kind == "value":
@@ -599,10 +765,10 @@ class _Compiler:
         if isinstance(right, _Num):
             scale = max(left.scale, right.scale)
             x, y = _rescale(node, left, scale), _rescale(node, right, scale)
-            return _OPS[op](x.sql, y.sql)
+            return Comparison(op, x.expr, y.expr)
         raise _fail(node, f"cannot compare a number with {_describe_result(right)}")
 
-    def _compare_pair(self, node: Node, op: str, field: Field, right: Any) -> ColumnElement[bool]:
+    def _compare_pair(self, node: Node, op: str, field: Field, right: Any) -> Expr:
         if op not in ("=", "!="):
             raise _fail(node, f"{field.name} can only be tested with = or !=")
         parts = [self._name(Node("name", node.pos, (), p)) for p in field.parts]
@@ -612,8 +778,8 @@ class _Compiler:
             others = list(right.value)
         else:
             raise _fail(node, f"{field.name} compares with a pair such as (1, 2)")
-        equal = sa.and_(*(self._compare(node, "=", a, b) for a, b in zip(parts, others)))
-        return equal if op == "=" else sa.not_(equal)
+        equal = all_of(*(self._compare(node, "=", a, b) for a, b in zip(parts, others)))
+        return equal if op == "=" else negation(equal)
 
 
 _OPS: dict[str, Callable[[Any, Any], Any]] = {
@@ -627,14 +793,15 @@ _OPS: dict[str, Callable[[Any, Any], Any]] = {
 _MIRROR = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def _flag(bit: int | None) -> ColumnElement[bool]:
+def _flag(bit: int | None) -> Expr:
     assert bit is not None
     return _flag_mask(1 << bit)
 
 
-def _flag_mask(mask: int) -> ColumnElement[bool]:
+def _flag_mask(mask: int) -> Expr:
     # "flags != 0" first: it lets the database use the partial index on flagged deals.
-    return sa.and_(DealRow.flags != 0, DealRow.flags.bitwise_and(mask) != 0)
+    flags = Column("flags")
+    return all_of(Comparison("!=", flags, Constant(0)), Comparison("!=", Arithmetic("&", (flags, Constant(mask))), Constant(0)))
 
 
 def _describe(node: Node) -> str:
@@ -718,18 +885,11 @@ def _const_compare(node: Node, op: str, a: Any, b: Any) -> bool:
     return {"=": va == vb, "!=": va != vb, "<": va < vb, "<=": va <= vb, ">": va > vb, ">=": va >= vb}[op]
 
 
-def _wide(sql: Any) -> Any:
-    """A column used in arithmetic, as a 64-bit integer (PostgreSQL would compute in 32 bits and overflow)."""
-    if isinstance(sql, sa.Column) or hasattr(sql, "property"):
-        return sa.cast(sql, sa.BigInteger)
-    return sql
-
-
 def _rescale(node: Node, x: _Num, scale: int) -> _Num:
     if x.scale == scale:
         return x
     factor = 1 << (scale - x.scale)
-    return _Num(_wide(x.sql) * factor, scale, _check_bound(node, x.bound * factor), None)
+    return _Num(Arithmetic("*", (x.expr, Constant(factor))), scale, _check_bound(node, x.bound * factor), None)
 
 
 def _scale_by(node: Node, x: _Num, q: Fraction) -> _Num:
@@ -737,32 +897,32 @@ def _scale_by(node: Node, x: _Num, q: Fraction) -> _Num:
     k = q.denominator.bit_length() - 1
     if x.scale + k > 60:
         raise _fail(node, "numbers too fine for the database")
-    sql = x.sql if q.numerator == 1 else _wide(x.sql) * q.numerator
-    return _Num(sql, x.scale + k, _check_bound(node, x.bound * abs(q.numerator)))
+    expr = x.expr if q.numerator == 1 else Arithmetic("*", (x.expr, Constant(q.numerator)))
+    return _Num(expr, x.scale + k, _check_bound(node, x.bound * abs(q.numerator)))
 
 
-def _compare_num_const(node: Node, op: str, x: _Num, q: Fraction) -> ColumnElement[bool]:
+def _compare_num_const(node: Node, op: str, x: _Num, q: Fraction) -> Expr:
     """x/2^scale OP q, with the constant scaled to an integer (so an index on the column applies)."""
     target = q * (1 << x.scale)
     if abs(target) > MAX_SQL_INT:
         raise _fail(node, f"number too large: {q}")
     if target.denominator == 1:
-        return _OPS[op](x.sql, int(target))
+        return Comparison(op, x.expr, Constant(int(target)))
     if op == "=":
-        return sa.false()
+        return FALSE
     if op == "!=":
-        return sa.true()
+        return TRUE
     lo, hi = floor(target), ceil(target)
-    return {"<": x.sql <= lo, "<=": x.sql <= lo, ">": x.sql >= hi, ">=": x.sql >= hi}[op]
+    return Comparison("<=", x.expr, Constant(lo)) if op in ("<", "<=") else Comparison(">=", x.expr, Constant(hi))
 
 
-def _n_range(op: str, q: Fraction) -> ColumnElement[bool]:
+def _n_range(op: str, q: Fraction) -> Expr:
     """n OP q as a range of keys: level n holds the keys [2^(2n), 2^(2n+1))."""
     if op == "!=":
-        return sa.not_(_n_range("=", q))
+        return negation(_n_range("=", q))
     if op == "=":
         if q.denominator != 1:
-            return sa.false()
+            return FALSE
         low = high = int(q)
     elif op in (">", ">="):
         low = floor(q) + 1 if op == ">" else ceil(q)
@@ -772,56 +932,55 @@ def _n_range(op: str, q: Fraction) -> ColumnElement[bool]:
         low = 1
     low, high = max(low, 1), min(high, MAX_LEVEL_N)
     if low > high:
-        return sa.false()
-    lo_key, hi_key = 1 << (2 * low), 1 << (2 * high + 1)
-    return sa.and_(DealRow.key >= lo_key, DealRow.key < hi_key)
+        return FALSE
+    return Levels(low, high)
 
 
-def _rank_sql() -> Any:
+def _rank_expr() -> Any:
     """The order of infinitesimals as an integer: 0, ±1 for ±ε₀, ±(k+1) for ±ε_k."""
-    return DealRow.inf_sign * (DealRow.stoppers + 1)
+    return Arithmetic("*", (Column("inf_sign"), Arithmetic("+", (Column("stoppers"), Constant(1)))))
 
 
 def _inf_parts(x: Infinitesimal) -> tuple[int, int]:
     return x.sign, abs(x.index)
 
 
-def _nonzero_inf(*conditions: ColumnElement[bool]) -> ColumnElement[bool]:
+def _nonzero_inf(*conditions: Expr) -> Expr:
     """Conditions that imply a nonzero infinitesimal, with "inf_sign != 0" spelled out: it lets the
     database use the partial index on the few deals whose value has an infinitesimal part."""
-    return sa.and_(DealRow.inf_sign != 0, *conditions)
+    return all_of(Comparison("!=", Column("inf_sign"), Constant(0)), *conditions)
 
 
-def _inf_equals(x: Infinitesimal) -> ColumnElement[bool]:
+def _inf_equals(x: Infinitesimal) -> Expr:
     sign, stoppers = _inf_parts(x)
     if sign == 0:
-        return DealRow.inf_sign == 0
-    return _nonzero_inf(DealRow.inf_sign == sign, DealRow.stoppers == stoppers)
+        return Comparison("=", Column("inf_sign"), Constant(0))
+    return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(sign)), Comparison("=", Column("stoppers"), Constant(stoppers)))
 
 
-def _inf_order(op: str, x: Infinitesimal) -> ColumnElement[bool]:
+def _inf_order(op: str, x: Infinitesimal) -> Expr:
     """The stored infinitesimal OP x, in the order of §6.1.6 (x may be ±ε₀, incomparable with 0)."""
     if x.is_fuzzy:
         # Only 0 shares the rank of ±ε₀ and it is not comparable with it: <= is <, >= is >, = never holds.
         op = {"<=": "<", ">=": ">", "=": "false", "!=": "true"}.get(op, op)
         if op in ("false", "true"):
-            return sa.false() if op == "false" else sa.true()
+            return FALSE if op == "false" else TRUE
     elif op in ("=", "!="):
         equal = _inf_equals(x)
-        return equal if op == "=" else sa.not_(equal)
+        return equal if op == "=" else negation(equal)
     rank = x.rank
     if rank > 0 and op in (">", ">="):  # positive side: one index range
         stoppers = rank - 1 if op == ">=" else rank
-        return _nonzero_inf(DealRow.inf_sign == 1, DealRow.stoppers >= stoppers)
+        return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(1)), Comparison(">=", Column("stoppers"), Constant(stoppers)))
     if rank < 0 and op in ("<", "<="):
         stoppers = -rank - 1 if op == "<=" else -rank
-        return _nonzero_inf(DealRow.inf_sign == -1, DealRow.stoppers >= stoppers)
+        return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(-1)), Comparison(">=", Column("stoppers"), Constant(stoppers)))
     if rank == 0 and op in (">", "<"):
-        return _nonzero_inf(DealRow.inf_sign == (1 if op == ">" else -1))
-    return _OPS[op](_rank_sql(), rank)
+        return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(1 if op == ">" else -1)))
+    return Comparison(op, _rank_expr(), Constant(rank))
 
 
-def _compare_infinitesimal(node: Node, op: str, right: Any) -> ColumnElement[bool]:
+def _compare_infinitesimal(node: Node, op: str, right: Any) -> Expr:
     if isinstance(right, _Const):
         v = right.value
         if isinstance(v, Fraction) and v == 0:
@@ -833,11 +992,11 @@ def _compare_infinitesimal(node: Node, op: str, right: Any) -> ColumnElement[boo
     raise _fail(node, "inf compares with an infinitesimal: 0, e0, -e0, e2, -e3 …")
 
 
-def _compare_value(node: Node, op: str, right: Any) -> ColumnElement[bool]:
+def _compare_value(node: Node, op: str, right: Any) -> Expr:
     if not isinstance(right, _Const) or isinstance(right.value, (str, tuple)):
         raise _fail(node, "value compares with a constant value such as 3+3/8, 2-e2 or e0")
     v = _as_value(node, right.value)
-    number = DealRow.number_scaled
+    number = Column("number_scaled")
     if isinstance(v, _NonDyadic):
         return _compare_num_const(node, op, _Num(number, SCALE_BITS, _BIG), v.number)
     target = v.number * (1 << SCALE_BITS)
@@ -847,28 +1006,29 @@ def _compare_value(node: Node, op: str, right: Any) -> ColumnElement[bool]:
         raise _fail(node, f"number too large: {v.number}")
     q = int(target)
     if op == "=":
-        return sa.and_(number == q, _inf_order("=", v.infinitesimal))
+        return all_of(Comparison("=", number, Constant(q)), _inf_order("=", v.infinitesimal))
     if op == "!=":
-        return sa.not_(sa.and_(number == q, _inf_order("=", v.infinitesimal)))
+        return negation(all_of(Comparison("=", number, Constant(q)), _inf_order("=", v.infinitesimal)))
     strict = {"<=": "<", ">=": ">"}.get(op, op)
-    beyond = number < q if strict == "<" else number > q
-    return sa.or_(beyond, sa.and_(number == q, _inf_order(op, v.infinitesimal)))
+    beyond = Comparison(strict, number, Constant(q))
+    return any_of(beyond, all_of(Comparison("=", number, Constant(q)), _inf_order(op, v.infinitesimal)))
 
 
-def _compare_player(node: Node, op: str, field: Field, right: Any) -> ColumnElement[bool]:
+def _compare_player(node: Node, op: str, field: Field, right: Any) -> Expr:
     if op not in ("=", "!="):
         raise _fail(node, f"{field.name} can only be tested with = or !=")
     if isinstance(right, _Const) and isinstance(right.value, str):
-        other: Any = right.value
-    elif isinstance(right, _Special) and right.field.kind == "player":
-        other = right.field.column
+        other: Expr = Constant(right.value)
+    elif isinstance(right, _Special) and right.field.kind == "player" and right.field.column is not None:
+        other = Column(right.field.column)
     else:
         raise _fail(node, f"{field.name} compares with a player: W or E")
-    return _OPS[op](field.column, other)
+    assert field.column is not None
+    return Comparison(op, Column(field.column), other)
 
 
-def compile_search(text: str) -> ColumnElement[bool]:
-    """The SQLAlchemy condition on :class:`~whist_catalogue.store.models.DealRow` for a search expression.
+def compile_condition(text: str) -> Expr:
+    """The compiled condition (:data:`Expr`) of a search expression.
 
     Raises :class:`~whist_catalogue.errors.SearchSyntaxError` for anything malformed,
     unknown or out of range; the message names the problem and its position.
@@ -876,14 +1036,25 @@ def compile_search(text: str) -> ColumnElement[bool]:
     return _Compiler().compile_bool(parse(text))
 
 
-def search_condition(expression: str | None = None, *, level: int | None = None) -> ColumnElement[bool]:
-    """An expression and/or a level, combined as SQLAlchemy conditions (never by pasting text together)."""
+def compile_search(text: str) -> ColumnElement[bool]:
+    """The SQLAlchemy condition on :class:`~whist_catalogue.store.models.DealRow` for a search expression
+    (:func:`compile_condition`, then :func:`to_sql`)."""
+    return to_sql(compile_condition(text))
+
+
+def condition_of(expression: str | None = None, *, level: int | None = None) -> Expr:
+    """An expression and/or a level, combined as one compiled condition (never by pasting text together)."""
     parts = []
     if expression is not None:
-        parts.append(compile_search(expression))
+        parts.append(compile_condition(expression))
     if level is not None:
         parts.append(_n_range("=", Fraction(level)))
-    return sa.and_(*parts) if parts else sa.true()
+    return all_of(*parts)
+
+
+def search_condition(expression: str | None = None, *, level: int | None = None) -> ColumnElement[bool]:
+    """:func:`condition_of` as a SQLAlchemy condition on :class:`~whist_catalogue.store.models.DealRow`."""
+    return to_sql(condition_of(expression, level=level))
 
 
 def check_page(limit: int | None, offset: int | None = 0, *, what: str = "search") -> None:
@@ -905,12 +1076,13 @@ def describe_fields() -> list[tuple[str, str, str]]:
 
 # -- the same conditions over the level store's chunks ------------------------------------------------------
 #
-# A level held only as chunks has no rows for SQL to scan.  The condition compiled above is evaluated
-# instead by NumPy, node by node, over columns derived from the chunks — the same tree, so the two can
-# never disagree on what an expression means (the suite compares them on levels held both ways).  A
-# condition on the value alone (n, number, frac, inf, outcome, …) is decided once per distinct value of a
-# chunk's table and read off the codes; one on the deal (h, greedy, five_card, ace, flags, key) needs the
-# deals' masks and the single-suit quantities, computed a chunk at a time (bounded memory).
+# A level held only as chunks has no rows for SQL to scan.  The compiled condition is evaluated instead by
+# NumPy, node by node (:func:`evaluate`), over whole columns of a chunk at once — the same tree as SQL's, so
+# the two can never disagree on what an expression means (the suite compares them on levels held both ways).
+# Whatever reads the value alone (n, number, frac, inf, outcome, class(…) …) is decided once per distinct
+# value of the chunk's table and read off the codes (:class:`ByValue`); what reads the deal (h, greedy,
+# five_card, ace, flags, key) takes the deals' columns from :func:`whist_catalogue.store.levels.chunk_columns`,
+# which computes only the quantities asked for, a chunk at a time (bounded memory).
 
 VALUE_COLUMNS = frozenset(
     {"n", "numerator", "denominator", "number_scaled", "fraction_scaled", "inf_sign", "stoppers", "west_leads",
@@ -928,123 +1100,172 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
+_NUMPY_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "=": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
 
-def _unwrap(element: Any) -> Any:
-    while type(element).__name__ in ("Grouping", "Cast", "TypeCoerce", "Label"):
-        element = element.element if hasattr(element, "element") else element.clause
-    return element
 
-
-def _logical(op: Any, items: list[Any]) -> Any:
-    import operator as _operator
-
+def _wide(x: Any) -> Any:
+    """An integer array as int64: the compiler's bounds keep every result below 2^62."""
     import numpy as np
 
-    if op is _operator.and_ or op.__name__ == "and_":
-        if any(i is False or (not isinstance(i, np.ndarray) and i is not UNKNOWN and not i) for i in items):
-            return False
-        if any(i is UNKNOWN for i in items):
-            return UNKNOWN
-        result: Any = True
-        for i in items:
-            result = result & i if isinstance(i, np.ndarray) else (result if i else False)
-        return result
-    if any(i is True or (not isinstance(i, np.ndarray) and i is not UNKNOWN and i) for i in items):
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iub" and x.dtype != np.int64:
+        return x.astype(np.int64)
+    return x
+
+
+def _fits(x: Any, constant: Any) -> bool:
+    """Whether an integer constant lies in the range of an array's integer type (else compare in 64 bits)."""
+    import numpy as np
+
+    if not isinstance(x, np.ndarray) or x.dtype.kind not in "iu" or isinstance(constant, bool) \
+            or not isinstance(constant, int):
         return True
-    if any(i is UNKNOWN for i in items):
+    info = np.iinfo(x.dtype)
+    return info.min <= constant <= info.max
+
+
+def evaluate(expr: Expr, column: Callable[[str], Any], by_value: Callable[[Expr], Any] | None = None) -> Any:
+    """The value of a compiled condition (or integer expression) over NumPy columns: ``column(name)`` gives a
+    ``deal`` column as an array (or a scalar, or :data:`UNKNOWN`), ``by_value(expr)`` a :class:`ByValue`'s;
+    the result is a bool array or a scalar (or :data:`UNKNOWN`).  ``and`` and ``or`` stop at the first item
+    that decides them, so a chunk no deal of which can match costs no deal's quantities."""
+    import numpy as np
+
+    if isinstance(expr, Column):
+        return column(expr.name)
+    if isinstance(expr, Constant):
+        return expr.value
+    if isinstance(expr, Levels):
+        n = column("n")
+        if n is UNKNOWN:
+            return UNKNOWN
+        return (n >= expr.low) & (n <= expr.high) if isinstance(n, np.ndarray) else expr.low <= n <= expr.high
+    if isinstance(expr, ByValue):
+        if by_value is None:
+            return evaluate(expr.expr, column)
+        return by_value(expr.expr)
+    if isinstance(expr, Arithmetic):
+        args = [_wide(evaluate(a, column, by_value)) for a in expr.args]
+        if any(a is UNKNOWN for a in args):
+            return UNKNOWN
+        if expr.op == "neg":
+            return -args[0]
+        if expr.op == "&":
+            return np.bitwise_and(args[0], args[1])
+        return {"+": np.add, "-": np.subtract, "*": np.multiply}[expr.op](args[0], args[1])
+    if isinstance(expr, Comparison):
+        left = evaluate(expr.left, column, by_value)
+        if left is UNKNOWN:
+            return UNKNOWN
+        right = evaluate(expr.right, column, by_value)
+        if right is UNKNOWN:
+            return UNKNOWN
+        if not (_fits(left, right) and _fits(right, left)):
+            left, right = _wide(left), _wide(right)
+        result = _NUMPY_COMPARE[expr.op](left, right)
+        return bool(result) if isinstance(result, np.bool_) else result
+    if expr.op == "not":
+        inner = evaluate(expr.args[0], column, by_value)
+        if inner is UNKNOWN:
+            return UNKNOWN
+        return ~inner if isinstance(inner, np.ndarray) else not inner
+    return _logical(expr.op == "and", expr.args, column, by_value)
+
+
+def _logical(conjunction: bool, items: tuple[Expr, ...], column: Callable[[str], Any],
+             by_value: Callable[[Expr], Any] | None) -> Any:
+    """``and`` (conjunction) or ``or`` in three-valued logic over scalars and arrays."""
+    import numpy as np
+
+    decided = not conjunction  # the scalar that decides: False for and, True for or
+    unknown = False
+    result: Any = conjunction
+    for item in items:
+        value = evaluate(item, column, by_value)
+        if value is UNKNOWN:
+            unknown = True
+            continue
+        if isinstance(value, np.ndarray):
+            result = (result & value) if conjunction else (result | value)
+            if isinstance(result, np.ndarray) and not unknown and \
+                    (not result.any() if conjunction else result.all()):
+                return result  # every deal already decided
+        elif bool(value) == decided:
+            return decided
+    if unknown:
         return UNKNOWN
-    result = False
-    for i in items:
-        result = result | i if isinstance(i, np.ndarray) else (result or bool(i))
     return result
 
 
-def evaluate(condition: Any, column: Callable[[str], Any]) -> Any:
-    """The value of a compiled condition (or integer expression) over NumPy columns: ``column(name)`` gives a
-    ``deal`` column as an array (or a scalar, or :data:`UNKNOWN`); the result is a bool array or a scalar."""
-    import operator as _operator
-
-    import numpy as np
-
-    element = _unwrap(condition)
-    kind = type(element).__name__
-    if kind in ("Column", "AnnotatedColumn"):
-        return column(element.key)
-    if kind == "BindParameter":
-        return element.effective_value
-    if kind == "True_":
-        return True
-    if kind == "False_":
-        return False
-    if kind == "BooleanClauseList" or kind == "ClauseList":
-        return _logical(element.operator, [evaluate(c, column) for c in element.clauses])
-    if kind in ("UnaryExpression", "AsBoolean"):
-        inner = evaluate(element.element, column)
-        if element.operator is _operator.inv or getattr(element.operator, "__name__", "") in ("inv", "is_false"):
-            if inner is UNKNOWN:
-                return UNKNOWN
-            return ~inner if isinstance(inner, np.ndarray) else not inner
-        if getattr(element.operator, "__name__", "") == "is_true":
-            return inner
-        raise ValueError(f"cannot evaluate {element.operator} over chunks")
-    if kind == "BinaryExpression":
-        left, right = evaluate(element.left, column), evaluate(element.right, column)
-        if left is UNKNOWN or right is UNKNOWN:
-            return UNKNOWN
-        op = element.operator
-        name = getattr(op, "__name__", "")
-        if name == "bitwise_and_op":
-            return np.bitwise_and(left, right)
-        function = {"eq": _operator.eq, "ne": _operator.ne, "lt": _operator.lt, "le": _operator.le,
-                    "gt": _operator.gt, "ge": _operator.ge, "add": _operator.add, "sub": _operator.sub,
-                    "mul": _operator.mul, "neg": _operator.neg}.get(name)
-        if function is None:
-            raise ValueError(f"cannot evaluate the operator {name} over chunks")
-        if isinstance(left, np.ndarray) and left.dtype.kind in "iub":
-            left = left.astype(np.int64, copy=False)
-        if isinstance(right, np.ndarray) and right.dtype.kind in "iub":
-            right = right.astype(np.int64, copy=False)
-        return function(left, right)
-    raise ValueError(f"cannot evaluate {kind} over chunks")
-
-
-def columns_used(condition: Any) -> set[str]:
-    """The ``deal`` columns a compiled condition reads."""
-    names: set[str] = set()
-    stack = [condition]
-    while stack:
-        element = stack.pop()
-        if type(element).__name__ in ("Column", "AnnotatedColumn"):
-            names.add(element.key)
-        stack.extend(element.get_children())
-    return names
+def columns_used(condition: Expr) -> set[str]:
+    """The ``deal`` columns a compiled condition reads (``n`` for a range of levels)."""
+    return columns_of(condition)
 
 
 def uses_key_field(expression: str | None) -> bool:
-    """Whether the expression names the ``key`` field itself (its n-conditions also compile to key ranges)."""
+    """Whether the expression names the ``key`` field itself."""
     if expression is None:
         return False
-    stack = [parse(expression)]
-    while stack:
-        node = stack.pop()
-        if node.kind == "name" and ALIASES.get(node.text.lower(), node.text.lower()) == "key":
-            return True
-        stack.extend(a for a in node.args if isinstance(a, Node))
-    return False
+    return "key" in columns_of(compile_condition(expression))
 
 
-def levels_asked(condition: Any, key_field: bool, top: int = MAX_LEVEL_N) -> list[int]:
+def levels_asked(condition: Expr, top: int = MAX_LEVEL_N) -> list[int]:
     """The levels n ≤ ``top`` on which the condition is not false whatever the deal: the levels a search asks for."""
     asked = []
     for n in range(1, top + 1):
-        key = UNKNOWN if key_field else 1 << (2 * n)
-
-        def column(name: str, n: int = n, key: Any = key) -> Any:
-            return n if name == "n" else key if name == "key" else UNKNOWN
+        def column(name: str, n: int = n) -> Any:
+            return n if name == "n" else UNKNOWN
 
         if evaluate(condition, column) is not False:
             asked.append(n)
     return asked
+
+
+def _players_as_truth(expr: Expr) -> Expr:
+    """``expr`` with the players W and E as True and False, as :func:`~whist_catalogue.store.levels.chunk_columns`
+    holds them."""
+    if isinstance(expr, Constant) and isinstance(expr.value, str):
+        return Constant(expr.value == "W")
+    if isinstance(expr, (Arithmetic, Logic)):
+        return type(expr)(expr.op, tuple(_players_as_truth(a) for a in expr.args))
+    if isinstance(expr, Comparison):
+        return Comparison(expr.op, _players_as_truth(expr.left), _players_as_truth(expr.right))
+    return expr
+
+
+def _by_value(expr: Expr) -> Expr:
+    """``expr`` with each largest part that reads the value alone (and at least one column) wrapped in
+    :class:`ByValue`."""
+    used = columns_of(expr)
+    if used and used <= VALUE_COLUMNS:
+        return ByValue(expr)
+    if isinstance(expr, Arithmetic):
+        return Arithmetic(expr.op, tuple(_by_value(a) for a in expr.args))
+    if isinstance(expr, Logic):
+        return Logic(expr.op, tuple(_by_value(a) for a in expr.args))
+    if isinstance(expr, Comparison):
+        return Comparison(expr.op, _by_value(expr.left), _by_value(expr.right))
+    return expr
+
+
+def narrowing_hint(expression: str | None) -> str:
+    """How to narrow a search that matches too many deals, for a message: a level when it asks for several,
+    another condition when it already names one level (``add n = 10`` would make ``n = 14`` match nothing)."""
+    try:
+        asked = levels_asked(condition_of(expression))
+    except SearchSyntaxError:
+        asked = []
+    if len(asked) == 1:
+        return "add a condition, such as h = 1 or frac = 3/8"
+    # Below level 10 a level holds at most 184,756 deals: a size that sorts in a moment.
+    small = [n for n in asked if n <= 10]
+    return f"add n = {max(small) if small else min(asked, default=10)}"
 
 
 class ChunkQuery:
@@ -1052,28 +1273,35 @@ class ChunkQuery:
     value when it reads the value alone, :meth:`on_chunk` per deal."""
 
     def __init__(self, expression: str | None = None, *, level: int | None = None) -> None:
-        self.condition = search_condition(expression, level=level)
-        self.key_field = uses_key_field(expression)
-        used = columns_used(self.condition)
-        self.per_deal = self.key_field or not used <= VALUE_COLUMNS | {"key"}
+        self.condition = condition_of(expression, level=level)
+        self.sql = to_sql(self.condition)
+        used = columns_of(self.condition)
+        self.per_deal = not used <= VALUE_COLUMNS
+        self.deal_fields = sorted(used - VALUE_COLUMNS)
+        """The per-deal columns the search reads (what :func:`~whist_catalogue.store.levels.chunk_columns`
+        computes)."""
+        self._split = _by_value(_players_as_truth(self.condition))
 
     def asked(self, top: int = MAX_LEVEL_N) -> list[int]:
         """The levels this search asks for (:func:`levels_asked`)."""
-        return levels_asked(self.condition, self.key_field, top)
+        return levels_asked(self.condition, top)
 
     def on_table(self, n: int, numerator: Any, infinitesimal: Any) -> Any:
         """Per value of a table (engine arrays): does a deal of level n with that value match?  Only when
         not :attr:`per_deal`."""
         import numpy as np
 
-        from whist_catalogue.store.levels import value_columns
-
         if self.per_deal:
             raise ValueError("this search needs the deals, not only their values")
-        columns = value_columns(numerator, infinitesimal)
-        key = 1 << (2 * n)
-        result = evaluate(self.condition, lambda name: n if name == "n" else key if name == "key" else columns[name])
+        result = self._per_value(n, numerator, infinitesimal)(self.condition)
         return np.broadcast_to(np.asarray(result, bool), numerator.shape)
+
+    @staticmethod
+    def _per_value(n: int, numerator: Any, infinitesimal: Any) -> Callable[[Expr], Any]:
+        from whist_catalogue.store.levels import value_columns
+
+        columns = value_columns(numerator, infinitesimal)
+        return lambda expr: evaluate(expr, lambda name: n if name == "n" else columns[name])
 
     def on_chunk(self, chunk: Any) -> Any:
         """Per deal of a decoded chunk (:class:`whist_catalogue.engine.chunks.Chunk`): does it match?"""
@@ -1082,25 +1310,20 @@ class ChunkQuery:
         n = chunk.n
         if not self.per_deal:
             return self.on_table(n, chunk.table.numerator, chunk.table.infinitesimal)[chunk.codes]
-        from whist_catalogue.store.levels import deal_columns, value_columns
-        from whist_catalogue.theory.ranking import level_masks
+        from whist_catalogue.store.levels import chunk_columns
 
-        per_value = value_columns(chunk.table.numerator, chunk.table.infinitesimal)
-        cache: dict[str, Any] = {"n": n}
-        if not self.key_field:  # the key then appears only in n's ranges, alike for every deal of the level
-            cache["key"] = 1 << (2 * n)
+        per_value = self._per_value(n, chunk.table.numerator, chunk.table.infinitesimal)
+        columns: dict[str, Any] = {"n": n}
+
+        def by_value(expr: Expr) -> Any:
+            result = per_value(expr)
+            return result[chunk.codes] if isinstance(result, np.ndarray) else result
 
         def column(name: str) -> Any:
-            if name not in cache:
-                if name in per_value:
-                    cache[name] = per_value[name][chunk.codes]
-                elif name == "flags":
-                    cache[name] = chunk.flags
-                elif name == "key":
-                    cache[name] = level_masks(n, chunk.start, chunk.stop) | np.int64(1 << (2 * n))
-                else:  # the single-suit kernels: only for the fields that need them
-                    cache.update(deal_columns(n, level_masks(n, chunk.start, chunk.stop)))
-            return cache[name]
+            if name not in columns:
+                # Every per-deal column the search reads, in one pass of the kernels (they share the work).
+                columns.update(chunk_columns(chunk, self.deal_fields))
+            return columns[name]
 
-        result = evaluate(self.condition, column)
+        result = evaluate(self._split, column, by_value)
         return np.broadcast_to(np.asarray(result, bool), chunk.codes.shape)
