@@ -42,7 +42,8 @@ from sqlalchemy.orm import Session
 
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, read_chunk
 from whist_catalogue.engine.codes import ValueTable
-from whist_catalogue.engine.encoding import SCALE, decode_value
+from whist_catalogue.constants import MAX_LEVEL_N, SCALE
+from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
 from whist_catalogue.store.levels import (ChunkCache, alpha_keys, colex_ranks, move_masks_from_alpha,
@@ -279,9 +280,6 @@ class LevelInfo:
             "build_seconds": self.build_seconds,
         }
 
-
-MAX_LEVEL_N = 30
-"""No catalogue level can be larger: its keys would not fit the database's 64-bit integers."""
 
 
 def _check_level_info(info: LevelInfo) -> None:
@@ -659,7 +657,7 @@ class Catalogue:
 
     def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
         """Which levels a search covers, and which of those it asks for the catalogue lacks."""
-        from whist_catalogue.store.search import MAX_LEVEL_N, ChunkQuery
+        from whist_catalogue.store.search import ChunkQuery
 
         asked = ChunkQuery(expression, level=level).asked()
         complete = self.complete_levels()
