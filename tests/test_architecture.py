@@ -162,3 +162,42 @@ def test_a_batch_of_outcomes_imports_only_what_it_needs():
     for line, text in zip(done.stdout.splitlines(), ("AKJ853/QT9764, AKT/QJ9, AQ97/KJT8", "7/6; JT5/K83; 3/A")):
         outcome = evaluate([s.deal for s in parse_multisuit(text)], table).outcome
         assert f'"outcome": {{"west_leads": {outcome.west_leads}, "east_leads": {outcome.east_leads}}}' in line
+
+
+def test_the_constants_import_nothing():
+    """``whist_catalogue.constants`` is light enough for every start-up path: it imports no module at all."""
+    path = ROOT / "catalogue" / "constants.py"
+    assert [t for t, _ in _imports("whist_catalogue.constants", path) if t != "__future__"] == []
+
+
+def test_each_constant_has_one_home():
+    """No module but ``constants`` assigns a name it defines (a copy kept "to avoid an import" drifts)."""
+    import whist_catalogue.constants as constants
+
+    names = set(constants.__all__)
+    found = []
+    for module, path in MODULES:
+        if module == "whist_catalogue.constants":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AnnAssign) else []
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                      if isinstance(t, ast.Name) and t.id in names]
+    assert not found
+
+
+def test_the_deal_explorer_loads_no_builder_and_no_sql():
+    """The app's first view (the deal explorer, built at start) reads its limits from ``constants``: importing it
+    loads neither the catalogue's builder nor SQLAlchemy — the catalogue is opened when a deal needs it."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "import whist_catalogue.gui.explorer\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'alembic')"
+        " or m in ('whist_catalogue.store.build', 'whist_catalogue.store.reader')))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
