@@ -294,7 +294,7 @@ def compute_moves(n: int, previous: Level) -> np.ndarray:
     return out
 
 
-def levels(max_n: int, *, keep_previous: bool = False, progress: Callable[[int, int, int], None] | None = None,
+def levels(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
            **options) -> Iterator[Level]:
     """Levels 1…max_n in order; each is computed from the one before.
 

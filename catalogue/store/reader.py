@@ -736,10 +736,6 @@ class Catalogue:
                     emitted += 1
                     yield _deal_row(self.derived_record(Deal(n, unrank(n, chunk.start + i))))
 
-    def iter_rows(self, statement: sa.Select) -> _RecordStream:
-        """Stream the rows of a ``select(DealRow)`` built elsewhere (export, verify)."""
-        return _RecordStream(self, statement)
-
     def stream(self, statement: sa.Select, batch: int = 10_000) -> Iterator[sa.Row]:
         """Stream the Core rows of any select, in batches (constant memory)."""
         rows = self._stream(statement, batch)
