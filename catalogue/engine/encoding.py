@@ -27,6 +27,8 @@ __all__ = [
     "decode_value",
     "labeled_key",
     "key_of_parts",
+    "value_key",
+    "parts_of_value_key",
 ]
 
 
@@ -69,9 +71,20 @@ def labeled_key(player: str, numerator: int, rank: int) -> int:
     return key_of_parts(numerator, rank, int(tie))
 
 
-def key_of_parts(numerator, rank, tie):  # noqa: ANN001, ANN201 - ints, or NumPy arrays elementwise
+def value_key(numerator, rank):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
+    """One integer whose order is the order of single-suit values (§6.1.6: by number, then by infinitesimal):
+    the rank, made positive by INF_OFFSET, below the number.  Sorts and merges the engine's value tables."""
+    return (numerator << 8) + (rank + INF_OFFSET)
+
+
+def parts_of_value_key(key):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
+    """(numerator, rank) of a :func:`value_key`."""
+    return key >> 8, (key & 255) - INF_OFFSET
+
+
+def key_of_parts(numerator, rank, tie):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
     """The labeled key of a value (numerator over 2^SCALE_BITS, infinitesimal rank) and the tie bit (1: this label
-    is the greater of two equal values): the one formula the catalogue's NumPy steps share with
-    :func:`labeled_key` (the engine's Numba kernels take the same steps, ``kernels.key_of``, and the tests compare
-    them)."""
-    return ((numerator << 8) + (rank + INF_OFFSET)) * 2 + tie
+    is the greater of two equal values): :func:`value_key` with the tie below it — the one formula the catalogue's
+    NumPy steps share with :func:`labeled_key` (the engine's Numba kernels take the same steps, ``kernels.key_of``,
+    and the tests compare them)."""
+    return value_key(numerator, rank) * 2 + tie
