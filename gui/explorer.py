@@ -1,7 +1,9 @@
 """The deal explorer: one single-suit deal, its value, its α matrix, the single-suit paper's A matrix, play.
 
-Everything shown comes from the core: the value and best moves from the
-solver (:func:`whist_catalogue.store.solvers.default_solver`, catalogue first), the
+Everything shown comes from the core: the value and best moves — or, for a suit
+beyond every solver, what the linear-time theory gives — from
+:func:`whist_catalogue.store.solvers.answer`, the one decision the command line
+shares (catalogue, recursive definition, engine, linear time), the
 labeled values α_ij from :func:`whist_catalogue.theory.labeled.labeled_matrix`, the matrix
 A, the sums T_k and H̄, H̲, H from :mod:`whist_catalogue.single_suit.formulas` (or the
 linear-time :mod:`whist_catalogue.single_suit.linear_time` for deals too large to show A), and
@@ -26,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from whist_catalogue.errors import DealTooLargeError, WhistError
+from whist_catalogue.constants import MAX_BUILD_N
+from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
 from whist_catalogue.gui.play_panel import PlayPanel
@@ -52,8 +55,8 @@ from whist_catalogue.gui.widgets import (
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
-from whist_catalogue.single_suit.linear_time import ValueDetection, detect_simple_value, solve_linear
-from whist_catalogue.store.build import MAX_BUILD_N
+from whist_catalogue.single_suit.linear_time import NormalLeads, ValueDetection, solve_linear
+from whist_catalogue.store.solvers import CATALOGUE, DEFINITION, ENGINE, answer
 from whist_catalogue.theory.deals import Notation, Suit, parse_suit
 from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
 from whist_catalogue.theory.solution import Solver, SuitSolution
@@ -106,6 +109,10 @@ class DealAnalysis:
     detection: ValueDetection | None = None
     """Beyond the solvers: the outcome (and a value, when Theorem 12.1 names it) in linear time."""
     too_large: str = ""
+    source: str = ""
+    """Where the answer came from (:data:`whist_catalogue.store.solvers.CATALOGUE` …)."""
+    normal_leads: NormalLeads | None = None
+    """Beyond the solvers: each side's normal lead, a best lead when Theorem 8.2 says so."""
 
     @property
     def outcome(self) -> Outcome:
@@ -118,21 +125,20 @@ class DealAnalysis:
 def analyse_deal(suit: Suit, solver: Solver) -> DealAnalysis:
     """Everything the explorer shows, from the core (run in a worker)."""
     deal = suit.deal
-    solution, alpha, detection, too_large = None, (), None, ""
-    try:
-        solution = solver.solve(deal)
-        alpha = labeled_matrix(deal, solver.value)
-    except DealTooLargeError as exc:
-        too_large = str(exc)
-        detection = detect_simple_value(deal)
+    found = answer(solver, deal)
+    solution, too_large, source = found.solution, found.beyond, found.source
+    detection = found.linear.detection if found.linear is not None else None
+    alpha = labeled_matrix(deal, solver.value) if solution is not None else ()
+    leads = found.linear.leads if found.linear is not None else None
     if deal.n <= A_MATRIX_MAX_N:
         q = single_suit.quantities(deal)
         return DealAnalysis(
             suit, solution, alpha, q, single_suit.a_matrix(deal), single_suit.t_diagonal_sums(deal),
-            q.h_lower, q.h_upper, q.h, detection, too_large,
+            q.h_lower, q.h_upper, q.h, detection, too_large, source, leads,
         )
-    linear = solve_linear(deal)
-    return DealAnalysis(suit, solution, alpha, None, (), {}, linear.h_lower, linear.h_upper, linear.h, detection, too_large)
+    linear = found.linear.result if found.linear is not None else solve_linear(deal)
+    return DealAnalysis(suit, solution, alpha, None, (), {}, linear.h_lower, linear.h_upper, linear.h, detection,
+                        too_large, source, leads)
 
 
 def outcome_sentence(outcome: Outcome, n: int) -> str:
@@ -415,7 +421,7 @@ class DealExplorer(AnalysisView, QWidget):
             low, high = Value(a.detection.lower).text(), Value(a.detection.upper).text()
             self.value_label.setText(f"{low} < value < {high}")
         self.source_label.setText(self._source_text(a))
-        key = f"  ·  key {deal.key}" if deal.n <= 16 else ""
+        key = f"  ·  key {deal.key}" if deal.n <= MAX_BUILD_N else ""
         # A long deal is shortened here (the full text is in the field above and in the tooltip):
         # a label of n = 300 would otherwise be one unbreakable word as wide as 5,000 pixels.
         self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}{key}")
@@ -425,13 +431,16 @@ class DealExplorer(AnalysisView, QWidget):
             west = " ".join(suit.name_of(c) for c in sol.west_leads)
             east = " ".join(suit.name_of(c) for c in sol.east_leads)
             self.leads_label.setText(f"West: {west}\nEast: {east}")
-        else:
-            self.leads_label.setText("(beyond the catalogue and the engine)")
+        elif a.normal_leads is not None:
+            n = a.normal_leads
+            west = suit.name_of(n.west) if n.west_is_best else "not determined"
+            east = suit.name_of(n.east) if n.east_is_best else "not determined"
+            self.leads_label.setText(f"West: {west}\nEast: {east}\n(the normal lead of §4.2 where Theorem 8.2 makes it "
+                                     "a best lead; the others need the engine)")
         self.alpha_model.set_matrix(suit, sol, a.alpha)
         if sol is None:
-            reach = (a.too_large if deal.n <= MAX_BUILD_N
-                     else f"No α matrix: n = {deal.n} is beyond the engine (n ≤ 14) and any catalogue (n ≤ {MAX_BUILD_N})")
-            self.alpha_note.setText(reach + ". The outcome above is by the linear-time algorithm (Theorem 10.1).")
+            self.alpha_note.setText(f"No α matrix: {a.too_large}. The outcome above is by the linear-time algorithm "
+                                    "(Theorem 10.1).")
         else:
             self.alpha_note.setText("")
         self.alpha_view.resizeColumnsToContents()
@@ -444,11 +453,14 @@ class DealExplorer(AnalysisView, QWidget):
 
     def _source_text(self, a: DealAnalysis) -> str:
         """Where the value comes from: the reader of a number deserves to know which theorem vouches for it."""
-        if a.solution is not None:
-            catalogue = self.context.catalogue()
-            if catalogue is not None and a.suit.n in catalogue.complete_levels():
-                return "from the catalogue"
+        if a.source == CATALOGUE:
+            return "from the catalogue"
+        if a.source == DEFINITION:
+            return "computed by the recursive definition of §7"
+        if a.source == ENGINE:
             return "computed by the engine (the recursive definition of §7, level by level)"
+        if a.solution is not None:
+            return f"from the {a.source}"
         if a.detection is not None and a.detection.value is not None:
             return (f"by Theorem 12.1 of the multi-suit paper: χ(D) is computed in linear time (Theorem 10.1 of the "
                     f"single-suit paper) and shows the value is {a.detection.kind}")

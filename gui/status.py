@@ -33,7 +33,8 @@ from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import LevelStatusModel
 from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
-from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, BuildSummary, build_steps, file_size
+from whist_catalogue.constants import MAX_BUILD_N
+from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, file_size
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.levels import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from whist_catalogue import documentation
+from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.errors import WhistError
 from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
@@ -26,8 +27,6 @@ class CatalogueUsageError(WhistError, ValueError):
 
 MAX_RECURSIVE_N = 10
 """The recursive definition takes seconds a deal above this; ``verify`` uses the engine there."""
-MAX_BUILD_N = 16
-"""As :data:`whist_catalogue.store.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:

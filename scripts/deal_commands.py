@@ -4,9 +4,11 @@ Every suit with n ≤ 8 is answered from the preloaded table
 (:mod:`whist_catalogue.theory.small_suits`); larger ones from the catalogue when it
 holds them and computed otherwise (:func:`whist_catalogue.store.solvers.default_solver`,
 opened only when a deal needs it; a catalogue the settings or ``--db`` name is checked
-at once all the same, so that a bad one is reported).  ``outcome`` on a single suit beyond every solver's
-reach falls back to the linear-time algorithm of the single-suit paper (Theorem 10.1),
-with the value when Theorem 12.1 can name it.
+at once all the same, so that a bad one is reported).  Where a single suit's answer comes from — and, beyond
+every solver's reach, what the linear-time theory gives instead (Theorem 10.1 of the
+single-suit paper, Theorem 12.1 of the multi-suit paper) — is decided by
+:func:`whist_catalogue.store.solvers.answer` and :func:`~whist_catalogue.store.solvers.answer_moves`,
+which the app calls too; the commands only write the answers.
 """
 
 from __future__ import annotations
@@ -16,23 +18,24 @@ import json
 import re
 import sys
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
+from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
 from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_multisuit, parse_suit
-from whist_catalogue.theory.values import Outcome
+from whist_catalogue.theory.values import Outcome, Value
 
 if TYPE_CHECKING:
+    from whist_catalogue.store.solvers import SuitAnswer
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.solution import Solver, SuitSolution
-    from whist_catalogue.theory.values import Value
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
-_LINEAR_FROM_N = 26
-"""Beyond the engine's encoding (n ≤ 25) and any catalogue: only the linear-time algorithm answers."""
+_LINEAR_FROM_N = MAX_ENGINE_N + 1
+"""Beyond the engine's encoding and any catalogue: only the linear-time algorithm answers."""
 _OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
 
 # Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
@@ -63,6 +66,16 @@ class _SolverOnDemand:
         from whist_catalogue.theory.solution import solve_many
 
         return solve_many(self._get(), deals)
+
+    def solve_sourced(self, deal: Deal) -> tuple["SuitSolution", str]:
+        from whist_catalogue.store.solvers import solve_sourced
+
+        return solve_sourced(self._get(), deal)
+
+    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple["SuitSolution | None", str]]:
+        from whist_catalogue.store.solvers import solve_many_sourced
+
+        return solve_many_sourced(self._get(), deals)
 
     def check(self) -> None:
         """A catalogue that exists where the settings point must be one (SPEC §4), and one named by ``--db``
@@ -98,7 +111,7 @@ class _EngineNotice:
     def planned(self, plan) -> None:  # noqa: ANN001
         if not plan.levels:
             return
-        stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= 16 else ""
+        stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= MAX_BUILD_N else ""
         sys.stderr.write(f"whist-catalogue: a deal with {plan.n} cards a hand is not in the catalogue: "
                          f"{plan.describe()}. Ctrl+C cancels{stored}.\n")
         sys.stderr.flush()
@@ -194,8 +207,8 @@ def run_value(args: argparse.Namespace) -> int:
             suits, problem = _parsed_until_error(texts)
             answers: list[str] = []
             try:
-                for suit, solution in zip(suits, _solutions(table, suits)):
-                    answers.append(_value_text(suit, solution, args.json, printed))
+                for suit, found in zip(suits, _answers(table, suits)):
+                    answers.append(_value_text(suit, found, args.json, printed))
             finally:
                 sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
             if problem is not None:
@@ -213,14 +226,16 @@ def _parsed_until_error(texts: list[str]) -> tuple[list[Suit], WhistError | None
     return suits, None
 
 
-def _solutions(table: "SuitTable", suits: list[Suit]) -> Iterable["SuitSolution"]:
-    """Each suit's value and best moves: the batch at once, or — when a deal in it cannot be answered — one at a
-    time, so that the deals before it are answered before its error."""
+def _answers(table: "SuitTable", suits: list[Suit]) -> Iterable["SuitAnswer"]:
+    """Each suit's answer (:func:`~whist_catalogue.store.solvers.answer`): the batch at once, or — when a deal in
+    it cannot be answered — one at a time, so that the deals before it are answered before its error."""
+    from whist_catalogue.store.solvers import answer, answer_many
+
     deals = [s.deal for s in suits]
     try:
-        return table.solve_many(deals)
+        return answer_many(table, deals)
     except WhistError:
-        return map(table.solve, deals)
+        return (answer(table, d) for d in deals)
 
 
 _BATCH = 512
@@ -253,8 +268,11 @@ def _close(solver: "Solver") -> None:
         close()
 
 
-def _value_text(suit: Suit, solution: "SuitSolution", as_json: bool,
+def _value_text(suit: Suit, found: "SuitAnswer", as_json: bool,
                 printed: dict["Value", tuple[str, str]]) -> str:
+    solution = found.solution
+    if solution is None:
+        return _linear_value_text(suit, found, as_json)
     deal = suit.deal
     west = [suit.name_of(c) for c in solution.west_leads]
     east = [suit.name_of(c) for c in solution.east_leads]
@@ -319,14 +337,14 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
             suit = parse_suit(text)
             deal, name_of = suit.deal, suit.name_of
         if deal.n >= _LINEAR_FROM_N:
-            return _linear_outcome(text, deal, as_json is not None, name_of)
+            return _linear_outcome(text, _answer(evaluate, deal), as_json is not None, name_of)
     try:
         written = evaluate(text)
     except DealTooLargeError:
         suits = parse_multisuit(text)
         if len(suits) != 1:
             raise
-        return _linear_outcome(text, suits[0].deal, as_json is not None, suits[0].name_of)
+        return _linear_outcome(text, _answer(evaluate, suits[0].deal), as_json is not None, suits[0].name_of)
     analysis, west_card, east_card = written.evaluation, written.west_card, written.east_card
     west_lead, east_lead = analysis.west_lead, analysis.east_lead
     if as_json is not None:
@@ -367,23 +385,27 @@ def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
 
 
 def run_moves(args: argparse.Namespace) -> int:
-    from whist_catalogue.theory.moves import suit_card_results
-
     with _table(args) as table:
-        _run_moves(args, table, suit_card_results)
+        _run_moves(args, table)
     return 0
 
 
-def _run_moves(args: argparse.Namespace, table: "SuitTable", suit_card_results) -> None:  # noqa: ANN001
+def _run_moves(args: argparse.Namespace, table: "SuitTable") -> None:
+    from whist_catalogue.store.solvers import LINEAR_TIME, answer_moves
+
     for text in deal_arguments(args.deals):
         suits = parse_multisuit(text)
         led = _parse_led(args.led, suits) if args.led else None
-        results = suit_card_results(suits, args.leader, table, led)
+        found = answer_moves(table, suits, args.leader, led)
         to_play = args.leader if led is None else ("E" if args.leader == "W" else "W")
         moves = [{"suit": r.suit, "card": suits[r.suit].card_name(r.card), "west_tricks": r.west_tricks}
-                 for r in results]
+                 for r in found.results]
+        linear = found.source == LINEAR_TIME
         if args.json:
-            emit_json({"deal": text, "to_play": to_play, "moves": moves})
+            line: dict[str, object] = {"deal": text, "to_play": to_play, "moves": moves}
+            if linear:
+                line["method"] = "linear-time (single-suit paper, Theorem 10.1, for each deal one trick on)"
+            emit_json(line)
             continue
         player = "West" if to_play == "W" else "East"
         best = (max if to_play == "W" else min)(m["west_tricks"] for m in moves)
@@ -394,30 +416,56 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", suit_card_results) 
                 shown = "  ".join(f"{m['card']}:{m['west_tricks']}{'*' if m['west_tricks'] == best else ''}"
                                   for m in cards)
                 lines.append(f"  suit {i} ({suit})  {shown}")
+        if linear:
+            lines.append(f"  solved in linear time, each deal one trick on by Theorem 10.1: {found.beyond}")
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> str:
-    """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it,
-    and each side's normal lead when Theorem 8.2 makes it a best first lead (``name_of`` names a card)."""
-    from whist_catalogue.single_suit.linear_time import detect_simple_value, normal_leads
+def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":
+    from whist_catalogue.store.solvers import answer
 
     if deal.n == 0:
-        raise InvalidDealError(f"empty deal: {text!r}")
-    c = owner_vector_of(deal)
-    found = detect_simple_value(c)
-    leads = normal_leads(c)
+        raise InvalidDealError("empty deal")
+    return answer(evaluate.table, deal)
+
+
+_LINEAR_METHOD = "linear-time (single-suit paper, Theorem 10.1)"
+
+
+def _linear_leads(found: "SuitAnswer", name_of: Callable[[int], str]) -> dict[str, tuple[str | None, str]]:
+    """Each side's normal lead (§4.2) and what Theorem 8.2 says of it: (the card if it is a best first lead, else
+    None; the note)."""
+    assert found.linear is not None
+    leads, outcome, n = found.linear.leads, found.outcome, found.deal.n
+    sides = {}
+    for side, card, best, player, guarantee, optimum in (
+        ("west", leads.west, leads.west_is_best, "West", leads.west_guarantee, outcome.west_leads),
+        ("east", leads.east, leads.east_is_best, "East", leads.east_guarantee, n - outcome.east_leads),
+    ):
+        if best:
+            sides[side] = (name_of(card), "the normal lead (§4.2), a best lead by Theorem 8.2")
+        else:
+            sides[side] = (None, f"not determined: the normal lead {name_of(card)} guarantees {player} only "
+                                 f"{guarantee} of the {optimum} tricks best play takes (Theorem 8.2), so holding up "
+                                 "matters here")
+    return sides
+
+
+def _linear_value(found: "SuitAnswer") -> str:
+    assert found.linear is not None
+    detection = found.linear.detection
+    if detection.value is not None:
+        return f"{detection.value.text()}  (Theorem 12.1: the value is {detection.kind})"
+    return (f"strictly between {Value(detection.lower).text()} and {Value(detection.upper).text()}, and not "
+            f"{found.outcome.west_leads} (Theorem 12.1)")
+
+
+def _linear_outcome(text: str, found: "SuitAnswer", as_json: bool, name_of: Callable[[int], str] = str) -> str:
+    """A single suit beyond every solver (:func:`~whist_catalogue.store.solvers.answer`): its outcome by
+    Theorem 10.1, its value if Theorem 12.1 names it, and each side's normal lead when Theorem 8.2 makes it a best
+    first lead (``name_of`` names a card)."""
     value = found.value.to_json() if found.value is not None else None
-    sides = {
-        "west": (leads.west, leads.west_is_best, "West", leads.west_guarantee, found.outcome.west_leads),
-        "east": (leads.east, leads.east_is_best, "East", leads.east_guarantee, deal.n - found.outcome.east_leads),
-    }
-
-    def why_not(side: str) -> str:
-        card, _, player, guarantee, optimum = sides[side]
-        return (f"not determined: the normal lead {name_of(card)} guarantees {player} only {guarantee} of the"
-                f" {optimum} tricks best play takes (Theorem 8.2), so holding up matters here")
-
+    sides = _linear_leads(found, name_of)
     if as_json:
         return json.dumps(
             {
@@ -425,22 +473,59 @@ def _linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> str:
                 "suits": [value],
                 "value": value,
                 "outcome": _outcome_json(found.outcome),
-                "lead": {side: {"suit": 0, "card": name_of(v[0])} if v[1] else None for side, v in sides.items()},
-                "lead_note": {side: "the normal lead (§4.2), a best lead by Theorem 8.2" if v[1] else why_not(side)
-                              for side, v in sides.items()},
-                "method": "linear-time (single-suit paper, Theorem 10.1)",
+                "lead": {side: {"suit": 0, "card": card} if card is not None else None
+                         for side, (card, _) in sides.items()},
+                "lead_note": {side: note for side, (_, note) in sides.items()},
+                "method": _LINEAR_METHOD,
+                "not_given": found.not_given,
             },
             ensure_ascii=False,
         ) + "\n"
-    described = found.value.text() if found.value is not None else f"strictly between {found.lower} and {found.upper}"
     lines = [
-        f"{deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
+        f"{found.deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
         f"  outcome  {_outcome_text(found.outcome)}",
-        f"  value    {described}",
+        f"  value    {_linear_value(found)}",
     ]
-    for side, (card, best, player, _, _) in sides.items():
-        said = f"{name_of(card)} (the normal lead of §4.2; best by Theorem 8.2)" if best else why_not(side)
+    for side, (card, note) in sides.items():
+        player = "West" if side == "west" else "East"
+        said = f"{card} (the normal lead of §4.2; best by Theorem 8.2)" if card is not None else note
         lines.append(f"  {player} leads  {said}")
+    lines.append(f"  not given  {found.not_given}")
+    return "\n".join(lines) + "\n"
+
+
+def _linear_value_text(suit: Suit, found: "SuitAnswer", as_json: bool) -> str:
+    """``value`` of a single suit beyond every solver: what the linear-time theory gives, and what it does not."""
+    deal = suit.deal
+    sides = _linear_leads(found, suit.name_of)
+    if as_json:
+        detection = found.linear.detection if found.linear is not None else None
+        bounds = (None if detection is None or detection.value is not None
+                  else {"lower": Value(detection.lower).to_json(), "upper": Value(detection.upper).to_json()})
+        return json.dumps(
+            {
+                "deal": deal.label,
+                "n": deal.n,
+                "value": found.value.to_json() if found.value is not None else None,
+                "value_between": bounds,
+                "outcome": _outcome_json(found.outcome),
+                "best_leads": {side: [card] if card is not None else [] for side, (card, _) in sides.items()},
+                "lead_note": {side: note for side, (_, note) in sides.items()},
+                "method": _LINEAR_METHOD,
+                "not_given": found.not_given,
+            },
+            ensure_ascii=False,
+        ) + "\n"
+    west, east = (card if card is not None else "?" for card, _ in sides.values())
+    lines = [
+        f"{suit}  ({deal.label}, n = {deal.n})" if deal.n <= 64 else f"{deal.n} cards a hand",
+        f"  value     {_linear_value(found)}",
+        f"  outcome   {_outcome_text(found.outcome)}",
+        f"  best leads  West: {west}   East: {east}  (the normal leads of §4.2: a best lead by Theorem 8.2"
+        + ("" if "?" not in (west, east) else "; ? where it is not") + ")",
+        "  solved    in linear time (Theorem 10.1 of the single-suit paper)",
+        f"  not given  {found.not_given}",
+    ]
     return "\n".join(lines) + "\n"
 
 

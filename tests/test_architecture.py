@@ -25,7 +25,7 @@ FOLDERS = {
 # The layers, lowest first: a part may import its own layer's modules of its own part, and any
 # part of a lower layer; never a higher layer, never a sibling part of its own layer.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors",),
+    ("errors", "constants"),  # what a user can get wrong; the sizes and scales every part agrees on
     ("theory", "games"),
     ("single_suit",),
     ("engine",),
@@ -38,7 +38,7 @@ LAYER_OF = {part: depth for depth, parts in enumerate(LAYERS) for part in parts}
 # What only the interfaces (Qt) or the store (SQL) may import.
 QT = ("PySide6", "shiboken6", "superqt", "pytestqt", "matplotlib.backends.backend_qtagg")
 SQL = ("sqlalchemy", "alembic", "psycopg", "sqlite3")
-CORE = ("errors", "theory", "games", "single_suit", "engine")
+CORE = ("errors", "constants", "theory", "games", "single_suit", "engine")
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -106,7 +106,7 @@ def test_imports_flow_one_way(module, path):
             continue
         if top == "whist_catalogue":
             there = _part(target)
-            if there == "errors" or there == here:
+            if there in ("errors", "constants") or there == here:
                 continue
             if LAYER_OF[there] >= LAYER_OF[here]:
                 wrong.append(f"line {line}: {here} imports {target} ({there} is not below {here})")
@@ -166,3 +166,42 @@ def test_a_batch_of_outcomes_imports_only_what_it_needs(named, small_catalogue):
     for line, text in zip(done.stdout.splitlines(), ("AKJ853/QT9764, AKT/QJ9, AQ97/KJT8", "7/6; JT5/K83; 3/A")):
         outcome = evaluate([s.deal for s in parse_multisuit(text)], table).outcome
         assert f'"outcome": {{"west_leads": {outcome.west_leads}, "east_leads": {outcome.east_leads}}}' in line
+
+
+def test_the_constants_import_nothing():
+    """``whist_catalogue.constants`` is light enough for every start-up path: it imports no module at all."""
+    path = ROOT / "catalogue" / "constants.py"
+    assert [t for t, _ in _imports("whist_catalogue.constants", path) if t != "__future__"] == []
+
+
+def test_each_constant_has_one_home():
+    """No module but ``constants`` assigns a name it defines (a copy kept "to avoid an import" drifts)."""
+    import whist_catalogue.constants as constants
+
+    names = set(constants.__all__)
+    found = []
+    for module, path in MODULES:
+        if module == "whist_catalogue.constants":
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, ast.AnnAssign) else []
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                      if isinstance(t, ast.Name) and t.id in names]
+    assert not found
+
+
+def test_the_deal_explorer_loads_no_builder_and_no_sql():
+    """The app's first view (the deal explorer, built at start) reads its limits from ``constants``: importing it
+    loads neither the catalogue's builder nor SQLAlchemy — the catalogue is opened when a deal needs it."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "import whist_catalogue.gui.explorer\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'alembic')"
+        " or m in ('whist_catalogue.store.build', 'whist_catalogue.store.reader')))\n"
+    )
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

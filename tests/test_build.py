@@ -246,11 +246,3 @@ def test_build_refuses_bad_input_and_changes_nothing(tmp_path):
     assert code == 2 and "no directory" in err
     with pytest.raises(DealTooLargeError):
         build(tmp_path / "x.sqlite", 99)
-
-
-def test_build_script_in_scripts(tmp_path):
-    path = tmp_path / "script.sqlite"
-    result = subprocess.run([sys.executable, "scripts/build_catalogue.py", "--max-n", "3", "--db", str(path),
-                             "--no-games", "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["levels_stored"] == [1, 2, 3]

@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from whist_catalogue.scripts.main import main
+from whist_catalogue.theory.values import Value
 
 NO_CATALOGUE = {"WHIST_CATALOGUE_DB": "/nonexistent/whist-catalogue-test.sqlite"}
 
@@ -84,6 +85,45 @@ def test_outcome_of_a_huge_single_suit_uses_the_linear_time_algorithm(capsys):
     assert even["value"]["number"] == "2999/2" and even["outcome"] == {"west_leads": 1499, "east_leads": 1500}
     (odd,) = run_json(capsys, "outcome", "--json", "WE" * 3001)
     assert odd["value"]["number"] == "1500" and odd["outcome"] == {"west_leads": 1500, "east_leads": 1500}
+
+
+def test_value_and_moves_answer_a_suit_beyond_the_engine_as_outcome_does(capsys):
+    """``value`` on a 40-card suit gives what ``outcome`` gives — the linear-time outcome, the value when Theorem
+    12.1 names it, the normal leads Theorem 8.2 calls best — says what it cannot give and why, and never advises
+    building a catalogue that cannot reach the suit."""
+    import random
+
+    rng = random.Random(24)
+    owners = ["".join(rng.sample("WE" * 40, 80)) for _ in range(6)] + ["WE" * 40, "EW" + "E" * 39 + "W" * 39]
+    values = run_json(capsys, "value", "--json", *owners)
+    outcomes = run_json(capsys, "outcome", "--json", *owners)
+    named = 0
+    for text, value, outcome in zip(owners, values, outcomes):
+        assert value["n"] == 40 and value["method"] == outcome["method"]
+        assert value["outcome"] == outcome["outcome"] and value["value"] == outcome["value"]
+        named += value["value"] is not None
+        if value["value"] is None:
+            k = value["outcome"]["west_leads"]
+            assert value["value_between"] == {"lower": Value(Fraction(2 * k - 1, 2)).to_json(),
+                                              "upper": Value(Fraction(2 * k + 1, 2)).to_json()}
+            assert value["not_given"].startswith("the exact value")
+        for side in ("west", "east"):
+            lead = outcome["lead"][side]
+            assert value["best_leads"][side] == ([] if lead is None else [lead["card"]])
+        assert "beyond the engine's reach" in value["not_given"] and "build" not in value["not_given"]
+    assert named >= 2  # (WE)^40 = 39/2 among them
+    assert values[6]["value"]["number"] == "39/2"
+    code, text = main(["value", owners[0]]), capsys.readouterr()
+    assert code == 0 and text.err == "" and "build the catalogue" not in text.out
+    assert f"  outcome   West takes {values[0]['outcome']['west_leads']} tricks" in text.out
+    assert "  not given  " in text.out and "linear time" in text.out
+    # ``moves``: every card's result, by one trick of look-ahead on Theorem 10.1; the best is the outcome.
+    (moves,) = run_json(capsys, "moves", "--json", owners[0])
+    assert len(moves["moves"]) == 40 and moves["method"].startswith("linear-time")
+    assert max(m["west_tricks"] for m in moves["moves"]) == values[0]["outcome"]["west_leads"]
+    (replies,) = run_json(capsys, "moves", "--json", "--leader", "E", "--led", f"0:{owners[0].index('E') + 1}",
+                          owners[0])
+    assert replies["to_play"] == "W" and len(replies["moves"]) == 40
 
 
 def test_text_output(capsys):

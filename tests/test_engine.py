@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from whist_catalogue.engine import kernels as K
-from whist_catalogue.engine.encoding import SCALE, decode_value, encode_value, labeled_key
+from whist_catalogue.constants import SCALE
+from whist_catalogue.engine.encoding import decode_value, encode_value, labeled_key
 from whist_catalogue.engine.levels import CHECK_NAMES, EngineSolver, Level, compute_level, levels
 from whist_catalogue.engine.scan import context_tricks, contexts
 from whist_catalogue.errors import DealTooLargeError
@@ -107,6 +108,17 @@ def test_labeled_keys_order_like_labeled_values():
     for a in items[:60]:
         for b in items:
             assert (key_of(a) < key_of(b)) == (a < b)
+
+
+def test_the_kernels_labeled_keys_are_the_encodings():
+    """The Numba kernels' key (``kernels.key_of``) and :func:`labeled_key` are one formula written twice (Numba
+    cannot call the Python one): they must agree, and :func:`unkey` must invert it."""
+    for numerator in (0, 1, SCALE // 2, 3 * SCALE + 5, 25 * SCALE - 1):
+        for rank in range(-27, 28):
+            for west in (0, 1):
+                key = labeled_key("W" if west else "E", numerator, rank)
+                assert K.key_of(numerator, rank, west) == key
+                assert tuple(K.unkey(key)) == (numerator, rank, west)
 
 
 def test_encoding_round_trip():

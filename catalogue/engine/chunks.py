@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from whist_catalogue.engine.codes import ValueTable, value_keys
+from whist_catalogue.engine.encoding import parts_of_value_key
 
 __all__ = [
     "Chunk",
@@ -114,7 +115,8 @@ def encode_chunk(n: int, start: int, stop: int, numerator: np.ndarray, infinites
     if not (0 <= start <= stop and numerator.shape == (size,) and infinitesimal.shape == (size,)):
         raise ValueError(f"a chunk of ranks [{start}, {stop}) needs {size} values, got {numerator.shape}")
     distinct, codes = np.unique(value_keys(numerator, infinitesimal), return_inverse=True)
-    table = ValueTable((distinct >> 8).astype(np.int32), ((distinct & 0xFF) - 128).astype(np.int8))
+    numerator, rank = parts_of_value_key(distinct)
+    table = ValueTable(numerator.astype(np.int32), rank.astype(np.int8))
     return pack_chunk(n, start, codes, table, flags)
 
 

@@ -23,7 +23,8 @@ from functools import cache
 
 import numpy as np
 
-from whist_catalogue.engine.encoding import decode_value
+from whist_catalogue.constants import INF_OFFSET
+from whist_catalogue.engine.encoding import decode_value, parts_of_value_key, value_key
 from whist_catalogue.theory.values import Value
 
 __all__ = ["MAX_CODES", "ValueTable", "Encoder", "encode", "remap", "union", "value_keys"]
@@ -38,9 +39,8 @@ _EMPTY = np.int64(-1)
 
 
 def value_keys(numerator: np.ndarray, infinitesimal: np.ndarray) -> np.ndarray:
-    """One int64 per value whose integer order is the value order (ranks span well within a byte; values of
-    deals are ≥ 0, so the number comes first)."""
-    return numerator.astype(np.int64) * 256 + (infinitesimal.astype(np.int64) + 128)
+    """One int64 per value whose integer order is the value order (:func:`~whist_catalogue.engine.encoding.value_key`)."""
+    return value_key(numerator.astype(np.int64), infinitesimal.astype(np.int64))
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,8 @@ class ValueTable:
     @classmethod
     def from_keys(cls, keys: np.ndarray) -> ValueTable:
         keys = np.asarray(keys, np.int64)
-        numerator, inf = np.divmod(keys, 256)
-        return cls(numerator.astype(np.int32), (inf - 128).astype(np.int8))
+        numerator, rank = parts_of_value_key(keys)
+        return cls(numerator.astype(np.int32), rank.astype(np.int8))
 
     @classmethod
     def of(cls, values: list[Value]) -> ValueTable:
@@ -97,7 +97,7 @@ def _encode_into(numerator, infinitesimal, slots, slot_code, found_keys, count, 
     """First-seen codes of ``numerator``/``infinitesimal`` into ``out``; returns the new count (−1: overflow)."""
     mask = slots.shape[0] - 1
     for i in range(numerator.shape[0]):
-        key = np.int64(numerator[i]) * 256 + (np.int64(infinitesimal[i]) + 128)
+        key = (np.int64(numerator[i]) << 8) + (np.int64(infinitesimal[i]) + INF_OFFSET)  # value_key, in Numba
         h = (key * np.int64(-7046029254386353131)) >> 40  # Fibonacci hashing; the high bits mix best
         s = h & mask
         while True:
@@ -154,8 +154,8 @@ class Encoder:
 
     def seen(self) -> tuple[np.ndarray, np.ndarray]:
         """The values met so far in provisional-code order: (numerator int32, infinitesimal int8)."""
-        numerator, inf = np.divmod(self._keys[: self._count], 256)
-        return numerator.astype(np.int32), (inf - 128).astype(np.int8)
+        numerator, rank = parts_of_value_key(self._keys[: self._count])
+        return numerator.astype(np.int32), rank.astype(np.int8)
 
     def finish(self) -> tuple[ValueTable, np.ndarray]:
         keys = self._keys[: self._count]

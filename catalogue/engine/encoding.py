@@ -16,27 +16,20 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from whist_catalogue.constants import INF_OFFSET, SCALE, SCALE_BITS
 from whist_catalogue.errors import InvalidValueError
 from whist_catalogue.theory.values import Exits, Infinitesimal, Value
 
 __all__ = [
-    "SCALE_BITS",
-    "SCALE",
-    "MAX_ENGINE_N",
     "infinitesimal_rank",
     "infinitesimal_from_rank",
     "encode_value",
     "decode_value",
     "labeled_key",
-    "INF_OFFSET",
+    "key_of_parts",
+    "value_key",
+    "parts_of_value_key",
 ]
-
-SCALE_BITS = 24
-SCALE = 1 << SCALE_BITS
-MAX_ENGINE_N = 25
-"""Values of deals up to this size fit: denominators ≤ 2^24 and numerators < 2^31."""
-INF_OFFSET = 64
-"""Added to an infinitesimal rank inside a labeled key to keep it positive."""
 
 
 def infinitesimal_rank(x: Infinitesimal) -> int:
@@ -75,4 +68,23 @@ def labeled_key(player: str, numerator: int, rank: int) -> int:
     """
     west = player == "W"
     tie = (not west) if rank == 0 else west
-    return ((numerator << 8) + (rank + INF_OFFSET)) * 2 + int(tie)
+    return key_of_parts(numerator, rank, int(tie))
+
+
+def value_key(numerator, rank):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
+    """One integer whose order is the order of single-suit values (§6.1.6: by number, then by infinitesimal):
+    the rank, made positive by INF_OFFSET, below the number.  Sorts and merges the engine's value tables."""
+    return (numerator << 8) + (rank + INF_OFFSET)
+
+
+def parts_of_value_key(key):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
+    """(numerator, rank) of a :func:`value_key`."""
+    return key >> 8, (key & 255) - INF_OFFSET
+
+
+def key_of_parts(numerator, rank, tie):  # noqa: ANN001, ANN201 - ints, or NumPy int64 arrays elementwise
+    """The labeled key of a value (numerator over 2^SCALE_BITS, infinitesimal rank) and the tie bit (1: this label
+    is the greater of two equal values): :func:`value_key` with the tie below it — the one formula the catalogue's
+    NumPy steps share with :func:`labeled_key` (the engine's Numba kernels take the same steps, ``kernels.key_of``,
+    and the tests compare them)."""
+    return value_key(numerator, rank) * 2 + tie

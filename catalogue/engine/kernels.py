@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-INF_OFFSET = 64  # whist_catalogue.engine.encoding.INF_OFFSET
+from whist_catalogue.constants import INF_OFFSET  # a global Numba compiles in as a constant
 
 # Conjecture and theorem checks, in the order of the counters.
 CHECK_CONJ_12_2 = 0

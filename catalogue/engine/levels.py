@@ -32,8 +32,8 @@ import numpy as np
 
 from whist_catalogue.engine import kernels as K
 from whist_catalogue.engine.codes import Encoder, ValueTable
-from whist_catalogue.engine.encoding import MAX_ENGINE_N, SCALE
-from whist_catalogue.engine.plan import EnginePlan, current_observer, engine_bound, plan_levels
+from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N, SCALE
+from whist_catalogue.engine.plan import EnginePlan, beyond_reach, current_observer, engine_bound, plan_levels
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
@@ -286,15 +286,15 @@ def compute_level(
 
 def compute_moves(n: int, previous: Level) -> np.ndarray:
     """Best leads and replies of every deal of level n (full α over runs)."""
-    if n > 16:
-        raise DealTooLargeError(f"best moves are stored as 16-bit masks, up to n = 16, not n = {n}")
+    if n > MAX_BUILD_N:
+        raise DealTooLargeError(f"best moves are stored as 16-bit masks, up to n = {MAX_BUILD_N}, not n = {n}")
     out = np.zeros((level_size(n), 2 + 2 * n), np.uint16)
     K.level_moves(n, binomial_table(), previous.codes, previous.table.numerator, previous.table.infinitesimal,
                   SCALE, out, _blocks())
     return out
 
 
-def levels(max_n: int, *, keep_previous: bool = False, progress: Callable[[int, int, int], None] | None = None,
+def levels(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
            **options) -> Iterator[Level]:
     """Levels 1…max_n in order; each is computed from the one before.
 
@@ -342,10 +342,7 @@ class EngineSolver:
 
     def _check_reach(self, n: int) -> None:
         if n > self.max_n:
-            raise DealTooLargeError(
-                f"a deal with {n} cards a hand is beyond the engine's reach here (n ≤ {self.max_n}: level"
-                f" {self.max_n + 1} would not fit in half the memory); build the catalogue further to look it up"
-            )
+            raise DealTooLargeError(beyond_reach(n, self.max_n))
 
     def level(self, n: int) -> Level:
         found = self._levels.get(n)

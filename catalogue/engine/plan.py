@@ -20,9 +20,9 @@ from contextvars import ContextVar
 from math import comb
 from typing import Iterator, NamedTuple
 
-from whist_catalogue.engine.encoding import MAX_ENGINE_N
+from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 
-__all__ = ["EnginePlan", "EngineObserver", "observing", "current_observer", "engine_bound", "plan_levels",
+__all__ = ["EnginePlan", "EngineObserver", "observing", "current_observer", "engine_bound", "beyond_reach", "plan_levels",
            "CORE_SECONDS_PER_DEAL", "BYTES_PER_DEAL", "duration"]
 
 CORE_SECONDS_PER_DEAL = 0.48e-6
@@ -142,6 +142,15 @@ def plan_levels(n: int, computed: set[int] | frozenset[int], seed: int | None = 
     if start >= n:
         return EnginePlan(n, ())
     return EnginePlan(n, tuple(range(start + 1, n + 1)), seeded, os.cpu_count() or 1)
+
+
+def beyond_reach(n: int, max_n: int) -> str:
+    """Why a deal with n cards a hand is not valued here, with the one remedy that exists: a catalogue built
+    further when n is a level a catalogue can hold, else none (only the linear-time theory reaches it)."""
+    said = f"a deal with {n} cards a hand is beyond the engine's reach here (n ≤ {max_n})"
+    if n <= MAX_BUILD_N:
+        return f"{said}; build the catalogue further (whist-catalogue build --max-n {n}) to look it up"
+    return f"{said} and of any catalogue (n ≤ {MAX_BUILD_N})"
 
 
 def engine_bound(memory: int | None = None) -> int:

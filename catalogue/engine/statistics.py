@@ -17,7 +17,8 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from whist_catalogue.engine.encoding import SCALE_BITS, decode_value
+from whist_catalogue.constants import SCALE_BITS
+from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.theory.values import Infinitesimal, Value, rho
 
 __all__ = ["LevelStatistics", "value_class", "value_counts_from_arrays", "VALUE_CLASSES", "VALUE_CLASS_QUERIES"]

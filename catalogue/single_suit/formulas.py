@@ -33,7 +33,8 @@ import numpy as np
 from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.single_suit.kernels import level_kernel
 from whist_catalogue.theory.deals import Card, Deal
-from whist_catalogue.theory.ranking import MAX_LEVEL, level_masks
+from whist_catalogue.constants import MAX_RANKED_N
+from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.theory.values import Outcome
 
 __all__ = [
@@ -365,8 +366,8 @@ def level_quantities(n: int, masks: np.ndarray | None = None) -> LevelQuantities
     :mod:`whist_catalogue.single_suit.linear_time`), in a Numba kernel.
     """
 
-    if not 1 <= n <= MAX_LEVEL:
-        raise InvalidDealError(f"level {n} out of range 1..{MAX_LEVEL}")
+    if not 1 <= n <= MAX_RANKED_N:
+        raise InvalidDealError(f"level {n} out of range 1..{MAX_RANKED_N}")
     if masks is None:
         masks = level_masks(n)
     masks = np.ascontiguousarray(masks, dtype=np.int64)

@@ -135,17 +135,6 @@ def evaluate_vector(c, n, s, t):
     return lo, hi, h, t[n]
 
 
-@njit(cache=True)
-def t_sums_vector(c, n, t):
-    """T_k for −n < k < n into t[k + n − 1] (t of length 2n − 1, int64)."""
-    s = np.empty(2 * n + 1, np.int64)
-    full = np.empty(2 * n + 1, np.int64)
-    _partial_sums(c, n, s)
-    _t_sums(c, s, n, full)
-    for k in range(-n + 1, n):
-        t[k + n - 1] = full[k + n]
-
-
 @njit(cache=True, inline="always")
 def _h_greedy(lo, hi):
     if hi > 0:

@@ -55,6 +55,8 @@ __all__ = [
     "normal_leads_vector",
     "NormalLeads",
     "normal_leads",
+    "LinearAnswer",
+    "linear_answer",
     "DealSample",
     "sample_deals",
     "random_deal_vector",
@@ -240,7 +242,11 @@ def detect_simple_value(deal: Deal | np.ndarray) -> ValueDetection:
     c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
     if n == 0:
         raise InvalidDealError("the empty deal has no value to detect")
-    outcome = solve_vector(c).outcome
+    return _detect(c, solve_vector(c))
+
+
+def _detect(c: np.ndarray, found: LinearResult) -> ValueDetection:
+    outcome = found.outcome
     west_leads, east_leads = outcome
     if east_leads == west_leads + 1:
         q = Fraction(2 * west_leads + 1, 2)
@@ -305,9 +311,13 @@ class NormalLeads:
 
 def normal_leads(deal: Deal | np.ndarray) -> NormalLeads:
     """:func:`normal_leads_vector` and Theorem 8.2's verdict on each, in linear time."""
-    c, n = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
+    c, _ = _checked(owner_vector(deal) if isinstance(deal, Deal) else deal)
+    return _normal_leads(c, solve_vector(c))
+
+
+def _normal_leads(c: np.ndarray, found: LinearResult) -> NormalLeads:
+    n = found.n
     west, east = normal_leads_vector(c)
-    found = solve_vector(c)
     outcome = found.outcome
     west_guarantee = (n + found.h_lower) // 2  # West on lead: rounded for East, down
     east_guarantee = (n - found.h_upper) // 2  # East on lead: rounded for West, down for East
@@ -319,6 +329,35 @@ def normal_leads(deal: Deal | np.ndarray) -> NormalLeads:
         west_guarantee,
         east_guarantee,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LinearAnswer:
+    """Everything the linear-time theory gives for one deal of any size.
+
+    χ(D) and H̲, H̄, H (Theorem 10.1 of the single-suit paper, with Theorems 8.1 and 9.1); val(D) when it is an
+    integer or half an odd integer, else the two half-integers it lies strictly between (Theorem 12.1 of the
+    multi-suit paper); each side's normal lead and whether Theorem 8.2 makes it a best first lead.  Not given:
+    val(D) otherwise, every best lead and the best replies — those need the values of the deals one trick on
+    (the α matrix of the multi-suit paper's §7.2), which no linear-time result provides.
+    """
+
+    result: LinearResult
+    detection: ValueDetection
+    leads: NormalLeads
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.result.outcome
+
+
+def linear_answer(deal: Deal) -> LinearAnswer:
+    """:class:`LinearAnswer` of a nonempty deal: Theorem 10.1 once (twice when Theorem 12.1 needs D₀)."""
+    c, n = _checked(owner_vector(deal))
+    if n == 0:
+        raise InvalidDealError("the empty deal has nothing to solve")
+    found = solve_vector(c)
+    return LinearAnswer(found, _detect(c, found), _normal_leads(c, found))
 
 
 # -- many random deals at once --------------------------------------------------------------

@@ -47,6 +47,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
+from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, encode_chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
@@ -68,7 +69,6 @@ __all__ = [
     "level_rows",
     "level_columns",
     "COLUMNS",
-    "MAX_BUILD_N",
     "BATCH_ROWS",
     "SOLVED_GAMES",
     "file_size",
@@ -78,8 +78,6 @@ __all__ = [
     "local_chunks",
 ]
 
-MAX_BUILD_N = 16
-"""Best moves are stored as 16-bit position masks (SPEC §3): up to 16 cards a hand."""
 BATCH_ROWS = 20_000
 """Rows per executemany call; one progress event per batch."""
 REBUILD_INDEXES_ROWS = 100_000

@@ -36,7 +36,9 @@ from typing import Any, Callable
 import numpy as np
 import sqlalchemy as sa
 
+from whist_catalogue.constants import SCALE
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, read_chunk
+from whist_catalogue.engine.encoding import key_of_parts
 from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
 
@@ -329,7 +331,6 @@ def _check_sample(catalogue: Any, n: int, ranks: list[int], recursive_max_n: int
 def value_columns(numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[str, np.ndarray]:
     """The ``deal`` columns that follow from the value alone, from engine arrays (SPEC §5): the reduced
     fraction, q·2^24 and its fractional part, the infinitesimal's sign and stoppers, and the outcome ρ(val)."""
-    from whist_catalogue.engine.encoding import SCALE
     from whist_catalogue.engine.levels import table_outcomes
 
     scaled = numerator.astype(np.int64)
@@ -500,14 +501,13 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
     """α_ij of §7.2 as integers whose order is the order of labeled values (§7.1,
     :func:`whist_catalogue.engine.encoding.labeled_key`): W_i and E_j's positions (as
     :func:`reduction_masks` gives them) and val(D_ij) as n × n engine arrays (or batches of them)."""
-    from whist_catalogue.engine.encoding import INF_OFFSET, SCALE
 
     west_trick = west_cards[..., :, None] > east_cards[..., None, :]
     number = numerator.astype(np.int64) + west_trick * SCALE
     rank = infinitesimal.astype(np.int64)
     # Ties of value: East's label above West's for a number, West's above East's otherwise.
     tie = np.where(rank == 0, ~west_trick, west_trick)
-    return ((number << 8) + (rank + INF_OFFSET)) * 2 + tie
+    return key_of_parts(number, rank, tie)
 
 
 def move_masks_from_alpha(alpha: np.ndarray) -> tuple[int, ...]:

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime
 from fractions import Fraction
-from math import comb
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -44,7 +43,8 @@ from sqlalchemy.orm import Session
 
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError
 from whist_catalogue.engine.codes import ValueTable
-from whist_catalogue.engine.encoding import SCALE, decode_value
+from whist_catalogue.constants import MAX_LEVEL_N, SCALE
+from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
 from whist_catalogue.store.database import (Location, MalformedContentError, database_errors, parse_location,
                                             reader_engine)
@@ -295,9 +295,6 @@ class LevelInfo:
 
 LevelProgressCallback = Callable[[int, int, int], None]
 """progress(n, done, total): deals of level n searched so far."""
-
-MAX_LEVEL_N = 30
-"""No catalogue level can be larger: its keys would not fit the database's 64-bit integers."""
 
 
 def _check_level_info(info: LevelInfo) -> None:
@@ -722,7 +719,7 @@ class Catalogue:
 
     def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
         """Which levels a search covers, and which of those it asks for the catalogue lacks."""
-        from whist_catalogue.store.search import MAX_LEVEL_N, ChunkQuery
+        from whist_catalogue.store.search import ChunkQuery
 
         asked = ChunkQuery(expression, level=level).asked()
         complete = self.complete_levels()
@@ -805,10 +802,6 @@ class Catalogue:
                         return
                     emitted += 1
                     yield _deal_row(self.derived_record(Deal(n, unrank(n, chunk.start + i))))
-
-    def iter_rows(self, statement: sa.Select) -> _RecordStream:
-        """Stream the rows of a ``select(DealRow)`` built elsewhere (export, verify)."""
-        return _RecordStream(self, statement)
 
     def stream(self, statement: sa.Select, batch: int = 10_000) -> Iterator[sa.Row]:
         """Stream the Core rows of any select, in batches (constant memory)."""

@@ -41,7 +41,7 @@ from typing import Any, Callable
 import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
-from whist_catalogue.engine.encoding import SCALE_BITS
+from whist_catalogue.constants import MAX_LEVEL_N, SCALE_BITS
 from whist_catalogue.engine.levels import CHECK_NAMES
 from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES
 from whist_catalogue.errors import SearchSyntaxError
@@ -90,8 +90,6 @@ MAX_ROWS = 10**15
 """The largest ``limit`` or ``offset`` of a search: more deals than any catalogue holds, and far below the
 database's 64-bit integers."""
 MAX_SQL_INT = 1 << 62
-MAX_LEVEL_N = 30
-"""Keys of levels up to 30 stay below 2^61 (the database's integers are signed 64-bit)."""
 
 # -- tokens -------------------------------------------------------------------------------------------
 

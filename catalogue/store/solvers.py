@@ -1,19 +1,24 @@
-"""Choosing where single-suit values come from: the catalogue, else the engine.
+"""Where a single-suit deal's answer comes from, decided here once for the command line and the app.
 
-:func:`default_solver` is what the command line and the app use.  A deal
-inside a complete level of the catalogue is read from it; any other deal is
-computed — by the literal recursive definition when small, by the engine's
-in-memory levels otherwise — so answers are the same wherever they come from
-(tests check the three against each other).
+:func:`default_solver` is the chain both use: a deal inside a complete level of the
+catalogue is read from it; any other deal is computed — by the literal recursive
+definition of the multi-suit paper's §7 when small, by the engine's in-memory levels
+otherwise — so answers are the same wherever they come from (tests check the three
+against each other).  :func:`answer` (and :func:`answer_many`) ask that chain and,
+for a single suit beyond all of it, give what the linear-time theory gives
+(Theorem 10.1 of the single-suit paper, Theorem 12.1 of the multi-suit paper):
+``value``, ``outcome``, ``moves`` and the deal explorer all call them, so each says
+the same thing about a suit of any size, and names what it cannot give and why.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
-from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.constants import MAX_ENGINE_N
+from whist_catalogue.errors import DealTooLargeError, IllegalMoveError
 from whist_catalogue.store.identity import catalogue_path
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
@@ -23,9 +28,20 @@ from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
     from whist_catalogue.engine.plan import EnginePlan
+    from whist_catalogue.single_suit.linear_time import LinearAnswer
     from whist_catalogue.store.reader import Catalogue
+    from whist_catalogue.theory.deals import Suit
+    from whist_catalogue.theory.labeled import Player
+    from whist_catalogue.theory.moves import CardResult
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.theory.values import Outcome
 
-__all__ = ["ComputingSolver", "ChainSolver", "default_solver"]
+__all__ = ["ComputingSolver", "ChainSolver", "default_solver", "SuitAnswer", "answer", "answer_many",
+           "solve_sourced", "solve_many_sourced", "MovesAnswer", "answer_moves", "PRELOADED", "CATALOGUE", "DEFINITION", "ENGINE", "LINEAR_TIME"]
+
+PRELOADED, CATALOGUE, DEFINITION, ENGINE, LINEAR_TIME = (
+    "preloaded table", "catalogue", "recursive definition", "engine", "linear time")
+"""Where an answer came from, in the order they are asked."""
 
 RECURSIVE_MAX_N = 6
 """Below this the literal definition answers at once; above, the engine's levels are cheaper."""
@@ -66,10 +82,9 @@ class ComputingSolver:
 
     def _engine_solver(self, n: int) -> Solver:
         if n > self.max_n:
-            raise DealTooLargeError(
-                f"a deal with {n} cards a hand is beyond the engine's reach here (n ≤ {self.max_n});"
-                " build the catalogue further to look it up"
-            )
+            from whist_catalogue.engine.plan import beyond_reach
+
+            raise DealTooLargeError(beyond_reach(n, self.max_n))
         with self._lock:
             if self._engine is None:
                 # Numba loads with the engine, and only when a deal needs it.
@@ -109,17 +124,11 @@ class ChainSolver:
         raise last
 
     def solve(self, deal: Deal) -> SuitSolution:
-        return self._each(deal, "solve")
+        return solve_sourced(self, deal)[0]
 
     def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
         """:meth:`solve` of each deal: the first solver answers what it knows as a batch, the chain the rest."""
-        first, *_ = self.solvers
-        found = solve_many(first, deals)
-        name = type(first).__name__
-        answered = sum(s is not None for s in found)
-        if answered:
-            self.sources[name] = self.sources.get(name, 0) + answered
-        return [s if s is not None else self._each(deal, "solve") for s, deal in zip(found, deals)]
+        return [s for s, _ in solve_many_sourced(self, deals)]  # type: ignore[misc]
 
     def value(self, deal: Deal) -> Value:
         return self._each(deal, "value")
@@ -150,3 +159,219 @@ def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int | Non
 
     catalogue = open_catalogue(location)
     return ChainSolver(catalogue, ComputingSolver(max_n, catalogue=catalogue))
+
+
+# -- the one decision: the chain, then linear time ----------------------------------------------
+
+
+class SuitAnswer(NamedTuple):
+    """What the theory gives for one single-suit deal, and where it came from.
+
+    Either ``solution`` (the value and every best move, from the chain of solvers) or ``linear`` (what the
+    linear-time theory gives a suit beyond them all) is set; ``beyond`` then says why the solvers did not
+    answer, and :attr:`not_given` what is missing.
+    """
+
+    deal: Deal
+    source: str
+    """One of :data:`PRELOADED`, :data:`CATALOGUE`, :data:`DEFINITION`, :data:`ENGINE`, :data:`LINEAR_TIME`."""
+    solution: SuitSolution | None
+    linear: LinearAnswer | None = None
+    beyond: str = ""
+
+    @property
+    def outcome(self) -> Outcome:
+        """χ(D): ρ(val(D)) (Corollary 8.9), or Theorem 10.1's."""
+        if self.solution is not None:
+            return self.solution.outcome
+        assert self.linear is not None
+        return self.linear.outcome
+
+    @property
+    def value(self) -> Value | None:
+        """val(D), or None when only bounds are known (Theorem 12.1: :attr:`LinearAnswer.detection`)."""
+        if self.solution is not None:
+            return self.solution.value
+        assert self.linear is not None
+        return self.linear.detection.value
+
+    @property
+    def not_given(self) -> str:
+        """What is not known about the deal and why ("" when the solvers answered)."""
+        if self.linear is None:
+            return ""
+        missing = ("" if self.linear.detection.value is not None
+                   else "the exact value (Theorem 12.1 names only an integer or half an odd integer); ")
+        return (f"{missing}every best lead and the best replies (they need the values of the deals one trick on, "
+                f"α of the multi-suit paper's §7.2): {self.beyond}")
+
+
+def _source_name(solver: object) -> str:
+    name = type(solver).__name__
+    return {"Catalogue": CATALOGUE, "RecursiveSolver": DEFINITION, "EngineSolver": ENGINE}.get(name, name)
+
+
+def solve_sourced(solver: Solver, deal: Deal) -> tuple[SuitSolution, str]:
+    """``solver.solve(deal)`` and the name of the solver of the chain that answered (:data:`CATALOGUE` …).
+
+    Walks the chains of :func:`default_solver`; a solver wrapping another (the command line's preloaded table)
+    names itself with a ``solve_sourced`` method of its own."""
+    own = getattr(solver, "solve_sourced", None)
+    if own is not None:
+        return own(deal)
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    if isinstance(solver, SuitTable):
+        if solver.preloads(deal.n):
+            return solver.solve(deal), PRELOADED
+        return solve_sourced(solver.inner(deal), deal)
+    if isinstance(solver, ChainSolver):
+        last: Exception | None = None
+        for inner in solver.solvers:
+            try:
+                found = solve_sourced(inner, deal)
+            except (LookupError, DealTooLargeError) as exc:
+                last = exc
+                continue
+            name = type(inner).__name__
+            solver.sources[name] = solver.sources.get(name, 0) + 1
+            return found
+        assert last is not None
+        raise last
+    if isinstance(solver, ComputingSolver):
+        inner = solver._solver(deal)
+        return inner.solve(deal), DEFINITION if inner is solver._recursive else ENGINE
+    return solver.solve(deal), _source_name(solver)
+
+
+def _linear(deal: Deal, beyond: str) -> SuitAnswer:
+    from whist_catalogue.single_suit.linear_time import linear_answer  # NumPy, only for a suit this large
+
+    return SuitAnswer(deal, LINEAR_TIME, None, linear_answer(deal), beyond)
+
+
+def _beyond_encoding(deal: Deal) -> str:
+    from whist_catalogue.engine.plan import beyond_reach, engine_bound  # light: no NumPy, no Numba
+
+    return beyond_reach(deal.n, engine_bound())
+
+
+def answer(solver: Solver, deal: Deal) -> SuitAnswer:
+    """Everything the theory gives for ``deal``: the chain's solution (catalogue → recursive definition →
+    engine), else — a suit beyond the engine's reach — the linear-time answer."""
+    if deal.n > MAX_ENGINE_N:  # no solver can hold it: not even asked (no catalogue opened, no engine planned)
+        return _linear(deal, _beyond_encoding(deal))
+    try:
+        solution, source = solve_sourced(solver, deal)
+    except DealTooLargeError as exc:
+        if deal.n == 0:
+            raise
+        return _linear(deal, str(exc))
+    return SuitAnswer(deal, source, solution)
+
+
+def answer_many(solver: Solver, deals: Sequence[Deal]) -> list[SuitAnswer]:
+    """:func:`answer` of each deal, those the chain answers asked as one batch (the catalogue derives a
+    level's best moves in whole-array steps); the source of a batch's answer is the first solver's that knew
+    it.  A deal the chain cannot answer is then answered alone, in order."""
+    small = [d for d in deals if d.n <= MAX_ENGINE_N]
+    try:
+        batch = solve_many_sourced(solver, small)
+    except DealTooLargeError:
+        return [answer(solver, d) for d in deals]
+    found = iter(batch)
+    answers = []
+    for deal in deals:
+        if deal.n > MAX_ENGINE_N:
+            answers.append(_linear(deal, _beyond_encoding(deal)))
+            continue
+        solution, source = next(found)
+        answers.append(SuitAnswer(deal, source, solution) if solution is not None else answer(solver, deal))
+    return answers
+
+
+def solve_many_sourced(solver: Solver, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
+    from whist_catalogue.theory.small_suits import SuitTable
+
+    own = getattr(solver, "solve_many_sourced", None)
+    if own is not None:
+        return own(deals)
+    if isinstance(solver, SuitTable):
+        beyond = [d for d in deals if not solver.preloads(d.n)]
+        found = dict(zip((d.key for d in beyond), solve_many_sourced(solver.inner(beyond[0]), beyond))) if beyond else {}
+        return [(solver.solve(d), PRELOADED) if solver.preloads(d.n) else found[d.key] for d in deals]
+    if isinstance(solver, ChainSolver) and deals:
+        first = solver.solvers[0]
+        found_first = solve_many(first, deals)
+        name = type(first).__name__
+        answered = sum(s is not None for s in found_first)
+        if answered:
+            solver.sources[name] = solver.sources.get(name, 0) + answered
+        source = _source_name(first)
+        return [(s, source) if s is not None else solve_sourced(solver, d) for s, d in zip(found_first, deals)]
+    if getattr(solver, "solve_many", None) is not None:
+        return [(s, _source_name(solver)) for s in solve_many(solver, deals)]
+    return [solve_sourced(solver, d) for d in deals]
+
+
+# -- every card's result: values (Theorem 9.1), else, for one suit alone, χ by Theorem 10.1 --------
+
+LINEAR_MOVES_WORK = 20_000_000
+"""The most card steps ``moves`` spends on a single suit beyond the engine: each deal one trick on is solved in
+linear time, n² of them at the start of a trick (n·n² steps; n ≤ 271) and n after the lead (n ≤ 4,472)."""
+
+
+class MovesAnswer(NamedTuple):
+    """Every legal card of the player to move with West's tricks from this trick on, and where they came from."""
+
+    results: list[CardResult]
+    source: str
+    """``"values"`` (the suits' values, Theorem 9.1 one trick on) or :data:`LINEAR_TIME`."""
+    beyond: str = ""
+    """For :data:`LINEAR_TIME`: why the values were not available."""
+
+
+def answer_moves(table: SuitTable, suits: Sequence[Suit], leader: Player,
+                 led: tuple[int, int] | None = None) -> MovesAnswer:
+    """The moves of :func:`whist_catalogue.theory.moves.suit_card_results` from the suits' values; for a single
+    suit beyond the engine's reach, the same results from the outcome of each deal one trick on (Theorem 10.1,
+    exact for a suit played alone) — within :data:`LINEAR_MOVES_WORK`, else :class:`DealTooLargeError` saying so."""
+    from whist_catalogue.theory.moves import CardResult, outcome_card_results, suit_card_results
+
+    if len(suits) == 1 and suits[0].n > MAX_ENGINE_N:
+        beyond = _beyond_encoding(suits[0].deal)  # no solver can hold it: not even asked
+    else:
+        try:
+            return MovesAnswer(suit_card_results(suits, leader, table, led), "values")
+        except DealTooLargeError as exc:
+            if len(suits) != 1:
+                raise
+            beyond = str(exc)
+    suit = suits[0]
+    n = suit.n
+    steps = n * n * n if led is None else n * n
+    if steps > LINEAR_MOVES_WORK:
+        bound = "n ≤ 271 at the start of a trick" if led is None else "n ≤ 4,472 after the lead"
+        raise DealTooLargeError(
+            f"{beyond}; the linear-time theory gives each card's result by solving every deal one trick on, "
+            f"{n * n if led is None else n:,} deals of {n - 1} cards a hand here, too many ({bound})")
+    from whist_catalogue.single_suit.linear_time import whist_outcome_linear
+
+    seen: dict[int, Outcome] = {}
+
+    def outcome(deal: Deal) -> Outcome:
+        found = seen.get(deal.key)
+        if found is None:
+            found = seen[deal.key] = whist_outcome_linear(deal)
+        return found
+
+    if led is not None:
+        index, rank = led
+        if index != 0:
+            raise IllegalMoveError(f"there is no suit {index} (suits are numbered from 0)")
+        own = suit.west if leader == "W" else suit.east
+        if rank not in own:
+            raise IllegalMoveError(f"{'West' if leader == 'W' else 'East'} does not hold {suit.card_name(rank)} in suit 0")
+    card = None if led is None else suit.card_of(led[1])
+    results = outcome_card_results(suit.deal, leader, outcome, card)
+    return MovesAnswer([CardResult(r.suit, suit.rank_of(r.card), r.west_tricks) for r in results], LINEAR_TIME, beyond)

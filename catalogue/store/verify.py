@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import database_errors
 
@@ -70,8 +71,6 @@ MAX_SAMPLE = 100_000
 """The most sampled deals a level ``verify`` accepts (about a minute a thousand by the recursive definition at
 n = 9): a larger request is refused before any work."""
 CHUNK = 65_536
-MAX_LEVEL_N = 30
-"""No level can be larger: its keys would not fit the database's 64-bit integers."""
 
 # -- checksums ------------------------------------------------------------------------------------------
 

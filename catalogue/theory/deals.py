@@ -19,6 +19,7 @@ from functools import lru_cache
 from itertools import compress
 from typing import Iterator, TypeAlias
 
+from whist_catalogue.constants import MAX_HAND_SIZE
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
 from whist_catalogue.theory.immutable import Immutable
 
@@ -48,8 +49,6 @@ HandMask: TypeAlias = int
 DealKey: TypeAlias = int
 """Integer key of SPEC §2: West's mask plus the sentinel bit 2n; unique across all n."""
 
-MAX_HAND_SIZE = 10_000_000
-"""The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
 MAX_DEAL_CHARS = 40 * MAX_HAND_SIZE
 """The longest deal text: every card of a deal of :data:`MAX_HAND_SIZE` cards a hand in number notation,
 with numbers of up to 19 digits."""

@@ -13,20 +13,27 @@ and a lead's result is the best the other player can reply: the least over
 East's cards of the suit when West leads, the greatest when East leads.  A
 position is the start of a trick (``led`` None) or the moment after the lead.
 
-Values are summed packed (:mod:`.packed`), looked up in a :class:`~.small_suits.SuitTable`.
+Values are summed packed (:mod:`.packed`), looked up in a :class:`~.small_suits.SuitTable`.  A suit
+played alone needs no values at all, only the outcome χ of each deal one trick on
+(:func:`outcome_card_results`): what Theorem 10.1 of the single-suit paper gives, in
+linear time, for a suit of any size.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from whist_catalogue.errors import IllegalMoveError
 from whist_catalogue.theory.deals import Card, Deal, Suit
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.packed import MAX_SUMMANDS, rho_packed
 from whist_catalogue.theory.small_suits import SuitTable
+from whist_catalogue.theory.values import Outcome
 
-__all__ = ["CardResult", "card_results", "suit_card_results", "best_results"]
+__all__ = ["CardResult", "card_results", "suit_card_results", "outcome_card_results", "best_results"]
+
+AfterTrick = Callable[[int, Card, Card], int]
+"""West's tricks from the start of a trick on when West plays w and East e in suit s: (s, w, e) → tricks."""
 
 
 class CardResult(NamedTuple):
@@ -59,6 +66,26 @@ def card_results(
         west_leads, east_leads = rho_packed(rest)
         return 1 + west_leads if west > east else east_leads
 
+    return _results(deals, leader, led, after_trick)
+
+
+def outcome_card_results(deal: Deal, leader: Player, outcome: Callable[[Deal], Outcome],
+                         led: Card | None = None) -> list[CardResult]:
+    """:func:`card_results` for one suit played alone, from ``outcome``, χ of a deal (West's tricks with West,
+    and with East, on lead): after a trick only that suit is left, so no value is needed.  It asks ``outcome``
+    of n² deals at the start of a trick, of n after the lead."""
+    if leader not in ("W", "E"):
+        raise ValueError(f"the leader is W or E, not {leader!r}")
+
+    def after_trick(s: int, west: Card, east: Card) -> int:
+        west_leads, east_leads = outcome(deal.without(west, east))
+        return 1 + west_leads if west > east else east_leads
+
+    return _results([deal], leader, None if led is None else (0, led), after_trick)
+
+
+def _results(deals: Sequence[Deal], leader: Player, led: tuple[int, Card] | None,
+             after_trick: AfterTrick) -> list[CardResult]:
     if led is not None:
         s, card = led
         deal = _checked_lead(deals, leader, s, card)

@@ -26,11 +26,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
 
+from whist_catalogue.constants import SCALE, SCALE_BITS
 from whist_catalogue.errors import InvalidValueError
 from whist_catalogue.theory.values import Complexity, Exits, Infinitesimal, Value
 
 __all__ = [
-    "NUMBER_BITS",
     "MAX_SUMMANDS",
     "pack",
     "unpack",
@@ -41,10 +41,8 @@ __all__ = [
     "lead_suits_packed",
 ]
 
-NUMBER_BITS = 24
-_SCALE = 1 << NUMBER_BITS
-_HALF = _SCALE >> 1
-_FRACTION_MASK = _SCALE - 1
+_HALF = SCALE >> 1
+_FRACTION_MASK = SCALE - 1
 _NUMBER_SHIFT = 22
 _INDEX_SHIFT = 12
 _INDEX_SPAN = 1 << (_NUMBER_SHIFT - _INDEX_SHIFT)
@@ -59,9 +57,9 @@ ATTACK_EXIT, EXIT, COMPLEX_NUMBER = "i", "ii", "iii"
 
 def pack(value: Value) -> int:
     """The code of a value of V (any value, ±ε₀ included)."""
-    scaled = value.number * _SCALE
+    scaled = value.number * SCALE
     if scaled.denominator != 1:
-        raise InvalidValueError(f"{value} has a denominator beyond 2^{NUMBER_BITS}")
+        raise InvalidValueError(f"{value} has a denominator beyond 2^{SCALE_BITS}")
     x = value.infinitesimal
     if not -_INDEX_SPAN // 2 < x.index < _INDEX_SPAN // 2:
         raise InvalidValueError(f"{value} has too many stoppers to pack")
@@ -88,7 +86,7 @@ def unpack(code: int) -> Value:
         x = Infinitesimal.epsilon(index)
     else:
         x = Infinitesimal(0, Exits((Exits.WEST if west else 0) | (Exits.EAST if east else 0)))
-    return Value(Fraction(number, _SCALE), x)
+    return Value(Fraction(number, SCALE), x)
 
 
 def sign_packed(code: int) -> int:
@@ -102,7 +100,7 @@ def sign_packed(code: int) -> int:
 def rho_packed(code: int) -> tuple[int, int]:
     """ρ (§6.5): West's tricks with West, and with East, on lead."""
     number, index, west, east = _fields(code)
-    below = number >> NUMBER_BITS
+    below = number >> SCALE_BITS
     part = number & _FRACTION_MASK
     if part < _HALF:
         return below, below
@@ -124,7 +122,7 @@ def _denominator_bits(number: int) -> int:
     """log2 of the reduced denominator of number / 2^24."""
     if number & _FRACTION_MASK == 0:
         return 0
-    return NUMBER_BITS - ((number & -number).bit_length() - 1)
+    return SCALE_BITS - ((number & -number).bit_length() - 1)
 
 
 def complexity_packed(code: int) -> Complexity:

@@ -20,10 +20,9 @@ from math import comb
 
 import numpy as np
 
-__all__ = ["level_size", "rank", "unrank", "level_masks", "binomial_table", "MAX_LEVEL"]
+from whist_catalogue.constants import MAX_RANKED_N
 
-MAX_LEVEL = 31
-"""Masks of 2n ≤ 62 bits fit a signed 64-bit integer."""
+__all__ = ["level_size", "rank", "unrank", "level_masks", "binomial_table"]
 
 
 def level_size(n: int) -> int:
@@ -32,7 +31,7 @@ def level_size(n: int) -> int:
 
 
 @lru_cache(maxsize=None)
-def binomial_table(size: int = 2 * MAX_LEVEL + 2) -> np.ndarray:
+def binomial_table(size: int = 2 * MAX_RANKED_N + 2) -> np.ndarray:
     """C(p, t) for 0 ≤ p, t < size as int64 (zero where t > p)."""
     table = np.zeros((size, size), dtype=np.int64)
     for p in range(size):
@@ -93,8 +92,8 @@ def level_masks(n: int, start: int = 0, stop: int | None = None) -> np.ndarray:
 
     By default the whole level, C(2n, n) masks.
     """
-    if not 0 <= n <= MAX_LEVEL:
-        raise ValueError(f"level {n} out of range 0..{MAX_LEVEL}")
+    if not 0 <= n <= MAX_RANKED_N:
+        raise ValueError(f"level {n} out of range 0..{MAX_RANKED_N}")
     size = level_size(n)
     stop = size if stop is None else stop
     if not 0 <= start <= stop <= size:

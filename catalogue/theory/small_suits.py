@@ -112,6 +112,14 @@ class SuitTable:
         self._leads.update(leads)
         self._loaded_n = max_n
 
+    def preloads(self, n: int) -> bool:
+        """Whether the table answers the deals with n cards a hand itself."""
+        return self._preloads(n)
+
+    def inner(self, deal: Deal) -> Solver:
+        """The solver the table asks for ``deal`` (:class:`DealTooLargeError` when it has none)."""
+        return self._solver(deal)
+
     def _preloads(self, n: int) -> bool:
         """Whether the table holds the deals with n cards a hand; levels 7 and 8 are loaded when first asked."""
         if 0 < n <= self._loaded_n:

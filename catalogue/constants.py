@@ -1,0 +1,53 @@
+"""The sizes and scales the parts of the package agree on, each defined here once.
+
+Every part may import this module (it sits with :mod:`whist_catalogue.errors` at the
+bottom of docs/architecture.md's one-way rule) and it imports nothing, so the command
+line's start-up and the app's pay nothing for it: a view that shows the catalogue's
+limit does not load the builder (SQLAlchemy, NumPy, Numba) to learn it.
+
+Why each number is what it is comes from the multi-suit paper (``Value``s of §6, deal
+keys of docs/spec.md) and from the storage formats of docs/level-store.md; the table of
+the value's representations, and which of these constants each uses, is in
+docs/architecture.md ("Representations of a value").
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SCALE_BITS",
+    "SCALE",
+    "INF_OFFSET",
+    "MAX_ENGINE_N",
+    "MAX_BUILD_N",
+    "MAX_LEVEL_N",
+    "MAX_RANKED_N",
+    "MAX_HAND_SIZE",
+]
+
+# -- a value's number part as an integer --------------------------------------------------------
+SCALE_BITS = 24
+"""The number q of a single-suit value is held as the integer q·2^SCALE_BITS: exact because an n-card deal's
+value has denominator at most 2^(n−1) (the simplest number between two values of denominator ≤ 2^(n−2)), so
+every deal with n ≤ 25 fits.  The engine's arrays, the catalogue's columns and the packed values of
+:mod:`whist_catalogue.theory.packed` all use this one scale."""
+SCALE = 1 << SCALE_BITS
+"""2^SCALE_BITS."""
+INF_OFFSET = 64
+"""Added to an infinitesimal's rank inside a labeled key (:func:`whist_catalogue.engine.encoding.labeled_key`)
+to keep that field positive: ranks stay within ±(n + 1), far below 64, for every n the engine reaches."""
+
+# -- how far each part reaches -------------------------------------------------------------------
+MAX_ENGINE_N = 25
+"""The largest hand the engine's encoding holds: denominators ≤ 2^SCALE_BITS and numerators < 2^31.  How far
+it reaches on a given machine is smaller, what half the memory holds
+(:func:`whist_catalogue.engine.plan.engine_bound`); beyond both, a single suit has its linear-time answer."""
+MAX_BUILD_N = 16
+"""The largest level a catalogue is built to: best moves are stored as 16-bit position masks (docs/spec.md)."""
+MAX_LEVEL_N = 30
+"""No catalogue level can be larger: the keys of its deals (below 2^(2n+1)) stay under 2^61, inside the
+database's signed 64-bit integers with room for a search's arithmetic."""
+MAX_RANKED_N = 31
+"""The largest level that can be ranked and unranked (:mod:`whist_catalogue.theory.ranking`): West's mask of
+2n ≤ 62 bits fits a signed 64-bit integer."""
+MAX_HAND_SIZE = 10_000_000
+"""The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
