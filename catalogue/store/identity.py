@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from whist_catalogue.errors import CatalogueError
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
 
 __all__ = ["SCHEMA_VERSION_TABLE", "SQLITE_MAGIC", "catalogue_path", "check_sqlite_file", "check_catalogue_file", "revisions",
            "script_location"]
@@ -111,8 +111,11 @@ def check_catalogue_file(path: Path) -> None:
         finally:
             connection.close()
     except sqlite3.Error as exc:
-        raise CatalogueError(f"catalogue {path} cannot be read ({exc}); run whist-catalogue verify on it,"
-                             " or build it again") from None
+        # A file SQLite opens but finds malformed is damage (exit 1), as when it is found while reading.
+        damaged = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_CORRUPT
+        raise (CatalogueDamagedError if damaged else CatalogueError)(
+            f"catalogue {path} cannot be read ({exc}); run whist-catalogue verify on it, or build it again"
+        ) from None
     if not found:
         what = "an empty database" if not tables - {SCHEMA_VERSION_TABLE} else "a database of some other application"
         raise CatalogueError(f"not a catalogue: {path} is {what}")

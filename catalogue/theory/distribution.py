@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from whist_catalogue.constants import SCALE, SCALE_BITS
 from whist_catalogue.errors import InvalidValueError
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
@@ -45,8 +46,7 @@ __all__ = [
     "MAX_SUITS",
 ]
 
-SCALE_BITS = 24
-_SCALE = 1 << SCALE_BITS
+_SCALE = SCALE
 _HALF = _SCALE >> 1
 MAX_SUITS = 64
 """Suits a distribution may have: the sums' numerators stay far inside int64 (64 · 25 · 2^24 < 2^35)."""
