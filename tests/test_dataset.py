@@ -117,8 +117,8 @@ def test_level_as_numpy_pandas_arrow_and_batches(built):
         frame = cat.level(N, "key,label,value,h", to="pandas")
         table = cat.level(N, ["key", "ace", "counterexamples"], to="arrow")
         batches = list(cat.level_batches(9, "rank,key", where="ace = W"))
-        held = cat.level(N, "key,value", where="value = 3/8")
-        assert len(held["key"]) == cat.count("value = 3/8", level=N) > 0
+        held = cat.level(N, "key,value", where="frac = 3/8")
+        assert len(held["key"]) == cat.count("frac = 3/8", level=N) > 0
         deal = Deal.from_label(str(arrays["label"][12345]))
         assert cat.value(deal).text() == arrays["value"][12345]
     assert tuple(arrays) == DEFAULT_COLUMNS and arrays["h"].dtype == np.int8 and len(arrays["key"]) == comb(20, 10)
@@ -126,7 +126,7 @@ def test_level_as_numpy_pandas_arrow_and_batches(built):
     assert table.num_rows == comb(20, 10) and table.column_names[2:] == [f"counterexample_{c}" for c in CHECK_NAMES]
     assert sum(len(b["key"]) for b in batches) == comb(18, 9) // 2  # West holds the ace in half the deals
     assert all(np.all(b["key"] >> 17 & 1) for b in batches)
-    assert set(held["value"]) == {"3/8"}
+    assert all(v.endswith("3/8") for v in held["value"])
 
 
 def test_labels_and_best_leads_against_the_records(built):

@@ -279,22 +279,80 @@ def export_levels(catalogue: Catalogue, out: BinaryIO, *, fmt: str = "csv", colu
         plan = export_plan(catalogue, fmt, fields, expression=expression, level=level, limit=limit)
     writer = _writer(pa, fmt, out, fields)
     count = 0
+    batches = _prefetch(_arrow_batches(catalogue, plan.levels, fields, expression, limit))
     try:
-        for n, raw in _raw_batches(catalogue, plan.levels, fields, expression):
-            if limit is not None and count + len(next(iter(raw.values()))) > limit:
-                keep = limit - count
-                raw = {name: (Dictionary(c.codes[:keep], c.texts) if isinstance(c, Dictionary) else c[:keep])
-                       for name, c in raw.items()}
-            batch = arrow_batch(raw, fields, n)
+        for batch in batches:
             writer.write(batch)
             count += batch.num_rows
             if progress is not None:
                 progress(count, max(plan.deals, count))
-            if limit is not None and count >= limit:
-                break
     finally:
+        batches.close()
         writer.close()
     return count
+
+
+def _arrow_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str], expression: str | None,
+                   limit: int | None) -> Iterator[Any]:
+    count = 0
+    for n, raw in _raw_batches(catalogue, levels, fields, expression):
+        if limit is not None and count + len(next(iter(raw.values()))) > limit:
+            keep = limit - count
+            raw = {name: (Dictionary(c.codes[:keep], c.texts) if isinstance(c, Dictionary) else c[:keep])
+                   for name, c in raw.items()}
+        batch = arrow_batch(raw, fields, n)
+        count += batch.num_rows
+        yield batch
+        if limit is not None and count >= limit:
+            return
+
+
+def _prefetch(batches: Iterator[Any], depth: int = 2) -> Any:
+    """The batches, computed in a thread one or two chunks ahead of the writer: the kernels and the
+    compression both release the GIL, so the two overlap on two cores.  Memory: ``depth`` + 2 batches."""
+    import queue
+    import threading
+
+    items: queue.Queue[Any] = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        items.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            items.put((done, None))
+        except BaseException as exc:  # handed to the writer's thread, raised there
+            items.put((done, exc))
+
+    thread = threading.Thread(target=produce, name="export-batches", daemon=True)
+    thread.start()
+
+    def consume() -> Iterator[Any]:
+        try:
+            while True:
+                item = items.get()
+                if isinstance(item, tuple) and item and item[0] is done:
+                    if item[1] is not None:
+                        raise item[1]
+                    return
+                yield item
+        finally:
+            stop.set()
+            while thread.is_alive():
+                try:
+                    items.get_nowait()
+                except queue.Empty:
+                    thread.join(0.05)
+
+    return consume()
 
 
 class _ParquetWriter:
