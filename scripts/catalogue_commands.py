@@ -340,8 +340,9 @@ def run_export(args: argparse.Namespace) -> int:
         plan = export_plan(catalogue, fmt, fields, expression=args.expression, level=args.level, limit=args.limit)
         if args.output is not None:
             _check_free_space(Path(args.output), plan.size)
-        sys.stderr.write(plan.describe() + "\n")
-        sys.stderr.flush()
+        if plan.seconds >= ESTIMATE_SECONDS or plan.size >= ESTIMATE_BYTES:  # a small export just runs
+            sys.stderr.write(plan.describe() + "\n")
+            sys.stderr.flush()
         with ProgressBar("exporting", " deals", unit_scale=True) as bar:
             options = {"fmt": fmt, "columns": fields, "expression": args.expression, "level": args.level,
                        "limit": args.limit, "plan": plan,
@@ -375,6 +376,11 @@ class _TextSink(io.RawIOBase):
 def _binary_stdout() -> Any:
     buffer = getattr(sys.stdout, "buffer", None)
     return buffer if buffer is not None else _TextSink(sys.stdout)
+
+
+ESTIMATE_SECONDS = 2.0
+ESTIMATE_BYTES = 100_000_000
+"""``export`` announces its estimate of size and time when it expects to take this long or write this much."""
 
 
 def _check_free_space(path: Path, size: int) -> None:

@@ -181,22 +181,24 @@ def arrow_batch(raw: dict[str, Any], fields: Sequence[str], n: int) -> Any:
 
 # -- export --------------------------------------------------------------------------------------------------
 
-BYTES_PER_DEAL: dict[str, dict[str, float]] = {
-    # Parquet (zstd): measured on levels 12–14 (docs/dataset.md); the key is delta-encoded, the label
-    # compresses because neighbours in rank order share their high cards.
-    "parquet": {"rank": 0.2, "key": 0.2, "label": 1.6, "n": 0.0, "value": 0.4, "numerator": 0.4,
-                "denominator": 0.3, "infinitesimal": 0.2, "inf_sign": 0.1, "stoppers": 0.15, "west_leads": 0.3,
-                "east_leads": 0.3, "h_lower": 0.3, "h_upper": 0.3, "h": 0.3, "greedy_west_leads": 0.3,
-                "greedy_east_leads": 0.3, "five_card_west_leads": 0.15, "five_card_east_leads": 0.15,
-                "ace": 0.02, "best_leads_west": 1.0, "best_leads_east": 1.0},
+BYTES_PER_DEAL: dict[str, float] = {
+    # Parquet (zstd level 3), measured on level 14 (docs/benchmarks.md): the key is delta-encoded; the label
+    # (LABEL_BYTES_PER_CARD a card a hand) compresses because neighbours in rank order share their high cards.
+    "rank": 0.18, "key": 0.18, "n": 0.0, "value": 0.05, "numerator": 0.06, "denominator": 0.04,
+    "infinitesimal": 0.01, "inf_sign": 0.01, "stoppers": 0.01, "west_leads": 0.02, "east_leads": 0.02,
+    "h_lower": 0.04, "h_upper": 0.04, "h": 0.04, "greedy_west_leads": 0.025, "greedy_east_leads": 0.025,
+    "five_card_west_leads": 0.01, "five_card_east_leads": 0.01, "ace": 0.005, "best_leads_west": 0.5,
+    "best_leads_east": 0.5,
 }
-"""Estimated bytes a deal of each column in a Parquet file (others: 0.1); CSV and JSON Lines are estimated
-from the columns' printed widths."""
+"""Estimated bytes a deal of each column in a Parquet file (a counterexample flag: 0.005); CSV and JSON Lines
+are estimated from the columns' printed widths."""
+LABEL_BYTES_PER_CARD = 0.09
 
-SECONDS_PER_MILLION: dict[str, float] = {"parquet": 0.35, "csv": 0.9, "jsonl": 1.4}
-"""Estimated seconds a million deals with the default columns on an idle 2-core machine (docs/benchmarks.md);
-best leads add :data:`BEST_LEADS_SECONDS_PER_MILLION`."""
-BEST_LEADS_SECONDS_PER_MILLION = 30.0
+SECONDS_PER_MILLION: dict[str, float] = {"parquet": 0.6, "csv": 1.1, "jsonl": 1.6}
+"""Estimated seconds a million deals with the default columns (14) on an idle 2-core machine, from the CPU
+time measured on level 14 (docs/benchmarks.md); best leads add :data:`BEST_LEADS_SECONDS_PER_MILLION_N3` n³."""
+BEST_LEADS_SECONDS_PER_MILLION_N3 = 0.075
+"""Best leads: α's n² reductions ranked over 2n − 2 bits each — 73 s a million deals of CPU measured at n = 10."""
 
 
 class ExportPlan:
@@ -256,12 +258,13 @@ def export_plan(catalogue: Catalogue, fmt: str, fields: Sequence[str], *, expres
         deals = min(deals, limit)
     top = max(levels, default=1)
     if fmt == "parquet":
-        per_deal = sum(BYTES_PER_DEAL["parquet"].get(name, 0.1) for name in fields)
+        per_deal = sum(LABEL_BYTES_PER_CARD * top if name == "label" else BYTES_PER_DEAL.get(name, 0.005)
+                       for name in fields)
     else:
         per_deal = sum(_text_width(name, top, fmt) for name in fields) + (2 if fmt == "jsonl" else 0)
     seconds = deals / 1e6 * SECONDS_PER_MILLION[fmt] * len(fields) / 14
     if any(name.startswith("best_leads") for name in fields):
-        seconds += deals / 1e6 * BEST_LEADS_SECONDS_PER_MILLION
+        seconds += deals / 1e6 * BEST_LEADS_SECONDS_PER_MILLION_N3 * top**3
     return ExportPlan(levels, deals, exact, int(deals * per_deal) + 4096, seconds)
 
 
@@ -383,7 +386,11 @@ class _CsvWriter:
         self._out = out
         schema = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
                             for f in arrow_schema(fields)])
-        self._writer = csv.CSVWriter(out, schema, write_options=csv.WriteOptions(quoting_style="needed"))
+        # Nothing the catalogue writes needs quotes (labels, values like `1 + ε₁`, codes, W/E, ASCII names), and
+        # unquoted is what every reader expects; Arrow raises rather than write a value that would need them.
+        out.write((",".join(fields) + "\n").encode())  # Arrow would quote the names
+        self._writer = csv.CSVWriter(out, schema, write_options=csv.WriteOptions(quoting_style="none",
+                                                                                 include_header=False))
         self._schema = schema
 
     def write(self, batch: Any) -> None:
