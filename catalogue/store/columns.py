@@ -203,26 +203,25 @@ def chunk_columns(chunk: Chunk, fields: Sequence[str], *, rows: np.ndarray | Non
         table = chunk.table
     else:
         codes = remap(codes, chunk.table, table)
+    values: ValueTable = table
     out: dict[str, np.ndarray | Dictionary] = {}
     wanted = set(fields)
-    masks: np.ndarray | None = None
+    held: list[np.ndarray] = []  # West's masks, computed once if a column needs them
 
     def west_masks() -> np.ndarray:
-        nonlocal masks
-        if masks is None:
+        if not held:
             from whist_catalogue.theory.ranking import level_masks
 
             masks = level_masks(n, chunk.start, chunk.stop)
-            if rows is not None:
-                masks = masks[rows]
-        return masks
+            held.append(masks if rows is None else masks[rows])
+        return held[0]
 
     per_value = None
     if wanted & _VALUE_FIELDS:
         from whist_catalogue.store.levels import value_columns
 
-        per_value = value_columns(table.numerator, table.infinitesimal)
-    texts = _value_texts(table) if wanted & {"value", "infinitesimal"} else None
+        per_value = value_columns(values.numerator, values.infinitesimal)
+    texts = _value_texts(values) if wanted & {"value", "infinitesimal"} else None
     per_deal: dict[str, np.ndarray] | None = None
     if wanted & _DEAL_FIELDS:
         from whist_catalogue.single_suit.formulas import level_quantities

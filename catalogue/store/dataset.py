@@ -301,13 +301,16 @@ def _arrow_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence
     for n, raw in _raw_batches(catalogue, levels, fields, expression):
         if limit is not None and count + len(next(iter(raw.values()))) > limit:
             keep = limit - count
-            raw = {name: (Dictionary(c.codes[:keep], c.texts) if isinstance(c, Dictionary) else c[:keep])
-                   for name, c in raw.items()}
+            raw = {name: _head(c, keep) for name, c in raw.items()}
         batch = arrow_batch(raw, fields, n)
         count += batch.num_rows
         yield batch
         if limit is not None and count >= limit:
             return
+
+
+def _head(column: np.ndarray | Dictionary, size: int) -> np.ndarray | Dictionary:
+    return Dictionary(column.codes[:size], column.texts) if isinstance(column, Dictionary) else column[:size]
 
 
 def _prefetch(batches: Iterator[Any], depth: int = 2) -> Any:
