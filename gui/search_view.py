@@ -108,25 +108,27 @@ PLACEHOLDERS = {
 
 
 def export_csv(catalogue: Any, expression: str, path: str, report_progress=None, abort_requested=None) -> int:
-    """Write every deal matching ``expression`` to a CSV file for analysis (run in a worker); returns the row count.
+    """Write every deal matching ``expression`` to a file for analysis (run in a worker); returns the row count.
 
-    The columns are the command line's ``export`` (:data:`whist_catalogue.store.export.COLUMNS`): ASCII
-    names, the number as ``p/q``, the infinitesimal's code, integers, card numbers — what pandas reads
-    as it is.  The table on screen keeps the paper's typography.  A cancelled export leaves no file.
+    The same files as the command line's ``export --columns all,best_leads`` (docs/dataset.md): Parquet for a path ending
+    in ``.parquet``, JSON Lines for ``.jsonl``, else CSV — ASCII names, the number as numerator and
+    denominator, the infinitesimal's code, integers — what pandas, Polars and DuckDB read as they are.  The
+    table on screen keeps the paper's typography.  A cancelled export leaves no file.
     """
     from whist_catalogue.gui.workers import Aborted
-    from whist_catalogue.store.export import export
+    from whist_catalogue.store.dataset import export_levels
 
-    def progress(rows: int) -> None:
+    def progress(rows: int, total: int) -> None:
         if abort_requested is not None and abort_requested():
             raise Aborted()
         if report_progress is not None:
             report_progress(rows)
 
+    fmt = {".parquet": "parquet", ".jsonl": "jsonl"}.get(os.path.splitext(path)[1].lower(), "csv")
     partial = path + ".part"
     try:
-        with open(partial, "w", newline="", encoding="utf-8") as f:
-            rows = export(catalogue, expression, f, fmt="csv", progress=progress)
+        with open(partial, "wb") as f:
+            rows = export_levels(catalogue, f, fmt=fmt, columns="all,best_leads", expression=expression, progress=progress)
         os.replace(partial, path)
     finally:
         if os.path.exists(partial):
@@ -734,7 +736,8 @@ class SearchView(QWidget):
         if not self.results.expression:
             self.message.show_info("Run a search first; the export writes every deal it matches.")
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export the matching deals", "deals.csv", "CSV (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(self, "Export the matching deals", "deals.csv",
+                                              "CSV (*.csv);;Parquet (*.parquet);;JSON Lines (*.jsonl)")
         if path:
             self.export(path)
 

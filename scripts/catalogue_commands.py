@@ -10,9 +10,13 @@ exits with status 2, and nothing has been written.
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from whist_catalogue import documentation
 from whist_catalogue.constants import MAX_BUILD_N
@@ -80,14 +84,20 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser(
         "export",
         parents=[common],
-        help="export deals (a search or a level) to CSV or JSON Lines",
-        description="Write the deals matching EXPR (default: every deal), or of one level, to CSV or JSON Lines, "
-        "streamed.  The first line names the columns.",
+        help="export deals (a search or a level) to Parquet, CSV or JSON Lines",
+        description="Write the deals matching EXPR (default: every deal), or of one level, to Parquet, CSV or JSON "
+        "Lines, a chunk of 2^20 deals at a time (docs/dataset.md).  Needs pyarrow "
+        "(pip install 'whist-catalogue[dataset]').  Before starting it prints an estimate of size and time, and "
+        "refuses a target whose disk cannot hold the estimate.",
     )
     p.add_argument("expression", nargs="?", metavar="EXPR", help="a search expression (default: every deal)")
     p.add_argument("--level", type=whole_number, metavar="N", help="only the deals with N cards a hand")
-    p.add_argument("--format", choices=("csv", "jsonl"), default=None,
-                   help="csv (default) or jsonl (JSON Lines; also --json)")
+    p.add_argument("--format", choices=("parquet", "csv", "jsonl"), default=None,
+                   help="parquet, csv (the default) or jsonl (JSON Lines; also --json); parquet needs --output")
+    p.add_argument("--columns", metavar="NAMES", default=None,
+                   help="comma-separated columns or groups (default, all, outcome, greedy, five_card, "
+                   "counterexamples, best_leads — costly: see docs/dataset.md); default: key, label, value, "
+                   "numerator, denominator, infinitesimal, outcome, h, greedy, five_card, ace")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
     p.set_defaults(func=run_export)
@@ -310,33 +320,95 @@ def _print_stats(stats: dict) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.export import export
+    from whist_catalogue.store.columns import resolve_columns
+    from whist_catalogue.store.dataset import export_levels, export_plan, require_pyarrow
     from whist_catalogue.store.search import compile_search
 
     _check_limit("limit", args.limit)
     fmt = args.format or ("jsonl" if args.json else "csv")
     if args.level is not None and args.level < 1:
         raise CatalogueUsageError(f"--level must be at least 1, got {args.level}")
+    try:
+        fields = resolve_columns(args.columns)
+    except ValueError as exc:
+        raise CatalogueUsageError(f"--columns: {exc}") from None
+    if fmt == "parquet" and args.output is None:
+        raise CatalogueUsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
     if args.expression is not None:
         compile_search(args.expression)  # reject a bad expression before opening anything
+    require_pyarrow()
+    from whist_catalogue.scripts.progress import ProgressBar
+
     with _open(args) as catalogue:
         if args.level is not None and args.level not in catalogue.complete_levels():
             raise CatalogueUsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
-        options = {"level": args.level, "fmt": fmt, "limit": args.limit}
-        if args.output is None:
-            count = export(catalogue, args.expression, sys.stdout, **options)
-        else:
-            count = _export_to_file(catalogue, args.expression, args.output, options)
+        plan = export_plan(catalogue, fmt, fields, expression=args.expression, level=args.level, limit=args.limit)
+        if args.output is not None:
+            _check_free_space(Path(args.output), plan.size)
+        if plan.seconds >= ESTIMATE_SECONDS or plan.size >= ESTIMATE_BYTES:  # a small export just runs
+            sys.stderr.write(plan.describe() + "\n")
+            sys.stderr.flush()
+        with ProgressBar("exporting", " deals", unit_scale=True) as bar:
+            options = {"fmt": fmt, "columns": fields, "expression": args.expression, "level": args.level,
+                       "limit": args.limit, "plan": plan,
+                       "progress": lambda done, total: bar.show(done, total)}
+            if args.output is None:
+                count = export_levels(catalogue, _binary_stdout(), **options)
+                sys.stdout.flush()
+            else:
+                count = _export_to_file(catalogue, args.output, options)
     if args.output is not None:
         sys.stderr.write(f"exported {count:,} deals to {args.output}\n")
     return EXIT_OK
 
 
-def _export_to_file(catalogue, expression: str | None, path: str, options: dict) -> int:  # noqa: ANN001
+class _TextSink(io.RawIOBase):
+    """Bytes written to a text stream without a binary buffer (stdout captured by a caller)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__()
+        self._stream = stream
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self._stream.write(self._decoder.decode(bytes(data)))
+        return len(data)
+
+
+def _binary_stdout() -> Any:
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if buffer is not None else _TextSink(sys.stdout)
+
+
+ESTIMATE_SECONDS = 2.0
+ESTIMATE_BYTES = 100_000_000
+"""``export`` announces its estimate of size and time when it expects to take this long or write this much."""
+
+
+def _check_free_space(path: Path, size: int) -> None:
+    """Refuse (exit 2, nothing written) a target whose file system cannot hold the estimated size."""
+    target = Path(os.path.realpath(path))
+    if target.exists() and not target.is_file():
+        return  # a device or a pipe: no space to check
+    try:
+        free = shutil.disk_usage(target.parent).free
+    except OSError:
+        return  # no such directory: _export_to_file names it
+    if target.is_file():
+        free += target.stat().st_size  # replaced once the export is complete
+    if size > free:
+        raise CatalogueUsageError(f"cannot write {path}: the export needs about {size / 1e9:,.2f} GB and "
+                                  f"{target.parent} has {free / 1e9:,.2f} GB free")
+
+
+def _export_to_file(catalogue, path: str, options: dict) -> int:  # noqa: ANN001
     """Write the export to ``path`` as ``cp`` would: through a symlink to its target; straight into a device
     or a pipe; and to a regular file (or a new one) atomically — into ``PATH.partial``, renamed over PATH only
     once complete, so an interrupted export leaves the old file whole and no ``.partial`` behind."""
-    from whist_catalogue.store.export import export
+    from whist_catalogue.store.dataset import export_levels
 
     text = path  # as given: Path() would drop a trailing "/"
     target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
@@ -349,14 +421,14 @@ def _export_to_file(catalogue, expression: str | None, path: str, options: dict)
     _refuse_the_catalogue(catalogue, text, target)
     if target.exists() and not target.is_file():
         try:
-            with target.open("w", encoding="utf-8", newline="") as out:
-                return export(catalogue, expression, out, **options)
+            with target.open("wb") as out:
+                return export_levels(catalogue, out, **options)
         except OSError as exc:
             raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
     partial = target.with_name(target.name + ".partial")
     try:
-        with partial.open("w", encoding="utf-8", newline="") as out:
-            count = export(catalogue, expression, out, **options)
+        with partial.open("wb") as out:
+            count = export_levels(catalogue, out, **options)
         os.replace(partial, target)
     except OSError as exc:
         raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None

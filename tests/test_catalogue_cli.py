@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from catalogue_testing import file_state, run_cli
 
-from whist_catalogue.store.export import COLUMNS
+from whist_catalogue.store.columns import DEFAULT_COLUMNS
 from whist_catalogue.store.reader import open_catalogue
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,32 +49,32 @@ def test_export_level_csv_streams_every_row(built):
     code, out, err = run_cli("export", "--level", "5", "--db", str(built))
     assert code == 0, err
     rows = list(csv.reader(io.StringIO(out)))
-    assert rows[0] == [name for name, _ in COLUMNS]
+    assert rows[0] == list(DEFAULT_COLUMNS)
     assert len(rows) == 1 + comb(10, 5)
     keys = [int(r[0]) for r in rows[1:]]
-    assert keys == sorted(keys) and all(r[2] == "5" for r in rows[1:])
+    assert keys == sorted(keys) and all(len(r[1]) == 10 for r in rows[1:])
     first = dict(zip(rows[0], rows[1]))
-    assert first["label"] == "WWWWWEEEEE" and first["number"] == "0" and first["infinitesimal"] == "e0"
+    assert first["label"] == "WWWWWEEEEE" and first["numerator"] == "0" and first["infinitesimal"] == "e0"
 
 
 def test_export_search_jsonl_to_file(built, tmp_path):
     target = tmp_path / "out.jsonl"
-    code, _, err = run_cli("export", "value = 3/2", "--db", str(built), "--json", "--output", str(target))
+    code, _, err = run_cli("export", "value = 3/2", "--db", str(built), "--json", "--output", str(target),
+                           "--columns", "default,best_leads")
     assert code == 0 and "exported" in err
-    lines = [json.loads(line) for line in target.read_text().splitlines()]
-    header, records = lines[0], lines[1:]
-    assert header["columns"] == [name for name, _ in COLUMNS] and header["query"] == "value = 3/2"
+    records = [json.loads(line) for line in target.read_text().splitlines()]  # the deals, nothing else
     with open_catalogue(built) as cat:
         assert len(records) == cat.count("value = 3/2") > 0
-    assert all(list(r) == header["columns"] and r["number"] == "3/2" for r in records)
+    assert all(list(r) == [*DEFAULT_COLUMNS, "best_leads_west", "best_leads_east"] for r in records)
+    assert all((r["value"], r["numerator"], r["denominator"]) == ("1 + 1/2", 3, 2) for r in records)
     ewew = next(r for r in records if r["label"] == "EWEW")
-    assert ewew["best_leads_west"] == ["4"] and ewew["best_replies_east"] == {"2": ["3"], "4": ["1"]}
+    assert ewew["best_leads_west"] == 1 << 3 and ewew["key"] == 26  # card 4
 
 
 def test_export_combines_expression_and_level_safely(built, tmp_path):
     code, out, _ = run_cli("export", "ace = W", "--level", "3", "--db", str(built), "--format", "csv")
     rows = list(csv.reader(io.StringIO(out)))[1:]
-    assert code == 0 and len(rows) == 10 and all(r[2] == "3" and r[-2] == "W" for r in rows)
+    assert code == 0 and len(rows) == 10 and all(len(r[1]) == 6 and r[-1] == "W" for r in rows)
     target = tmp_path / "never.csv"
     code, _, err = run_cli("export", "1 = 1) or (1 = 1", "--level", "3", "--db", str(built), "-o", str(target))
     assert code == 2 and "search:" in err

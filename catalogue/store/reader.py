@@ -688,6 +688,24 @@ class Catalogue:
             raise CatalogueDamagedError(f"catalogue {self.location} is damaged: level {n} is marked complete but"
                                         f" its chunk {expected} is missing (run whist-catalogue verify)")
 
+    def level(self, n: int, columns: str | Sequence[str] | None = None, *, where: str | None = None,
+              to: str = "numpy") -> Any:
+        """Level n's deals in rank order as columns (docs/dataset.md): a dict of NumPy arrays, a pandas DataFrame
+        (``to="pandas"``) or a ``pyarrow.Table`` (``to="arrow"``).  ``columns``: names or groups of
+        :data:`whist_catalogue.store.columns.COLUMNS` (default: key, label, the value, the outcome, H, Greedy
+        Whist, Five-card, the ace); ``where``: a search expression (docs/search.md).  The whole level is held in
+        memory: for the large levels use :meth:`level_batches`."""
+        from whist_catalogue.store.dataset import read_level
+
+        return read_level(self, n, columns, where=where, to=to)
+
+    def level_batches(self, n: int, columns: str | Sequence[str] | None = None, *, where: str | None = None,
+                      to: str = "numpy") -> Iterator[Any]:
+        """:meth:`level` a chunk (≤ 2^20 deals) at a time, in bounded memory: any level, level 16 included."""
+        from whist_catalogue.store.dataset import level_batches
+
+        return level_batches(self, n, columns, where=where, to=to)
+
     def _count_chunk_level(self, query: Any, n: int, progress: LevelProgressCallback | None = None) -> int:
         if not query.per_deal:
             table, counts = self.level_table(n)

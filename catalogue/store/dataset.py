@@ -1,0 +1,444 @@
+"""The catalogue as a dataset: a level's deals as NumPy, pandas or Arrow columns, and exports to Parquet,
+CSV and JSON Lines at array speed (docs/dataset.md).
+
+A level is read a chunk at a time (2^20 deals, docs/level-store.md) and each chunk's columns are
+computed in whole-array steps by :func:`whist_catalogue.store.columns.chunk_columns`; a search
+expression filters a chunk with :class:`whist_catalogue.store.search.ChunkQuery`, the same
+condition ``search`` evaluates.  Memory stays bounded by one chunk's columns whatever the level.
+
+Arrow (``pyarrow``) is an optional extra (``pip install 'whist-catalogue[dataset]'``): NumPy and
+pandas batches do without it; Arrow batches and every export need it, and
+:func:`require_pyarrow` says so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Sequence
+
+import numpy as np
+
+from whist_catalogue.errors import WhistError
+from whist_catalogue.store.columns import COLUMNS, Dictionary, chunk_columns, resolve_columns
+
+if TYPE_CHECKING:
+    from whist_catalogue.store.reader import Catalogue
+
+__all__ = [
+    "OUTPUTS",
+    "FORMATS",
+    "MissingDependency",
+    "require_pyarrow",
+    "level_batches",
+    "read_level",
+    "export_levels",
+    "export_plan",
+    "ExportPlan",
+    "BYTES_PER_DEAL",
+]
+
+OUTPUTS = ("numpy", "pandas", "arrow")
+FORMATS = ("parquet", "csv", "jsonl")
+
+
+class MissingDependency(WhistError, ImportError):
+    """An optional library this needs is not installed (the message says how to get it)."""
+
+
+def require_pyarrow() -> Any:
+    """pyarrow, or :class:`MissingDependency` with the one line that installs it."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise MissingDependency("this needs pyarrow: pip install 'whist-catalogue[dataset]'") from None
+    return pyarrow
+
+
+# -- batches ---------------------------------------------------------------------------------------------
+
+
+def level_batches(catalogue: Catalogue, n: int, columns: str | Sequence[str] | None = None, *,
+                  where: str | None = None, to: str = "numpy") -> Iterator[Any]:
+    """Level n's deals in rank order as batches of columns, one chunk (≤ 2^20 deals) each: a dict of NumPy
+    arrays (``to="numpy"``), a pandas DataFrame, or a ``pyarrow.RecordBatch``.  ``where``: only the deals
+    matching a search expression (docs/search.md).  Raises :class:`~whist_catalogue.store.reader.NotInCatalogue`
+    when the level is not in the level store."""
+    if to not in OUTPUTS:
+        raise ValueError(f"unknown output {to!r}: one of {', '.join(OUTPUTS)}")
+    fields = resolve_columns(columns)
+    if to == "arrow":
+        require_pyarrow()
+    for n_, raw in _raw_batches(catalogue, [n], fields, where):
+        yield _convert(raw, fields, n_, to)
+
+
+def read_level(catalogue: Catalogue, n: int, columns: str | Sequence[str] | None = None, *,
+               where: str | None = None, to: str = "numpy") -> Any:
+    """The whole of :func:`level_batches`, concatenated: a dict of arrays, a DataFrame or a ``pyarrow.Table``."""
+    fields = resolve_columns(columns)
+    batches = list(level_batches(catalogue, n, fields, where=where, to=to))
+    if to == "numpy":
+        if not batches:
+            return _convert({}, fields, n, "numpy")
+        return {name: np.concatenate([b[name] for b in batches]) for name in fields}
+    if to == "pandas":
+        import pandas as pd
+
+        if not batches:
+            return pd.DataFrame(_convert({}, fields, n, "numpy"))
+        return pd.concat(batches, ignore_index=True) if len(batches) > 1 else batches[0]
+    pa = require_pyarrow()
+    return pa.Table.from_batches(batches, schema=arrow_schema(fields, n))
+
+
+def _raw_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str],
+                 where: str | None) -> Iterator[tuple[int, dict[str, np.ndarray | Dictionary]]]:
+    from whist_catalogue.store.search import ChunkQuery
+
+    query = ChunkQuery(where) if where is not None else None
+    best_leads = any(name.startswith("best_leads") for name in fields)
+    for n in levels:
+        catalogue._chunk_deals(n)  # not in the level store: NotInCatalogue before anything is read
+        if query is not None and n not in query.asked():
+            continue
+        table, _ = catalogue.level_table(n)
+        for chunk in catalogue.scan_chunks(n):
+            rows = None
+            if query is not None:
+                matches = query.on_chunk(chunk)
+                if not matches.any():
+                    continue
+                if not matches.all():
+                    rows = np.flatnonzero(matches)
+            yield n, chunk_columns(chunk, fields, rows=rows, table=table,
+                                   values_at=catalogue.values_at if best_leads else None)
+
+
+def _label_strings(array: np.ndarray) -> np.ndarray:
+    width = array.shape[1]
+    return array.view(f"S{width}").ravel().astype(f"<U{width}") if width else np.zeros(array.shape[0], "<U1")
+
+
+def _convert(raw: dict[str, Any], fields: Sequence[str], n: int, to: str) -> Any:
+    if to == "numpy":
+        out: dict[str, np.ndarray] = {}
+        for name in fields:
+            column = raw.get(name)
+            if column is None:  # an empty level's columns: typed, no rows
+                kind = COLUMNS[name].kind
+                column = np.zeros(0, "<U1" if kind in ("text", "category") else kind)
+            elif isinstance(column, Dictionary):
+                column = column.decode()
+            elif name == "label":
+                column = _label_strings(column)
+            out[name] = column
+        return out
+    if to == "pandas":
+        import pandas as pd
+
+        frame: dict[str, Any] = {}
+        for name in fields:
+            column = raw[name]
+            if isinstance(column, Dictionary):
+                frame[name] = pd.Categorical.from_codes(column.codes.astype(np.int16), categories=list(column.texts))
+            elif name == "label":
+                frame[name] = _label_strings(column)
+            else:
+                frame[name] = column
+        return pd.DataFrame(frame)
+    return arrow_batch(raw, fields, n)
+
+
+def arrow_schema(fields: Sequence[str], n: int | None = None) -> Any:
+    """The Arrow schema of a batch of these columns: small integers, dictionary-encoded texts."""
+    pa = require_pyarrow()
+    types = {"int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
+             "uint32": pa.uint32(), "bool": pa.bool_(), "text": pa.string(),
+             "category": pa.dictionary(pa.int16(), pa.string())}
+    return pa.schema([pa.field(name, types[COLUMNS[name].kind], nullable=False,
+                               metadata={"meaning": COLUMNS[name].meaning, "source": COLUMNS[name].source})
+                      for name in fields])
+
+
+def arrow_batch(raw: dict[str, Any], fields: Sequence[str], n: int) -> Any:
+    """A ``pyarrow.RecordBatch`` of :func:`chunk_columns`' output (no copy of the numeric columns)."""
+    pa = require_pyarrow()
+    arrays = []
+    for name in fields:
+        column = raw[name]
+        if isinstance(column, Dictionary):
+            arrays.append(pa.DictionaryArray.from_arrays(pa.array(column.codes.astype(np.int16)),
+                                                         pa.array(list(column.texts), pa.string())))
+        elif name == "label":
+            size, width = column.shape
+            offsets = np.arange(0, (size + 1) * width, width, dtype=np.int32) if size else np.zeros(1, np.int32)
+            arrays.append(pa.StringArray.from_buffers(size, pa.py_buffer(offsets), pa.py_buffer(column)))
+        else:
+            arrays.append(pa.array(column))
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(fields, n))
+
+
+# -- export --------------------------------------------------------------------------------------------------
+
+BYTES_PER_DEAL: dict[str, float] = {
+    # Parquet (zstd level 3), measured on level 14 (docs/benchmarks.md): the key is delta-encoded; the label
+    # (LABEL_BYTES_PER_CARD a card a hand) compresses because neighbours in rank order share their high cards.
+    "rank": 0.18, "key": 0.18, "n": 0.0, "value": 0.05, "numerator": 0.06, "denominator": 0.04,
+    "infinitesimal": 0.01, "inf_sign": 0.01, "stoppers": 0.01, "west_leads": 0.02, "east_leads": 0.02,
+    "h_lower": 0.04, "h_upper": 0.04, "h": 0.04, "greedy_west_leads": 0.025, "greedy_east_leads": 0.025,
+    "five_card_west_leads": 0.01, "five_card_east_leads": 0.01, "ace": 0.005, "best_leads_west": 0.5,
+    "best_leads_east": 0.5,
+}
+"""Estimated bytes a deal of each column in a Parquet file (a counterexample flag: 0.005); CSV and JSON Lines
+are estimated from the columns' printed widths."""
+LABEL_BYTES_PER_CARD = 0.09
+
+SECONDS_PER_MILLION: dict[str, float] = {"parquet": 0.6, "csv": 1.1, "jsonl": 1.6}
+"""Estimated seconds a million deals with the default columns (14) on an idle 2-core machine, from the CPU
+time measured on level 14 (docs/benchmarks.md); best leads add :data:`BEST_LEADS_SECONDS_PER_MILLION_N3` n³."""
+BEST_LEADS_SECONDS_PER_MILLION_N3 = 0.075
+"""Best leads: α's n² reductions ranked over 2n − 2 bits each — 73 s a million deals of CPU measured at n = 10."""
+
+
+class ExportPlan:
+    """What an export will write: its levels, its deals (or a bound), and estimates of size and time."""
+
+    def __init__(self, levels: list[int], deals: int, exact: bool, size: int, seconds: float) -> None:
+        self.levels, self.deals, self.exact, self.size, self.seconds = levels, deals, exact, size, seconds
+
+    def describe(self) -> str:
+        from whist_catalogue.store.levels import level_ranges
+
+        count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
+        return (f"exporting {count} of level{'s' if len(self.levels) != 1 else ''} {level_ranges(self.levels)}:"
+                f" about {_size_text(self.size)}, about {_time_text(self.seconds)}")
+
+
+def _size_text(size: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if size < 1000 or unit == "TB":
+            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1000
+    return ""
+
+
+def _time_text(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _text_width(name: str, n: int, fmt: str) -> float:
+    kind = COLUMNS[name].kind
+    width = {"rank": len(str(math.comb(2 * n, n))), "key": len(str(1 << (2 * n))), "label": 2 * n + 2,
+             "value": 8, "infinitesimal": 3, "numerator": 3, "denominator": 2, "bool": 5,
+             "best_leads_west": 6, "best_leads_east": 6}.get(name, 5 if kind == "bool" else 2)
+    return width + 1 + (len(name) + 3 if fmt == "jsonl" else 0)
+
+
+def export_plan(catalogue: Catalogue, fmt: str, fields: Sequence[str], *, expression: str | None = None,
+                level: int | None = None, limit: int | None = None) -> ExportPlan:
+    """The levels an export covers and its estimated size and time, before any work: the number of deals is
+    exact when the search decides on the value alone (counted from the statistics), else an upper bound."""
+    from math import comb
+
+    from whist_catalogue.store.search import ChunkQuery
+
+    query = ChunkQuery(expression, level=level)
+    complete = catalogue.complete_levels()
+    levels = [n for n in query.asked() if n in complete]
+    if expression is None or not query.per_deal:
+        deals, exact = catalogue.count(expression, level=level), True
+    else:
+        deals, exact = sum(comb(2 * n, n) for n in levels), False
+    if limit is not None:
+        deals = min(deals, limit)
+    top = max(levels, default=1)
+    if fmt == "parquet":
+        per_deal = sum(LABEL_BYTES_PER_CARD * top if name == "label" else BYTES_PER_DEAL.get(name, 0.005)
+                       for name in fields)
+    else:
+        per_deal = sum(_text_width(name, top, fmt) for name in fields) + (2 if fmt == "jsonl" else 0)
+    seconds = deals / 1e6 * SECONDS_PER_MILLION[fmt] * len(fields) / 14
+    if any(name.startswith("best_leads") for name in fields):
+        seconds += deals / 1e6 * BEST_LEADS_SECONDS_PER_MILLION_N3 * top**3
+    return ExportPlan(levels, deals, exact, int(deals * per_deal) + 4096, seconds)
+
+
+def export_levels(catalogue: Catalogue, out: BinaryIO, *, fmt: str = "csv", columns: str | Sequence[str] | None = None,
+                  expression: str | None = None, level: int | None = None, limit: int | None = None,
+                  progress: Callable[[int, int], None] | None = None, plan: ExportPlan | None = None) -> int:
+    """Write the deals matching ``expression`` (None: every deal) in ``level`` (None: every complete level) to
+    ``out`` (a binary file) as Parquet, CSV or JSON Lines, in key order; return how many.  ``progress(done,
+    total)`` is called after each chunk (total: the plan's deals, an upper bound for a per-deal search)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}")
+    fields = resolve_columns(columns)
+    pa = require_pyarrow()
+    if plan is None:
+        plan = export_plan(catalogue, fmt, fields, expression=expression, level=level, limit=limit)
+    writer = _writer(pa, fmt, out, fields)
+    count = 0
+    batches = _prefetch(_arrow_batches(catalogue, plan.levels, fields, expression, limit))
+    try:
+        for batch in batches:
+            writer.write(batch)
+            count += batch.num_rows
+            if progress is not None:
+                progress(count, max(plan.deals, count))
+    finally:
+        batches.close()
+        writer.close()
+    return count
+
+
+def _arrow_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str], expression: str | None,
+                   limit: int | None) -> Iterator[Any]:
+    count = 0
+    for n, raw in _raw_batches(catalogue, levels, fields, expression):
+        if limit is not None and count + len(next(iter(raw.values()))) > limit:
+            keep = limit - count
+            raw = {name: _head(c, keep) for name, c in raw.items()}
+        batch = arrow_batch(raw, fields, n)
+        count += batch.num_rows
+        yield batch
+        if limit is not None and count >= limit:
+            return
+
+
+def _head(column: np.ndarray | Dictionary, size: int) -> np.ndarray | Dictionary:
+    return Dictionary(column.codes[:size], column.texts) if isinstance(column, Dictionary) else column[:size]
+
+
+def _prefetch(batches: Iterator[Any], depth: int = 2) -> Any:
+    """The batches, computed in a thread one or two chunks ahead of the writer: the kernels and the
+    compression both release the GIL, so the two overlap on two cores.  Memory: ``depth`` + 2 batches."""
+    import queue
+    import threading
+
+    items: queue.Queue[Any] = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        items.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            items.put((done, None))
+        except BaseException as exc:  # handed to the writer's thread, raised there
+            items.put((done, exc))
+
+    thread = threading.Thread(target=produce, name="export-batches", daemon=True)
+    thread.start()
+
+    def consume() -> Iterator[Any]:
+        try:
+            while True:
+                item = items.get()
+                if isinstance(item, tuple) and item and item[0] is done:
+                    if item[1] is not None:
+                        raise item[1]
+                    return
+                yield item
+        finally:
+            stop.set()
+            while thread.is_alive():
+                try:
+                    items.get_nowait()
+                except queue.Empty:
+                    thread.join(0.05)
+
+    return consume()
+
+
+class _ParquetWriter:
+    def __init__(self, pa: Any, out: BinaryIO, fields: Sequence[str]) -> None:
+        import pyarrow.parquet as pq
+
+        plain = [name for name in fields if name in ("rank", "key", "label")]
+        self._writer = pq.ParquetWriter(
+            out, arrow_schema(fields), compression="zstd", compression_level=3,
+            use_dictionary=[name for name in fields if name not in plain],
+            # Keys and ranks increase: their differences are small, a few bits a deal.
+            column_encoding={name: "DELTA_BINARY_PACKED" for name in plain if name != "label"} or None,
+            write_statistics=True,
+        )
+
+    def write(self, batch: Any) -> None:
+        self._writer.write_batch(batch)
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+class _CsvWriter:
+    def __init__(self, pa: Any, out: BinaryIO, fields: Sequence[str]) -> None:
+        import pyarrow.csv as csv
+
+        self._pa = pa
+        self._out = out
+        schema = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+                            for f in arrow_schema(fields)])
+        # Nothing the catalogue writes needs quotes (labels, values like `1 + ε₁`, codes, W/E, ASCII names), and
+        # unquoted is what every reader expects; Arrow raises rather than write a value that would need them.
+        out.write((",".join(fields) + "\n").encode())  # Arrow would quote the names
+        self._writer = csv.CSVWriter(out, schema, write_options=csv.WriteOptions(quoting_style="none",
+                                                                                 include_header=False))
+        self._schema = schema
+
+    def write(self, batch: Any) -> None:
+        columns = [c.dictionary_decode() if self._pa.types.is_dictionary(c.type) else c for c in batch.columns]
+        self._writer.write_batch(self._pa.RecordBatch.from_arrays(columns, schema=self._schema))
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+class _JsonLinesWriter:
+    """One JSON object a deal, built column-wise by Arrow's string kernels (no Python object per deal)."""
+
+    def __init__(self, pa: Any, out: BinaryIO, fields: Sequence[str]) -> None:
+        self._pa = pa
+        self._out = out
+        self._fields = list(fields)
+
+    def write(self, batch: Any) -> None:
+        import pyarrow.compute as pc
+
+        pa = self._pa
+        parts: list[Any] = []
+        for i, name in enumerate(self._fields):
+            column = batch.column(i)
+            if pa.types.is_dictionary(column.type):
+                texts = [json.dumps(t, ensure_ascii=False) for t in column.dictionary.to_pylist()]
+                text = pa.array(texts, pa.string()).take(column.indices)
+            elif name == "label":
+                text = pc.binary_join_element_wise('"', column, '"', "")
+            else:
+                text = pc.cast(column, pa.string())
+            parts.append(("{" if i == 0 else ",") + json.dumps(name) + ":")
+            parts.append(text)
+        parts.append("}\n")
+        lines = pc.binary_join_element_wise(*parts, "")
+        if len(lines) == 0:
+            return
+        offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)
+        data = lines.buffers()[2]
+        self._out.write(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+
+    def close(self) -> None:
+        pass
+
+
+def _writer(pa: Any, fmt: str, out: BinaryIO, fields: Sequence[str]) -> Any:
+    return {"parquet": _ParquetWriter, "csv": _CsvWriter, "jsonl": _JsonLinesWriter}[fmt](pa, out, fields)
