@@ -17,7 +17,7 @@ import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
@@ -25,6 +25,8 @@ from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_mult
 from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
+    from whist_catalogue.engine.plan import EnginePlan
+    from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.solution import Solver, SuitSolution
@@ -92,10 +94,10 @@ class _EngineNotice:
     Ctrl+C cancels)."""
 
     def __init__(self) -> None:
-        self._bar = None
-        self._plan = None
+        self._bar: ProgressBar | None = None
+        self._plan: EnginePlan | None = None
 
-    def planned(self, plan) -> None:  # noqa: ANN001
+    def planned(self, plan: EnginePlan) -> None:
         if not plan.levels:
             return
         stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= 16 else ""
@@ -105,11 +107,13 @@ class _EngineNotice:
         self._plan = plan
 
     def progress(self, n: int, done: int, total: int) -> None:
+        plan = self._plan
+        assert plan is not None  # the engine announces its plan before it works
         if self._bar is None:
             from whist_catalogue.scripts.progress import ProgressBar  # tqdm: only once the engine works
 
-            self._bar = ProgressBar(f"valuing {self._plan.span}", " deals", unit_scale=True)
-        self._bar.show(self._plan.overall(n, done), self._plan.deals)
+            self._bar = ProgressBar(f"valuing {plan.span}", " deals", unit_scale=True)
+        self._bar.show(plan.overall(n, done), plan.deals)
 
     def close(self, *, failed: bool) -> None:
         if self._bar is not None:
@@ -315,6 +319,7 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
     if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
         # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
         # owner string without spelling out a million ranks.
+        name_of: Callable[[int], str]
         if _OWNER_STRING.fullmatch(text):
             check_deal_size(text)
             deal, name_of = Deal.from_label(text), str
@@ -347,7 +352,7 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
     lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
              f"  outcome      {_outcome_text(analysis.outcome)}"]
     for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
-        rule = lead.rule.describe(name[0])
+        rule = lead.rule.describe("W" if name == "West" else "E")
         lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({written.suits[lead.suit]}): {rule}")
     return "\n".join(lines) + "\n"
 
@@ -402,7 +407,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", suit_card_results) 
         sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _linear_outcome(text: str, deal: Deal, as_json: bool, name_of=str) -> str:
+def _linear_outcome(text: str, deal: Deal, as_json: bool, name_of: Callable[[int], str] = str) -> str:
     """A single suit too large to value: its outcome by Theorem 10.1, its value if Theorem 12.1 names it,
     and each side's normal lead when Theorem 8.2 makes it a best first lead (``name_of`` names a card)."""
     from whist_catalogue.single_suit.linear_time import detect_simple_value, normal_leads
