@@ -43,6 +43,7 @@ from whist_catalogue.gui.widgets import (
     tricks_text,
 )
 from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.play import Move, Play
 from whist_catalogue.theory.solution import Solver
 
@@ -216,7 +217,7 @@ class PlayPanel(QWidget):
 
         # hands
         self.hand_boxes: dict[str, QGroupBox] = {}
-        self.hand_grids: dict[str, QGridLayout] = {}
+        self.hand_grids: dict[Player, QGridLayout] = {}
         hands = QVBoxLayout()
         self.table = TrickTable()
         for side in ("W", "E"):
@@ -313,7 +314,7 @@ class PlayPanel(QWidget):
         """The theory's card for the side to move (one card)."""
         if self.play is None or self.play.finished:
             return
-        if self._guard(lambda: self._play(self.play.recommended())):
+        if self._guard(lambda: self._play(self._playing().recommended())):
             self._guard(self._app_answers)
         self.refresh()
 
@@ -328,7 +329,7 @@ class PlayPanel(QWidget):
             # Undo down to (and including) the last card of the user's side; in "both" mode, one card.
             while self.records:
                 self._undo_once()
-                if not self._is_app(self.play.to_play):
+                if not self._is_app(self._playing().to_play):
                     break
             self._app_answers()
 
@@ -342,8 +343,8 @@ class PlayPanel(QWidget):
         self.stop_watching()
 
         def run() -> None:
-            while not self.play.finished:
-                self._play(self.play.recommended())
+            while not self._playing().finished:
+                self._play(self._playing().recommended())
 
         self._guard(run)
         self.refresh()
@@ -373,9 +374,9 @@ class PlayPanel(QWidget):
         if self.play is None or self.play.finished:
             self.stop_watching()
             return
-        self._guard(lambda: self._play(self.play.recommended()))
+        self._guard(lambda: self._play(self._playing().recommended()))
         self.refresh()
-        if self.play.finished:
+        if self._playing().finished:
             self.stop_watching()
 
     # -- bookkeeping ---------------------------------------------------------------------------
@@ -413,7 +414,7 @@ class PlayPanel(QWidget):
         return name
 
     def _row(self, t: int) -> TrickRow:
-        play = self.play
+        play = self._playing()
         trick = play.tricks[t]
         notes = [self._cost_note(r) for r in self.records[2 * t : 2 * t + 2] if r.cost]
         return TrickRow(
@@ -438,7 +439,7 @@ class PlayPanel(QWidget):
             self.message.show_error(f"no optimal line from here: {exc}")
         self.tricks.set_rows(rows)
         if rows:
-            self.tricks_view.scrollTo(self.tricks.index(min(len(self.play.tricks), len(rows) - 1), 0))
+            self.tricks_view.scrollTo(self.tricks.index(min(len(self._playing().tricks), len(rows) - 1), 0))
 
     # -- display ---------------------------------------------------------------------------------
     @Slot()
@@ -465,8 +466,9 @@ class PlayPanel(QWidget):
         for side, grid in self.hand_grids.items():
             while grid.count():
                 item = grid.takeAt(0)
-                if item.widget() is not None:
-                    item.widget().deleteLater()
+                widget = item.widget() if item is not None else None
+                if widget is not None:
+                    widget.deleteLater()
         self._buttons = {}
         play = self.play
         if play is None:
@@ -506,11 +508,17 @@ class PlayPanel(QWidget):
                     col += 1
                 grid.setColumnStretch(max(col, 1) + 14, 1)
 
+    def _playing(self) -> Play:
+        """The play in progress: what calls this runs only while a deal is set."""
+        if self.play is None:
+            raise RuntimeError("no deal is being played")
+        return self.play
+
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))
 
     def _status_text(self) -> str:
-        play = self.play
+        play = self._playing()
         score = f"Tricks: West {play.west_tricks}, East {play.east_tricks}."
         if play.finished:
             return f"The deal is over: {score}"
@@ -536,7 +544,7 @@ class PlayPanel(QWidget):
         return self.play.west_tricks + sum(r.winner == "West" for r in self.tricks.projected)
 
     def _show_table(self) -> None:
-        play = self.play
+        play = self._playing()
         if play.led is not None:
             card = TableCard(play.leader, self._card_name(play.led.suit, play.led.rank))
             self.table.show_trick([card], f"{player_name(play.leader)} led", False)
