@@ -11,17 +11,29 @@ value beside the wrong deal is worse than none.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import Slot
 
 from whist_catalogue.gui.widgets import error_text
 from whist_catalogue.gui.workers import EngineStep, with_engine_progress
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import Signal
+    from PySide6.QtWidgets import QPushButton, QWidget
+
+    from whist_catalogue.gui.play_panel import PlayPanel
+    from whist_catalogue.gui.widgets import BusyBar, MessageBar
+    from whist_catalogue.gui.workers import LatestOnly
+
+    _Host = QWidget  # for the type checker, the widget the mixin is mixed into: its signals bind
+else:
+    _Host = object
+
 __all__ = ["AnalysisView"]
 
 
-class AnalysisView:
+class AnalysisView(_Host):
     """A mixin for a view that values deals in a worker.
 
     The view provides ``task`` (a :class:`~whist_catalogue.gui.workers.LatestOnly` built with
@@ -29,6 +41,20 @@ class AnalysisView:
     ``results``, ``copy_button``, ``play_panel``, the ``analysed`` signal, ``_fill(analysis)``
     and ``_clear()``.
     """
+
+    # What the view provides (see above), declared for the type checker.
+    task: LatestOnly
+    message: MessageBar
+    busy_bar: BusyBar
+    results: QWidget
+    copy_button: QPushButton
+    play_panel: PlayPanel
+    analysed: Signal
+
+    if TYPE_CHECKING:
+        def _fill(self, a: Any) -> None: ...
+
+        def _clear(self) -> None: ...
 
     analysis: Any = None
     _valuing = ""

@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, QtMsgType, Slot, qInstallMessageHandler
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
 from whist_catalogue import __version__
+from whist_catalogue.gui.calculator import MultiSuitCalculator
 from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.explorer import DealExplorer
 from whist_catalogue.gui.help import PAGES, DocumentationWindow
+from whist_catalogue.gui.search_view import SearchView
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
 __all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
@@ -66,7 +69,7 @@ class MainWindow(QMainWindow):
             self.views[name] = view
             self.tabs.addTab(view, title)
         search = self.views.get("search")
-        if search is not None:
+        if isinstance(search, SearchView):
             search.open_deal.connect(self.open_in_explorer)
         self.source_label = QLabel()
         self.statusBar().addPermanentWidget(self.source_label, 1)
@@ -89,11 +92,11 @@ class MainWindow(QMainWindow):
         for name in ("explorer", "calculator"):
             deal = settings.value(f"{name}/deal")
             view = self.views.get(name)
-            if deal and view is not None:
+            if deal and isinstance(view, (DealExplorer, MultiSuitCalculator)):
                 view.set_deal_text(str(deal))
         expression = settings.value("search/expression")
         search = self.views.get("search")
-        if expression and search is not None:
+        if expression and isinstance(search, SearchView):
             search.search_for(str(expression))
 
     def save_state(self, settings: QSettings) -> None:
@@ -102,12 +105,12 @@ class MainWindow(QMainWindow):
         settings.setValue("window/tab", next((n for n, v in self.views.items() if v is current), "explorer"))
         for name in ("explorer", "calculator"):
             view = self.views.get(name)
-            if view is not None:
-                analysis = getattr(view, "analysis", None)
+            if isinstance(view, (DealExplorer, MultiSuitCalculator)):
+                analysis = view.analysis
                 # the last deal that was valued, not half-typed input
                 settings.setValue(f"{name}/deal", view.input.text() if analysis is not None else "")
         search = self.views.get("search")
-        if search is not None:
+        if isinstance(search, SearchView):
             settings.setValue("search/expression", search.results.expression)  # the last search that ran
         settings.setValue("catalogue/location", self.context.db or "")
         settings.sync()
@@ -163,7 +166,8 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def open_in_explorer(self, deal: str) -> None:
         explorer = self.show_view("explorer")
-        explorer.set_deal_text(deal)
+        if isinstance(explorer, DealExplorer):
+            explorer.set_deal_text(deal)
 
     @Slot()
     def open_catalogue(self) -> None:
@@ -192,11 +196,11 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def _view_factories() -> dict[str, tuple[str, object]]:
+def _view_factories() -> dict[str, tuple[str, Callable[[AppContext], QWidget]]]:
     from whist_catalogue.gui.calculator import MultiSuitCalculator
     from whist_catalogue.gui.explorer import DealExplorer
 
-    factories: dict[str, tuple[str, object]] = {
+    factories: dict[str, tuple[str, Callable[[AppContext], QWidget]]] = {
         "explorer": ("Deal explorer", DealExplorer),
         "calculator": ("Multi-suit", MultiSuitCalculator),
     }
@@ -237,10 +241,12 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     if app is None:
         qInstallMessageHandler(_message_handler)
         app = QApplication(list(argv or sys.argv[:1]))
+    if not isinstance(app, QApplication):
+        raise RuntimeError("a Qt application without widgets is already running")
     app.setApplicationName("whist-catalogue")
     app.setApplicationDisplayName("Whist catalogue")
     app.setStyleSheet(STYLE_SHEET)
-    return app  # type: ignore[return-value]
+    return app
 
 
 def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None, progress=None) -> int:

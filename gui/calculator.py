@@ -46,6 +46,7 @@ from whist_catalogue.gui.widgets import (
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
+from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
 
 __all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
@@ -72,6 +73,9 @@ HELP = (
     "(iii) if every suit is a number, a suit at least as complex as the sum (largest denominator) — then a best "
     "lead of that suit.</span>"
 )
+
+
+_SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
 
 
 class MultiSuitCalculator(AnalysisView, QWidget):
@@ -284,7 +288,9 @@ class MultiSuitCalculator(AnalysisView, QWidget):
 
     def _fit_editors_area(self) -> None:
         self.editors_grid.activate()
-        self.editors_box.layout().activate()
+        layout = self.editors_box.layout()
+        if layout is not None:
+            layout.activate()
         height = self.editors_box.sizeHint().height()
         if self.editors_area.width() < self.editors_box.sizeHint().width():
             height += self.editors_area.horizontalScrollBar().sizeHint().height()
@@ -362,7 +368,7 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
             f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
         )
-        for p, name in (("W", "West"), ("E", "East")):
+        for p, name in _SIDES:
             lead = a.lead(p)
             card = f"{suit_symbol(lead.suit, count)}{a.lead_name(p)}"
             self.lead_labels[p].setText(
@@ -383,7 +389,7 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         o = a.outcome
         lines.append(f"sum      {a.value.text()}")
         lines.append(f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead")
-        for p, name in (("W", "West"), ("E", "East")):
+        for p, name in _SIDES:
             lead = a.lead(p)
             lines.append(f"{name} leads {suit_symbol(lead.suit, count)}{a.lead_name(p)}: {lead.rule.describe(p)}")
         return "\n".join(lines)

@@ -157,17 +157,20 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     def _columns(self) -> int:
         return len(self.alpha[0]) if self.alpha else 0
 
+    def _solved(self) -> SuitSolution:
+        assert self.solution is not None  # asked only while the model shows a deal
+        return self.solution
+
     def _cards(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        assert self.solution is not None
-        return self.solution.deal.west_cards, self.solution.deal.east_cards
+        return self._solved().deal.west_cards, self._solved().deal.east_cards
 
     def is_east_best_reply(self, i: int, j: int) -> bool:
         west, east = self._cards()
-        return east[j] in self.solution.replies("W", west[i])
+        return east[j] in self._solved().replies("W", west[i])
 
     def is_west_best_reply(self, i: int, j: int) -> bool:
         west, east = self._cards()
-        return west[i] in self.solution.replies("E", east[j])
+        return west[i] in self._solved().replies("E", east[j])
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or self.solution is None or self.suit is None:

@@ -48,6 +48,7 @@ from whist_catalogue.gui.widgets import (
     tricks_text,
 )
 from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
 from whist_catalogue.theory.solution import Solver
 
@@ -239,7 +240,7 @@ class PlayPanel(QWidget):
 
         # hands
         self.hand_boxes: dict[str, QGroupBox] = {}
-        self.hand_grids: dict[str, QGridLayout] = {}
+        self.hand_grids: dict[Player, QGridLayout] = {}
         hands = QVBoxLayout()
         self.table = TrickTable()
         for side in ("W", "E"):
@@ -750,6 +751,12 @@ class PlayPanel(QWidget):
                     grid.addWidget(button, i, col)
                     col += 1
                 grid.setColumnStretch(max(col, 1) + 14, 1)
+
+    def _playing(self) -> Play:
+        """The play in progress: what calls this runs only while a deal is set."""
+        if self.play is None:
+            raise RuntimeError("no deal is being played")
+        return self.play
 
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))

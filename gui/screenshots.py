@@ -42,9 +42,8 @@ def demo_catalogue(db: str | None) -> str | None:
 def wait_until(predicate: Callable[[], bool], timeout: float = TIMEOUT_S) -> bool:
     """Process events until ``predicate()`` holds or ``timeout`` seconds pass."""
     deadline = time.monotonic() + timeout
-    app = QApplication.instance()
     while time.monotonic() < deadline:
-        app.processEvents()
+        QApplication.processEvents()
         if predicate():
             return True
         time.sleep(0.01)
@@ -59,6 +58,10 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
                progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
     """Load each view's example, wait for its workers, save ``<view>.png`` (plus any extra pages it names);
     ``progress(path, done, total)`` after each image (the command line reports on stderr)."""
+    from whist_catalogue.gui.app import MainWindow  # the app imports this module
+
+    if not isinstance(window, MainWindow):
+        raise TypeError(f"render_all takes the app's MainWindow, not {type(window).__name__}")
     total = sum(len(getattr(v, "screenshot_pages", lambda: [None])()) for v in window.views.values())
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,9 +91,8 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
 
 
 def _save(window: QMainWindow, path: Path) -> Path:
-    app = QApplication.instance()
     for _ in range(3):
-        app.processEvents()
+        QApplication.processEvents()
     if not window.grab().save(os.fspath(path)):
         raise OSError(f"could not write {path}")
     return path

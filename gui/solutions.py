@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal
 
 os.environ.setdefault("QT_API", "pyside6")
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg, NavigationToolbar2QT  # noqa: E402
+from matplotlib.backends.backend_qt import NavigationToolbar2QT  # noqa: E402  (where it is defined)
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot  # noqa: E402
@@ -86,10 +87,14 @@ def _percent(exact: str, digits: int = 4) -> str:
     return f"{float(Fraction(exact)) * 100:.{digits}f} %"
 
 
+_Layout = Literal["constrained", "compressed", "tight"]
+"""matplotlib's layout engines by name."""
+
+
 class _Canvas(FigureCanvasQTAgg):
     """A matplotlib figure in a widget (``layout=None`` for figures whose drawer lays them out itself)."""
 
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: str | None = "constrained") -> None:
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained") -> None:
         super().__init__(Figure(figsize=(width, height), dpi=100, layout=layout))
         # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
         self.setMinimumSize(320, 240)
@@ -98,7 +103,7 @@ class _Canvas(FigureCanvasQTAgg):
 class PlotPanel(QWidget):
     """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save."""
 
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: str | None = "constrained",
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.canvas = _Canvas(width, height, layout)
@@ -270,6 +275,8 @@ class CheminDeFerPage(QWidget):
 
     def _plot(self) -> None:
         s = self.solution
+        if s is None:
+            return  # nothing loaded yet
         fig = self.canvas.figure
         fig.clear()
         ax = fig.add_subplot(1, 1, 1)
@@ -516,6 +523,8 @@ class LeHerPage(QWidget):
     def _plot(self) -> None:
         """a(s, t) as a heat map, the optimal strategies' rows and columns marked, the 2×2 subgame outlined."""
         s = self.solution
+        if s is None:
+            return  # nothing loaded yet
         m = s["matrix"]
         rows, columns = [int(r) for r in m["rows"]], [int(c) for c in m["columns"]]
         entries = [[float(Fraction(e)) for e in row] for row in m["entries"]]
@@ -718,7 +727,7 @@ class SolutionsView(QWidget):
         layout.addWidget(self.tabs)
 
     @property
-    def pages(self) -> tuple[QWidget, ...]:
+    def pages(self) -> tuple[CheminDeFerPage, LeHerPage, AsymptoticsPage, MatrixGamePage]:
         return (self.chemin_de_fer, self.le_her, self.asymptotics, self.matrix_game)
 
     @property
@@ -731,7 +740,10 @@ class SolutionsView(QWidget):
 
     @Slot()
     def _load_current(self) -> None:
-        self.tabs.currentWidget().load()
+        current = self.tabs.currentWidget()
+        for page in self.pages:
+            if page is current:
+                page.load()
 
     def stop(self) -> None:
         self.asymptotics.cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -525,7 +525,8 @@ class _HeightFitter(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and isinstance(watched, QTableView):
-            width_changed = event.type() == QEvent.Type.Show or event.size().width() != event.oldSize().width()
+            width_changed = event.type() == QEvent.Type.Show or (
+                isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width())
             if width_changed:
                 QTimer.singleShot(0, watched, lambda v=watched: fit_height(v))
         return False

@@ -189,7 +189,7 @@ def _ranges(ns: list[int]) -> str:
     for n in sorted(ns):
         if start is None:
             start = prev = n
-        elif n == prev + 1:
+        elif prev is not None and n == prev + 1:
             prev = n
         else:
             parts.append(f"{start}" if start == prev else f"{start}–{prev}")

@@ -28,6 +28,8 @@ from whist_catalogue.theory.values import Outcome, Value
 
 if TYPE_CHECKING:
     from whist_catalogue.store.solvers import SuitAnswer
+    from whist_catalogue.engine.plan import EnginePlan
+    from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.solution import Solver, SuitSolution
@@ -105,10 +107,10 @@ class _EngineNotice:
     Ctrl+C cancels)."""
 
     def __init__(self) -> None:
-        self._bar = None
-        self._plan = None
+        self._bar: ProgressBar | None = None
+        self._plan: EnginePlan | None = None
 
-    def planned(self, plan) -> None:  # noqa: ANN001
+    def planned(self, plan: EnginePlan) -> None:
         if not plan.levels:
             return
         stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= MAX_BUILD_N else ""
@@ -118,11 +120,13 @@ class _EngineNotice:
         self._plan = plan
 
     def progress(self, n: int, done: int, total: int) -> None:
+        plan = self._plan
+        assert plan is not None  # the engine announces its plan before it works
         if self._bar is None:
             from whist_catalogue.scripts.progress import ProgressBar  # tqdm: only once the engine works
 
-            self._bar = ProgressBar(f"valuing {self._plan.span}", " deals", unit_scale=True)
-        self._bar.show(self._plan.overall(n, done), self._plan.deals)
+            self._bar = ProgressBar(f"valuing {plan.span}", " deals", unit_scale=True)
+        self._bar.show(plan.overall(n, done), plan.deals)
 
     def close(self, *, failed: bool) -> None:
         if self._bar is not None:
@@ -330,6 +334,7 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
     if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
         # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
         # owner string without spelling out a million ranks.
+        name_of: Callable[[int], str]
         if _OWNER_STRING.fullmatch(text):
             check_deal_size(text)
             deal, name_of = Deal.from_label(text), str
@@ -362,7 +367,7 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
     lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
              f"  outcome      {_outcome_text(analysis.outcome)}"]
     for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
-        rule = lead.rule.describe(name[0])
+        rule = lead.rule.describe("W" if name == "West" else "E")
         lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({written.suits[lead.suit]}): {rule}")
     return "\n".join(lines) + "\n"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Self
 
 from tqdm import tqdm
 
@@ -88,7 +89,7 @@ class ProgressBar:
                 sys.stderr.flush()
         self._held = None
 
-    def __enter__(self) -> "ProgressBar":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: object, *exc: object) -> None:

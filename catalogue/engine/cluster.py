@@ -38,7 +38,7 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from whist_catalogue.engine.scan import (
 from whist_catalogue.errors import WhistError
 from whist_catalogue.theory.ranking import level_size
 from whist_catalogue.theory.values import Value
+
+if TYPE_CHECKING:
+    import distributed
 
 __all__ = [
     "ClusterError",
@@ -129,7 +132,7 @@ def connect_timeout() -> float:
 
 
 @contextmanager
-def connect(address: str, *, timeout: float | None = None) -> Iterator["distributed.Client"]:  # noqa: F821
+def connect(address: str, *, timeout: float | None = None) -> Iterator[distributed.Client]:
     """A Dask client of the scheduler at ``address``, or of a local cluster of K worker processes for ``local:K``.
 
     ``timeout`` (default :func:`connect_timeout`) bounds the wait for the scheduler to answer and then for
@@ -252,7 +255,8 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
         threads = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
     level = _previous_level(previous)
     with _kernel_lock:
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        # numba.config's settings are made at run time, unseen by a type checker
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # pyright: ignore[reportPrivateImportUsage, reportAttributeAccessIssue]
         part = compute_range(n, level, start, stop, checks=True)
     codes, table = encode(part.numerator, part.infinitesimal)
     assert part.checks is not None and part.flags is not None
@@ -270,9 +274,9 @@ class LevelTotals:
 
     n: int
     file: LevelFile
+    checks: Checks
     counts: dict[int, int] = field(default_factory=dict)
     """Deals per value key (``ValueTable.keys``)."""
-    checks: Checks | None = None
     theorem_9_1: tuple[int, int | None] = (0, None)
     seconds: float = 0.0
 
@@ -304,7 +308,7 @@ class _LevelWriter:
         self.done: list[RangeResult] = []
         self.encoder = Encoder()
         if self.partial.is_file() and plan.is_file():
-            self.ranges = [tuple(map(int, r)) for r in np.load(plan)]
+            self.ranges = [(int(start), int(stop)) for start, stop in np.load(plan)]
             with self.partial.open("rb") as f:
                 np.lib.format.read_magic(f)
                 np.lib.format.read_array_header_1_0(f)

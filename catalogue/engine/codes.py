@@ -90,7 +90,7 @@ class ValueTable:
         return (isinstance(other, ValueTable) and np.array_equal(self.numerator, other.numerator)
                 and np.array_equal(self.infinitesimal, other.infinitesimal))
 
-    __hash__ = None  # mutable arrays inside
+    # no __hash__: with __eq__ defined it is None (mutable arrays inside)
 
 
 def _encode_into(numerator, infinitesimal, slots, slot_code, found_keys, count, out):
@@ -144,13 +144,12 @@ class Encoder:
         return self._count
 
     def add(self, numerator: np.ndarray, infinitesimal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        if out is None:
-            out = np.empty(numerator.shape[0], np.uint16)
-        count = _encode_kernel()(numerator, infinitesimal, self._slots, self._slot_code, self._keys, self._count, out)
+        codes = np.empty(numerator.shape[0], np.uint16) if out is None else out
+        count = _encode_kernel()(numerator, infinitesimal, self._slots, self._slot_code, self._keys, self._count, codes)
         if count < 0:
             raise OverflowError(f"more than {MAX_CODES} distinct values do not fit 16-bit codes")
         self._count = count
-        return out
+        return codes
 
     def seen(self) -> tuple[np.ndarray, np.ndarray]:
         """The values met so far in provisional-code order: (numerator int32, infinitesimal int8)."""

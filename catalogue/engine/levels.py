@@ -82,7 +82,8 @@ class Checks:
         for c in range(K.N_CHECKS):
             found = first_bad[:, c][first_bad[:, c] >= 0]
             if found.size:
-                self.first[c] = int(found.min()) if self.first[c] is None else min(self.first[c], int(found.min()))
+                low, before = int(found.min()), self.first[c]
+                self.first[c] = low if before is None else min(before, low)
 
     def merge(self, other: Checks) -> None:
         """Add the counts of another part of the same level (parts may arrive in any order)."""
@@ -264,7 +265,8 @@ def compute_level(
         stop = min(computed, start + CHUNK)
         part = compute_range(n, previous, start, stop, runs=runs, reply_rule=reply_rule, checks=checks)
         encoder.add(part.numerator, part.infinitesimal, out=codes[start:stop])
-        if checks:
+        if flags is not None and result_checks is not None:
+            assert part.flags is not None and part.checks is not None  # computed with checks
             flags[start:stop] = part.flags
             result_checks.merge(part.checks)
         if progress:
@@ -355,7 +357,8 @@ class EngineSolver:
             if plan.levels and observer is not None:
                 observer.planned(plan)
             if plan.seeded_from is not None:
-                seeded = self._seed()
+                seed = self._seed
+                seeded = seed() if seed is not None else None
                 self._seed = None  # read once: a failure to read is the catalogue's, reported as such
                 if seeded is not None and seeded.n == plan.seeded_from:
                     self._levels[seeded.n] = seeded

@@ -18,7 +18,7 @@ import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from math import comb
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, Protocol
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 
@@ -103,7 +103,7 @@ class EnginePlan(NamedTuple):
                 f" and {_bytes(self.memory)} of memory")
 
 
-class EngineObserver:
+class EngineObserver(Protocol):
     """Told of the engine's work; raising from a method stops it (finished levels are kept).  Subclass it, or
     pass any object with these two methods."""
 

@@ -284,10 +284,11 @@ def level_report(n: int, counts: dict[Value, int], checks: Checks, two_theories:
     results = []
     for c, name in enumerate(CHECK_NAMES):
         first = checks.first_deal(c)
-        affordable = first is not None and reachable_subdeals(first, reverify_budget) is not None
-        confirmed = reverify(name, first) if affordable else None
-        if confirmed is False:
-            raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
+        confirmed = None
+        if first is not None and reachable_subdeals(first, reverify_budget) is not None:  # affordable
+            confirmed = reverify(name, first)
+            if confirmed is False:
+                raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
         results.append(CheckResult(name, int(checks.checked[c]), int(checks.counterexamples[c]), first, confirmed))
     results.append(two_theories)
     return LevelReport(n, LevelStatistics(n, counts), results, seconds)

@@ -211,8 +211,9 @@ class UpperEnvelope:
             strategy = list(base)
             for k, bit in zip(varying, bits):
                 strategy[k] = bit
-            strategies.append(tuple(strategy))
-            rows.append((self.gain(0, strategy), self.gain(1, strategy)))
+            chosen = tuple(strategy)
+            strategies.append(chosen)
+            rows.append((self.gain(0, chosen), self.gain(1, chosen)))
         return tuple(rows), tuple(strategies)
 
     def varying_situations(self) -> tuple[Hashable, ...]:

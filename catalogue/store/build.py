@@ -57,7 +57,7 @@ from whist_catalogue.store.levels import (ROWS_MAX_N, checked_chunk, chunk_check
                                           read_level_values, table_to_bytes, value_columns)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
-                                          solved_game_checksum)
+                                          solved_game_checksum, table_of)
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
 
@@ -242,7 +242,7 @@ def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
     return complete, todo
 
 
-def _inserter(session: Session, columns: list[str]) -> Callable[[list[tuple]], None]:
+def _inserter(session: Session, columns: list[str]) -> Callable[[list[tuple]], object]:
     """An executemany of plain tuples into ``deal``.
 
     On SQLite the statement SQLAlchemy compiles from ``insert()`` goes to the
@@ -252,7 +252,7 @@ def _inserter(session: Session, columns: list[str]) -> Callable[[list[tuple]], N
     backends get (psycopg batches those itself).
     """
     connection = session.connection()
-    statement = sa.insert(DealRow.__table__)
+    statement = sa.insert(table_of(DealRow))
     if connection.dialect.name == "sqlite":
         compiled = statement.compile(dialect=connection.dialect, column_keys=columns)
         if list(compiled.positiontup or ()) != columns:
@@ -274,7 +274,7 @@ def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
     # Inside the level's transaction, so other connections keep seeing the indexes (WAL).
     rebuild = size >= REBUILD_INDEXES_ROWS and session.connection().dialect.name == "sqlite"
     if rebuild:
-        for index in DealRow.__table__.indexes:
+        for index in table_of(DealRow).indexes:
             session.execute(sa.schema.DropIndex(index))
     done = 0
     for batch in batches:
@@ -282,7 +282,7 @@ def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
         done += len(batch)
         yield BuildProgress("store", n, done, size)
     if rebuild:
-        for index in DealRow.__table__.indexes:
+        for index in table_of(DealRow).indexes:
             session.execute(sa.schema.CreateIndex(index))
     stored = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(DealRow.in_level(n))).scalar_one()
     if stored != comb(2 * n, n) or done != stored:
@@ -351,6 +351,7 @@ def compute_chunk(n: int, previous: Level, index: int) -> bytes:
     start, stop = chunk_range(n, index)
     part = compute_range(n, previous, start, stop, checks=True)
     codes, table = encode(part.numerator, part.infinitesimal)
+    assert part.flags is not None  # computed with checks
     return pack_chunk(n, start, codes, table, part.flags & FLAG_MASK)
 
 
@@ -366,7 +367,7 @@ def _store_chunks(session: Session, n: int, previous: Level, values: _Values,
     computed, encoded and committed in its own transaction (a killed build loses no finished chunk)."""
     size = comb(2 * n, n)
     count = chunk_count(n, CHUNK_DEALS)
-    chunks = LevelChunkRow.__table__
+    chunks = table_of(LevelChunkRow)
     with session.begin():
         # Rows of no place in the level (a duplicated or renumbered chunk row) would make it cover more than
         # C(2n, n) deals: they go before anything is computed.
@@ -410,7 +411,7 @@ def _adopt_rows(session: Session, n: int) -> Iterator[BuildProgress]:
     kept as they were."""
     size = comb(2 * n, n)
     values = _Values(n)
-    chunks = LevelChunkRow.__table__
+    chunks = table_of(LevelChunkRow)
     with session.begin():
         connection = session.connection()
         statement = (sa.select(DealRow.number_scaled, DealRow.inf_sign, DealRow.stoppers, DealRow.flags)
@@ -432,7 +433,7 @@ def _adopt_rows(session: Session, n: int) -> Iterator[BuildProgress]:
         if start != size:
             raise AssertionError(f"level {n} is marked complete with {start} of {size} rows")
         table, statistics = values.table_and_statistics()
-        row = session.get(LevelRow, n)
+        row = session.get_one(LevelRow, n)
         row.storage, row.chunk_deals, row.value_table, row.statistics = "rows", CHUNK_DEALS, table, statistics
         row.stored_bytes = session.execute(sa.select(sa.func.sum(sa.func.length(chunks.c.data)))
                                            .where(chunks.c.n == n)).scalar_one()
@@ -460,7 +461,7 @@ def _finish_level(session: Session, n: int, previous: Level, values: _Values, st
             level.moves, level.checks, level.flags = compute_moves(n, previous), Checks(n), values.flags()
             yield from _store_rows(session, level)
             checksum = session.info.pop("checksum")
-        chunks = LevelChunkRow.__table__
+        chunks = table_of(LevelChunkRow)
         count, covered, stored_bytes = session.execute(
             sa.select(sa.func.count(), sa.func.sum(chunks.c.stop - chunks.c.start),
                       sa.func.sum(sa.func.length(chunks.c.data))).where(chunks.c.n == n)

@@ -203,12 +203,14 @@ def _write(rows, out: TextIO, fmt: str, names: list[str], format_row: _RowFormat
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(names)
-        write = writer.writerow
+        write: Callable[[list[Any]], object] = writer.writerow
     else:
         out.write(json.dumps(header, ensure_ascii=False) + "\n")
 
-        def write(values: list[Any]) -> None:
+        def write_json(values: list[Any]) -> None:
             out.write(json.dumps(dict(zip(names, values)), ensure_ascii=False) + "\n")
+
+        write = write_json
 
     for row in rows:
         write(format_row(row))

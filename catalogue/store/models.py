@@ -49,6 +49,7 @@ __all__ = [
     "SCHEMA_VERSION_TABLE",
     "KeyType",
     "PLAYERS",
+    "table_of",
 ]
 
 NAMING_CONVENTION = {
@@ -75,6 +76,14 @@ class Base(DeclarativeBase):
     """The declarative base of the catalogue's models."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(model: type[Base]) -> sa.Table:
+    """The Table a model maps: SQLAlchemy types ``__table__`` as any FROM clause, without ``.indexes``."""
+    table = model.__table__
+    if not isinstance(table, sa.Table):
+        raise TypeError(f"{model.__name__} is not mapped to a table")
+    return table
 
 
 class DealRow(Base):

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -45,7 +45,7 @@ from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.constants import MAX_LEVEL_N, SCALE
 from whist_catalogue.engine.encoding import decode_value
-from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, InvalidDealError
 from whist_catalogue.store.database import (Location, MalformedContentError, database_errors, parse_location,
                                             reader_engine)
 from whist_catalogue.store.levels import (ChunkCache, alpha_keys, checked_chunk, colex_ranks, move_masks_from_alpha,
@@ -441,7 +441,7 @@ class Catalogue:
         chunk, i = self._chunk_code(n, rank(deal.west))
         code = chunk.codes[i]
         value = _decoded(int(chunk.table.numerator[code]), int(chunk.table.infinitesimal[code]))
-        return value, self._alphas(n, np.int64(deal.west)), chunk, i
+        return value, self._alphas(n, np.array(deal.west, np.int64)), chunk, i
 
     def _alphas(self, n: int, wests: np.ndarray) -> np.ndarray:
         """α of deals of level n by West's masks (any shape, each deal gaining an n × n matrix)."""
@@ -496,6 +496,8 @@ class Catalogue:
         """The deal's record from the level store: the value from its chunk, the rest derived (module docstring)."""
         from whist_catalogue.single_suit.formulas import quantities
 
+        if deal.ace_holder is None:
+            raise InvalidDealError("the empty deal has no record")
         value, move_masks, flags = self._derived(deal)
         q = quantities(deal)
         return DealRecord(
@@ -802,7 +804,7 @@ class Catalogue:
         return _RecordStream(self, statement, tail=tail)
 
     def stream_deals(self, statement: sa.Select, expression: str | None = None, *, level: int | None = None,
-                     limit: int | None = None) -> Iterator[Any]:
+                     limit: int | None = None) -> Generator[Any, None, None]:
         """The Core rows of ``select(*deal columns)`` (``statement``, the condition of ``expression`` and
         ``level``), then those of chunk-only levels as rows with the same attributes, derived deal by deal
         (export): key order, constant memory, at most ``limit``."""
@@ -831,13 +833,13 @@ class Catalogue:
         for chunk in self._chunks(statement, batch):
             yield from chunk
 
-    def stream_chunks(self, statement: sa.Select, batch: int = 65_536) -> Iterator[list[sa.Row]]:
+    def stream_chunks(self, statement: sa.Select, batch: int = 65_536) -> Iterator[Sequence[sa.Row]]:
         """Stream the Core rows of any select as lists of up to ``batch`` rows (for numpy: no per-row call)."""
         chunks = self._chunks(statement, batch)
         self._streams.add(chunks)
         return chunks
 
-    def _chunks(self, statement: sa.Select, batch: int) -> Iterator[list[sa.Row]]:
+    def _chunks(self, statement: sa.Select, batch: int) -> Iterator[Sequence[sa.Row]]:
         with database_errors(self.location), self._engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(statement)
             for part in result.partitions(batch):

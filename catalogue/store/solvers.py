@@ -27,6 +27,7 @@ from whist_catalogue.theory.solution import Solver, SuitSolution, solve_many
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
+    from whist_catalogue.engine.levels import EngineSolver
     from whist_catalogue.engine.plan import EnginePlan
     from whist_catalogue.single_suit.linear_time import LinearAnswer
     from whist_catalogue.store.reader import Catalogue
@@ -63,7 +64,7 @@ class ComputingSolver:
         self.max_n = engine_bound() if max_n is None else max_n
         self._catalogue = catalogue
         self._recursive = RecursiveSolver()
-        self._engine = None
+        self._engine: EngineSolver | None = None
         self._lock = threading.Lock()
 
     def plan(self, n: int) -> EnginePlan:
@@ -80,7 +81,7 @@ class ComputingSolver:
             return self._recursive
         return self._engine_solver(deal.n)
 
-    def _engine_solver(self, n: int) -> Solver:
+    def _engine_solver(self, n: int) -> EngineSolver:
         if n > self.max_n:
             from whist_catalogue.engine.plan import beyond_reach
 
@@ -90,8 +91,10 @@ class ComputingSolver:
                 # Numba loads with the engine, and only when a deal needs it.
                 from whist_catalogue.engine.levels import EngineSolver, Level
 
-                top = self._catalogue.max_n if self._catalogue is not None else 0
-                seed = (lambda: Level.from_codes(top, *self._catalogue.level_values(top))) if top else None
+                catalogue = self._catalogue
+                top = catalogue.max_n if catalogue is not None else 0
+                seed = ((lambda: Level.from_codes(top, *catalogue.level_values(top)))
+                        if catalogue is not None and top else None)
                 self._engine = EngineSolver(self.max_n, seed=seed, seed_n=top or None)
         return self._engine
 

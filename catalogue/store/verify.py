@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from math import comb
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -449,7 +449,8 @@ def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected,  # 
         from whist_catalogue.store.levels import check_level_store
         from whist_catalogue.store.reader import LevelInfo
 
-        level_info = LevelInfo(**{name: info.get(name) for name in LevelInfo.__dataclass_fields__})
+        fields: dict[str, Any] = {name: info.get(name) for name in LevelInfo.__dataclass_fields__}
+        level_info = LevelInfo(**fields)
         try:
             has_rows = check_level_store(ctx.catalogue, level_info, check, rng=ctx.rng, sample=ctx.sample,
                                          recursive_max_n=ctx.recursive_max_n)
@@ -485,7 +486,7 @@ def _check_level(ctx: VerifyContext, info: dict[str, Any], engine, expected,  # 
         )
     check.problems.extend(f"level {n}: {p}" for p in scan.problems)
     recorded = info["checksum"]
-    found = scan.checksums.get(check.checksum_version)
+    found = None if check.checksum_version is None else scan.checksums.get(check.checksum_version)
     check.checksum_ok = found is not None and found == recorded and chunks_ok
     if not (found is not None and found == recorded):
         check.problems.append(f"level {n}: checksum differs from the one recorded at build time"
@@ -630,7 +631,7 @@ def _columns(chunk: list, width: int) -> tuple[dict[str, np.ndarray], str | None
     return columns, None
 
 
-def _first_odd(cells: list) -> object:
+def _first_odd(cells: Sequence[object]) -> object:
     return next(v for v in cells if type(v) is not int)
 
 

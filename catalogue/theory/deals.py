@@ -17,11 +17,14 @@ import enum
 import re
 from functools import lru_cache
 from itertools import compress
-from typing import Iterator, TypeAlias
+from typing import TYPE_CHECKING, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
 from whist_catalogue.theory.immutable import Immutable
+
+if TYPE_CHECKING:
+    from whist_catalogue.theory.labeled import Player  # labeled imports this module
 
 __all__ = [
     "Card",
@@ -139,11 +142,11 @@ class Deal(Immutable):
         """E_1 < … < E_n."""
         return tuple(_bits(self.east))
 
-    def owner(self, card: Card) -> str:
+    def owner(self, card: Card) -> Player:
         return "W" if self.west >> (card - 1) & 1 else "E"
 
     @property
-    def ace_holder(self) -> str | None:
+    def ace_holder(self) -> Player | None:
         """``"W"`` or ``"E"``: who holds the highest card (None for the empty deal)."""
         return self.owner(2 * self.n) if self.n else None
 

@@ -32,10 +32,12 @@ class Immutable:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._compared(self) == self._compared(other)
+        # through the class: a one-field class's lambda would bind to the instance
+        compared = type(self)._compared
+        return compared(self) == compared(other)
 
     def __hash__(self) -> int:
-        return hash(self._compared(self))
+        return hash(type(self)._compared(self))
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._public)

@@ -106,18 +106,18 @@ class Trick(NamedTuple):
         return "E" if self.lead > self.reply else "W"
 
 
-def qualifying_suits(values: Sequence[Value], leader: Player) -> tuple[LeadRule, tuple[int, ...]]:
+def qualifying_suits(values: Sequence[Value | None], leader: Player) -> tuple[LeadRule, tuple[int, ...]]:
     """The clause of §10.4 that applies and every suit it allows (indices of nonempty suits given)."""
     own = 1 if leader == "W" else -1
-    live = [i for i, v in enumerate(values) if v is not None]
-    attack = tuple(i for i in live if values[i].infinitesimal.sign == -own)
+    live = [(i, v) for i, v in enumerate(values) if v is not None]
+    attack = tuple(i for i, v in live if v.infinitesimal.sign == -own)
     if attack:
         return LeadRule.ATTACK_EXIT, attack
-    exits = tuple(i for i in live if values[i].infinitesimal.sign == own)
+    exits = tuple(i for i, v in live if v.infinitesimal.sign == own)
     if exits:
         return LeadRule.EXIT, exits
-    whole = total(values[i] for i in live)
-    return LeadRule.COMPLEX_NUMBER, tuple(i for i in live if values[i].denominator >= whole.denominator)
+    whole = total(v for _, v in live)
+    return LeadRule.COMPLEX_NUMBER, tuple(i for i, v in live if v.denominator >= whole.denominator)
 
 
 def choose_lead(solutions: Sequence[SuitSolution | None], leader: Player) -> Lead:
@@ -126,12 +126,12 @@ def choose_lead(solutions: Sequence[SuitSolution | None], leader: Player) -> Lea
     Among the suits the rule allows, the most complex one is taken (for numbers
     the greatest denominator), and its lowest best lead.
     """
-    values = [s.value if s is not None and s.deal.n else None for s in solutions]
-    if all(v is None for v in values):
+    given = {i: s for i, s in enumerate(solutions) if s is not None and s.deal.n}
+    if not given:
         raise ValueError("no cards left to lead")
-    rule, suits = qualifying_suits(values, leader)
-    suit = max(suits, key=lambda i: (values[i].complexity, -i))
-    return Lead(suit, solutions[suit].leads(leader)[0], rule)
+    rule, suits = qualifying_suits([given[i].value if i in given else None for i in range(len(solutions))], leader)
+    suit = max(suits, key=lambda i: (given[i].value.complexity, -i))
+    return Lead(suit, given[suit].leads(leader)[0], rule)
 
 
 class MultiSuitAnalysis(NamedTuple):
@@ -185,7 +185,9 @@ def optimal_line(suits: Sequence[Suit], solver: Solver, leader: Player) -> list[
         solutions = [solver.solve(s.deal) if s.n else None for s in remaining]
         lead = choose_lead(solutions, leader)
         suit = remaining[lead.suit]
-        reply_card = solutions[lead.suit].replies(leader, lead.card)[0]
+        led = solutions[lead.suit]
+        assert led is not None  # choose_lead leads from a suit with cards
+        reply_card = led.replies(leader, lead.card)[0]
         trick = Trick(leader, lead.suit, suit.rank_of(lead.card), suit.rank_of(reply_card))
         west_rank, east_rank = (trick.lead, trick.reply) if leader == "W" else (trick.reply, trick.lead)
         remaining[lead.suit] = suit.without(west_rank, east_rank)
@@ -382,7 +384,8 @@ def analyse_batch(rows: Iterable[Sequence[DealKey]], table: SuitTable | None = N
     out = BatchAnalysis()
     code_of = table.code_of_key
     for row in rows:
-        keys = row.tolist() if hasattr(row, "tolist") else list(row)
+        tolist = getattr(row, "tolist", None)  # a NumPy row, read as Python ints at once
+        keys = tolist() if tolist is not None else list(row)
         if len(keys) > MAX_SUMMANDS:
             raise InvalidDealError(f"at most {MAX_SUMMANDS} suits in a deal")
         codes = [None if k == 1 else code_of(k) for k in keys]

@@ -175,6 +175,7 @@ def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tup
     for complexity, suit, bits in numbers:
         if bits >= whole and (chosen is None or complexity > chosen[0]):
             chosen = complexity, suit
+    assert chosen is not None  # a sum's denominator is at most its summands' greatest
     return (COMPLEX_NUMBER, chosen[1]), (COMPLEX_NUMBER, chosen[1])
 
 

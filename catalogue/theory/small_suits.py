@@ -23,7 +23,8 @@ import zlib
 from array import array
 from bisect import bisect_left
 from functools import cache
-from typing import Iterable, Sequence
+from operator import index
+from typing import Iterable, Sequence, SupportsIndex
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
 from whist_catalogue.theory.deals import Deal, DealKey
@@ -81,10 +82,9 @@ def preloaded(max_n: int = TABLE_MAX_N) -> tuple[dict[DealKey, int], dict[DealKe
 
 def _key(key: object) -> int:
     if isinstance(key, bool) or not isinstance(key, int):
-        try:
-            return int(key.__index__())  # NumPy integers
-        except AttributeError:
-            raise InvalidDealError(f"not a deal key: {key!r}") from None
+        if not isinstance(key, SupportsIndex):
+            raise InvalidDealError(f"not a deal key: {key!r}")
+        return index(key)  # NumPy integers
     return key
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Value",
     "Complexity",
     "Outcome",
+    "RefinedOutcome",
     "ZERO_INF",
     "EPSILON0",
     "rho",
@@ -223,8 +224,15 @@ class Complexity(NamedTuple):
 class Outcome(NamedTuple):
     """χ(D): tricks West takes under optimal play with West and with East on lead (§5.1)."""
 
-    west_leads: int | Fraction
-    east_leads: int | Fraction
+    west_leads: int
+    east_leads: int
+
+
+class RefinedOutcome(NamedTuple):
+    """χ′(D) of refined whist (§8.4): West's tricks, each a number of fractional part 1/4 or 3/4."""
+
+    west_leads: Fraction
+    east_leads: Fraction
 
 
 _NUMBER_RE = re.compile(r"[+-]?\d+(?:/\d+)?")
@@ -417,8 +425,8 @@ class Value(Immutable):
         return value_html(self)
 
 
-def rho_set(value: Value, lower: Fraction, step: Fraction) -> Outcome:
-    """ρ_A of §6.5 for the lattice A = lower + step·Z.
+def rho_set(value: Value, lower: Fraction, step: Fraction) -> tuple[Fraction, Fraction]:
+    """ρ_A of §6.5 for the lattice A = lower + step·Z: (West on lead, East on lead).
 
     Rounds the numerical part to the nearest element of A; on a tie a < q < b the
     infinitesimal decides: negative → (a, a), positive → (b, b), 0 → (a, b), ±ε₀ → (b, a).
@@ -428,31 +436,28 @@ def rho_set(value: Value, lower: Fraction, step: Fraction) -> Outcome:
     below = lower + step * (t.numerator // t.denominator)
     above = below + step
     if q - below < above - q or q == below:
-        return Outcome(_plain(below), _plain(below))
+        return below, below
     if above - q < q - below:
-        return Outcome(_plain(above), _plain(above))
-    a, b = _plain(below), _plain(above)
+        return above, above
+    a, b = below, above
     if x.is_fuzzy:
-        return Outcome(b, a)
+        return b, a
     if x.sign < 0:
-        return Outcome(a, a)
+        return a, a
     if x.sign > 0:
-        return Outcome(b, b)
-    return Outcome(a, b)
-
-
-def _plain(q: Fraction) -> int | Fraction:
-    return q.numerator if q.denominator == 1 else q
+        return b, b
+    return a, b
 
 
 def rho(value: Value) -> Outcome:
     """ρ (§6.5): the outcome χ = (tricks with West on lead, with East on lead) of a state."""
-    return rho_set(value, Fraction(0), Fraction(1))
+    west, east = rho_set(value, Fraction(0), Fraction(1))
+    return Outcome(west.numerator, east.numerator)  # whole numbers: the lattice is Z
 
 
-def rho_refined(value: Value) -> Outcome:
+def rho_refined(value: Value) -> RefinedOutcome:
     """ρ′ (§8.4): the outcome χ′ of refined whist, to the nearest number with denominator exactly 4."""
-    return rho_set(value, Fraction(1, 4), Fraction(1, 2))
+    return RefinedOutcome(*rho_set(value, Fraction(1, 4), Fraction(1, 2)))
 
 
 def total(values: Iterable[Value]) -> Value:

@@ -62,7 +62,7 @@ def _random_deal(rng: random.Random, max_n: int) -> Deal:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--lookups", type=int, default=2000)
     parser.add_argument("--outcomes", type=int, default=300)
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 
     searches = {}
     for text in SEARCHES:
-        times = []
+        times, count = [], 0
         for _ in range(3):
             started = time.perf_counter()
             count = catalogue.count(text)

@@ -29,12 +29,16 @@ import argparse
 import os
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from whist_catalogue.engine.cluster import LevelFile, cluster_scan, connect
 from whist_catalogue.scripts.reports.conjectures import TreeMemory
 from whist_catalogue.theory.ranking import level_size
+
+if TYPE_CHECKING:
+    import distributed
 
 
 def _cpu_seconds() -> float:
@@ -46,6 +50,12 @@ def _uss() -> int:
     import psutil
 
     return psutil.Process().memory_full_info().uss
+
+
+def _uss_by_worker(client: distributed.Client) -> dict[str, int]:
+    found = client.run(_uss)
+    assert isinstance(found, dict)  # a synchronous client: the answers, not a coroutine
+    return found
 
 
 def _touch(path: str) -> int:
@@ -77,21 +87,21 @@ def scan_per_level(workers: int, max_n: int) -> tuple[list[tuple[int, float, flo
 def sharing(n: int, workers: int = 2) -> dict[str, float]:
     """Per-worker private memory and time for level n's codes by a shared file and by scatter."""
     codes = np.random.default_rng(n).integers(0, 300, level_size(n), dtype=np.uint16)
-    out = {"bytes": codes.nbytes}
+    out: dict[str, float] = {"bytes": codes.nbytes}
     with tempfile.TemporaryDirectory(prefix="whist-share-") as directory, connect(f"local:{workers}") as client:
         file = LevelFile(directory, n)
         start = time.perf_counter()
         np.save(file.codes_path, codes)
-        before = client.run(_uss)
+        before = _uss_by_worker(client)
         client.run(_touch, str(file.codes_path))
         out["file seconds"] = time.perf_counter() - start
-        out["file private bytes per worker"] = np.mean([client.run(_uss)[w] - before[w] for w in before])
-        before = client.run(_uss)
+        out["file private bytes per worker"] = float(np.mean([_uss_by_worker(client)[w] - before[w] for w in before]))
+        before = _uss_by_worker(client)
         start = time.perf_counter()
         future = client.scatter(codes, broadcast=True)
         client.gather(client.map(_touch_array, [future] * workers, pure=False))
         out["scatter seconds"] = time.perf_counter() - start
-        out["scatter private bytes per worker"] = np.mean([client.run(_uss)[w] - before[w] for w in before])
+        out["scatter private bytes per worker"] = float(np.mean([_uss_by_worker(client)[w] - before[w] for w in before]))
     return out
 
 
@@ -141,8 +151,9 @@ def one_level(directory: str, n: int, workers: int, seconds: float | None) -> No
         if seconds is not None and now - started > seconds:
             raise _Enough(f"stopped after {now - started:.0f} s at {done:,} of {total:,} deals ({done / total:.1%})")
 
+    memory = TreeMemory(1.0)
     try:
-        with TreeMemory(1.0) as memory, connect(f"local:{workers}") as client:
+        with memory, connect(f"local:{workers}") as client:
             for totals in run_levels(client, n, directory, min_n=n, progress=report, keep=True):
                 theorem = two_theories_result(n, size, *totals.theorem_9_1)
                 out = level_report(n, totals.value_counts(), totals.checks, theorem, totals.seconds).to_json()
@@ -154,7 +165,7 @@ def one_level(directory: str, n: int, workers: int, seconds: float | None) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--max-n", type=int, default=14)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--share-n", type=int, default=15)

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Sequence
 
 from whist_catalogue.theory.deals import Notation, Suit
+from whist_catalogue.theory.labeled import Player as Side  # endplay's Player is another (the four seats)
 
 RANKS = "AKQJT98765432"
 _SUIT_LETTERS = "SHDC"
@@ -159,10 +160,10 @@ def dds_moves(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None) -
     return {c: west_tricks(suits, to_play, t) for c, t in scores}
 
 
-def random_position(rng: random.Random, suits: tuple[Suit, ...]) -> tuple[tuple[Suit, ...], str, tuple[int, int] | None]:
+def random_position(rng: random.Random, dealt: tuple[Suit, ...]) -> tuple[tuple[Suit, ...], Side, tuple[int, int] | None]:
     """A position reached by random play: the suits left, the trick's leader, and the card led if any."""
-    leader = rng.choice("WE")
-    suits = list(suits)
+    leader: Side = rng.choice(("W", "E"))
+    suits = list(dealt)
     for _ in range(rng.randint(0, sum(s.n for s in suits) - 1)):
         live = [i for i, s in enumerate(suits) if s.n]
         i = rng.choice(live)
@@ -283,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The command a user types: the installed console script beside this interpreter (else ``python -m``).
     script = Path(sys.executable).with_name("whist-catalogue")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "whist_catalogue"]
-    walls, cpus = [], []
+    walls, cpus, outputs = [], [], []
     for _ in range(args.cli_runs):  # a median: one short process is at the mercy of the machine's moment
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
@@ -291,10 +292,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = subprocess.run([*command, "outcome", "--json", *named, "-"], input=text,
                               capture_output=True, text=True, env=env, check=True)
         walls.append(time.perf_counter() - t)
+        outputs.append(done.stdout)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     cli_total, cli_cpu = statistics.median(walls), statistics.median(cpus)
-    lines = [json.loads(x) for x in done.stdout.splitlines()]
+    lines = [json.loads(x) for x in outputs[-1].splitlines()]
     assert len(lines) == len(deals)
     for suits, line, (west, east) in zip(deals, lines, dds_answers):
         live = live_suits(suits)

@@ -49,7 +49,7 @@ def bench_ratio(max_n: int) -> tuple[float, float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--scan-n", type=int, default=14)
     parser.add_argument("--ratio-n", type=int, default=8)
     args = parser.parse_args(argv)

@@ -181,7 +181,7 @@ def value_batch(db: str, count: int, sizes: list[int], seed: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--db", required=True)
     parser.add_argument("--lookups", type=int, default=200)
     parser.add_argument("--searches", action="store_true")

@@ -299,7 +299,7 @@ def figures_section(image_dir: Path, relative: str, data: asy.AsymptoticsData) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--max-exact-n", type=int, default=14, help="largest level counted exactly (default 14)")
     parser.add_argument("--seed", type=int, default=20050221, help="seed of the first sample (the others follow)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "asymptotics.md", help="the Markdown file")

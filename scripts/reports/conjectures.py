@@ -180,7 +180,7 @@ class TreeMemory:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--max-n", type=int, default=16)
     parser.add_argument("--cluster", metavar="ADDRESS", help="run the engine on a Dask cluster (tcp://HOST:PORT or local:K)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "conjectures.md")

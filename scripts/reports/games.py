@@ -184,7 +184,7 @@ def build(max_cards: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make_games_report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="make_games_report", description=(__doc__ or "").partition("\n")[0])
     parser.add_argument(
         "--output", type=Path, default=DEFAULT_OUTPUT, help="where to write (default: docs/matrix-games.md)"
     )
