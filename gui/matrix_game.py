@@ -93,7 +93,8 @@ class MatrixGamePage(QWidget):
         self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
         self.grid.itemChanged.connect(self._edited)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
-        QShortcut(QKeySequence.StandardKey.Paste, self.grid, activated=self.paste)
+        paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self.grid)
+        paste.activated.connect(self.paste)
         self.message = MessageBar()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
@@ -143,14 +144,15 @@ class MatrixGamePage(QWidget):
 
     def game(self) -> StrategicForm:
         """The grid as a game; :class:`InvalidMatrixError` naming the first empty or non-numeric cell."""
-        cells = [
-            [(self.grid.item(i, j).text() if self.grid.item(i, j) is not None else "") or "?" for j in range(self.grid.columnCount())]
-            for i in range(self.grid.rowCount())
-        ]
+        cells = [[self._cell(i, j) for j in range(self.grid.columnCount())] for i in range(self.grid.rowCount())]
         names = [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())]
         columns = [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
         plain = StrategicForm.of(cells, title=self.title)
         return plain._replace(rows=tuple(names), columns=tuple(columns))
+
+    def _cell(self, i: int, j: int) -> str:
+        item = self.grid.item(i, j)
+        return (item.text() if item is not None else "") or "?"  # an empty cell is named as not a number
 
     @staticmethod
     def _header(item: QTableWidgetItem | None, k: int) -> str:

@@ -291,7 +291,7 @@ def strategic_form(name: str, **params: object) -> StrategicForm:
     from whist_catalogue.games import chemin_de_fer
 
     matrix, tables = chemin_de_fer.solve().reduced_matrix()
-    cells = chemin_de_fer.envelope().varying_situations()
+    cells = [(int(j), int(l)) for j, l in (c for c in chemin_de_fer.envelope().varying_situations() if isinstance(c, tuple))]
     rows = tuple(
         ", ".join(f"({j},{l}) {'draw' if table.draws(j, l) else 'stand'}" for j, l in cells) for table in tables
     )

@@ -368,7 +368,7 @@ class _ParquetWriter:
         plain = [name for name in fields if name in ("rank", "key", "label")]
         self._writer = pq.ParquetWriter(
             out, arrow_schema(fields), compression="zstd", compression_level=3,
-            use_dictionary=[name for name in fields if name not in plain],
+            use_dictionary=[name for name in fields if name not in plain],  # pyright: ignore[reportArgumentType]  # pyarrow takes a list of columns; its stubs say bool
             # Keys and ranks increase: their differences are small, a few bits a deal.
             column_encoding={name: "DELTA_BINARY_PACKED" for name in plain if name != "label"} or None,
             write_statistics=True,
@@ -423,13 +423,14 @@ class _JsonLinesWriter:
                 texts = [json.dumps(t, ensure_ascii=False) for t in column.dictionary.to_pylist()]
                 text = pa.array(texts, pa.string()).take(column.indices)
             elif name == "label":
-                text = pc.binary_join_element_wise('"', column, '"', "")
+                text = pc.binary_join_element_wise(  # pyright: ignore[reportAttributeAccessIssue]  # generated at import; not in pyarrow's stubs
+                '"', column, '"', "")
             else:
                 text = pc.cast(column, pa.string())
             parts.append(("{" if i == 0 else ",") + json.dumps(name) + ":")
             parts.append(text)
         parts.append("}\n")
-        lines = pc.binary_join_element_wise(*parts, "")
+        lines = pc.binary_join_element_wise(*parts, "")  # pyright: ignore[reportAttributeAccessIssue]  # as above
         if len(lines) == 0:
             return
         offsets = np.frombuffer(lines.buffers()[1], np.int32, len(lines) + 1, lines.offset * 4)

@@ -699,14 +699,14 @@ class Catalogue:
         memory: for the large levels use :meth:`level_batches`."""
         from whist_catalogue.store.dataset import read_level
 
-        return read_level(self, n, columns, where=where, to=to)
+        return read_level(self, n, columns, where=where, to=to)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
     def level_batches(self, n: int, columns: str | Sequence[str] | None = None, *, where: str | None = None,
                       to: str = "numpy") -> Iterator[Any]:
         """:meth:`level` a chunk (≤ 2^20 deals) at a time, in bounded memory: any level, level 16 included."""
         from whist_catalogue.store.dataset import level_batches
 
-        return level_batches(self, n, columns, where=where, to=to)
+        return level_batches(self, n, columns, where=where, to=to)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
     def _count_chunk_level(self, query: Any, n: int, progress: LevelProgressCallback | None = None) -> int:
         if not query.per_deal:

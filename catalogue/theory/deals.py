@@ -201,7 +201,7 @@ class Deal(Immutable):
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
         from whist_catalogue.theory.display import deal_html
 
-        return deal_html(self)
+        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
 
 def deal_label(key: DealKey) -> str:
@@ -303,7 +303,7 @@ class Suit(Immutable):
         """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
         from whist_catalogue.theory.display import deal_html
 
-        return deal_html(self)
+        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
 
 _OWNERS = re.compile(r"[WEwe]+")

@@ -15,6 +15,7 @@ import json
 from typing import TYPE_CHECKING, Sequence
 
 from whist_catalogue.theory.deals import Deal, Notation, Suit
+from whist_catalogue.theory.labeled import Player
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.multisuit import MultiSuitAnalysis
@@ -29,6 +30,7 @@ MAX_DRAWN_CARDS = 40
 SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
 """The symbols of a deal's first four suits, in the order written; further suits are numbered."""
 RED_SUITS = {"♥", "♦"}
+_SIDES: tuple[tuple[str, Player], ...] = (("West", "W"), ("East", "E"))
 
 _CARD_W, _CARD_H, _GAP, _SUIT_GAP, _LABEL_W = 22, 30, 3, 12, 46
 _STYLE = "font-family: DejaVu Sans, Arial, sans-serif"
@@ -131,7 +133,7 @@ def solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> st
     outcome = solution.outcome
     leads = " &nbsp; ".join(
         f"{who}: " + " ".join(written.name_of(card) for card in solution.leads(player))
-        for who, player in (("West", "W"), ("East", "E"))
+        for who, player in _SIDES
     )
     return (
         f"<div>{_drawing([shown], str(shown))}<table>"
@@ -151,7 +153,7 @@ def analysis_html(analysis: MultiSuitAnalysis) -> str:
     outcome = analysis.outcome
     leads = "; ".join(
         f"{who} leads the {analysis.lead_name(player)} of {_symbol(analysis.lead(player).suit)}"
-        for who, player in (("West", "W"), ("East", "E"))
+        for who, player in _SIDES
     )
     return (
         f"<div>{_drawing(analysis.suits)}<table>"

@@ -161,7 +161,7 @@ class MultiSuitAnalysis(NamedTuple):
         """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
         from whist_catalogue.theory.display import analysis_html
 
-        return analysis_html(self)
+        return analysis_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:

@@ -67,7 +67,7 @@ class SuitSolution(NamedTuple):
         """The deal's diagram with its value, outcome and best leads, in a notebook (:mod:`.display`)."""
         from whist_catalogue.theory.display import solution_html
 
-        return solution_html(self)
+        return solution_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
     # -- compact form, for storage -----------------------------------------------------
     def move_masks(self) -> tuple[int, ...]:

@@ -422,7 +422,7 @@ class Value(Immutable):
         """The value in the paper's notation in a notebook, its JSON form on hover (:mod:`.display`)."""
         from whist_catalogue.theory.display import value_html
 
-        return value_html(self)
+        return value_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
 
 def rho_set(value: Value, lower: Fraction, step: Fraction) -> tuple[Fraction, Fraction]:
