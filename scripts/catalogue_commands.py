@@ -26,7 +26,7 @@ class CatalogueUsageError(WhistError, ValueError):
 
 MAX_RECURSIVE_N = 10
 """The recursive definition takes seconds a deal above this; ``verify`` uses the engine there."""
-MAX_BUILD_N = 16
+MAX_BUILD_N = 17
 """As :data:`whist_catalogue.store.build.MAX_BUILD_N` (not imported here: registering must not load SQLAlchemy)."""
 
 

@@ -98,7 +98,9 @@ class _EngineNotice:
     def planned(self, plan) -> None:  # noqa: ANN001
         if not plan.levels:
             return
-        stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= 16 else ""
+        from whist_catalogue.scripts.catalogue_commands import MAX_BUILD_N
+
+        stored = f"; `whist-catalogue build --max-n {plan.n}` stores it for next time" if plan.n <= MAX_BUILD_N else ""
         sys.stderr.write(f"whist-catalogue: a deal with {plan.n} cards a hand is not in the catalogue: "
                          f"{plan.describe()}. Ctrl+C cancels{stored}.\n")
         sys.stderr.flush()
