@@ -19,6 +19,7 @@ __all__ = [
     "INF_OFFSET",
     "MAX_ENGINE_N",
     "MAX_BUILD_N",
+    "MAX_MASKED_MOVES_N",
     "MAX_LEVEL_N",
     "MAX_RANKED_N",
     "MAX_HAND_SIZE",
@@ -41,8 +42,13 @@ MAX_ENGINE_N = 25
 """The largest hand the engine's encoding holds: denominators ≤ 2^SCALE_BITS and numerators < 2^31.  How far
 it reaches on a given machine is smaller, what half the memory holds
 (:func:`whist_catalogue.engine.plan.engine_bound`); beyond both, a single suit has its linear-time answer."""
-MAX_BUILD_N = 16
-"""The largest level a catalogue is built to: best moves are stored as 16-bit position masks (docs/spec.md)."""
+MAX_BUILD_N = 17
+"""The largest level ``build`` stores: level 17 (2.3 billion deals) takes about 20 min of both cores here and
+holds level 16's codes (1.2 GB) while it is computed (docs/level-store.md).  The ``deal`` rows' 16-bit move masks
+stop at :data:`MAX_MASKED_MOVES_N`; chunk-only levels derive their best moves from α at look-up time as Python
+integers of any width."""
+MAX_MASKED_MOVES_N = 16
+"""The largest hand whose best moves fit the engine's 16-bit position masks (the moves kernel, ``deal`` rows)."""
 MAX_LEVEL_N = 30
 """No catalogue level can be larger: the keys of its deals (below 2^(2n+1)) stay under 2^61, inside the
 database's signed 64-bit integers with room for a search's arithmetic."""

@@ -238,7 +238,7 @@ def test_build_refuses_bad_input_and_changes_nothing(tmp_path):
     code, _, err = run_cli("build", "--max-n", "3", "--db", str(foreign), "--no-progress")
     assert code == 2 and "some other application" in err and err.count("\n") == 1
     assert file_state(foreign) == before
-    for bad in ("0", "17"):
+    for bad in ("0", "18"):
         code, _, err = run_cli("build", "--max-n", bad, "--db", str(tmp_path / "new.sqlite"))
         assert code == 2 and "--max-n" in err
     assert not (tmp_path / "new.sqlite").exists()

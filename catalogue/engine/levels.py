@@ -32,7 +32,7 @@ import numpy as np
 
 from whist_catalogue.engine import kernels as K
 from whist_catalogue.engine.codes import Encoder, ValueTable
-from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N, SCALE
+from whist_catalogue.constants import MAX_ENGINE_N, MAX_MASKED_MOVES_N, SCALE
 from whist_catalogue.engine.plan import EnginePlan, beyond_reach, current_observer, engine_bound, plan_levels
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
@@ -288,8 +288,8 @@ def compute_level(
 
 def compute_moves(n: int, previous: Level) -> np.ndarray:
     """Best leads and replies of every deal of level n (full α over runs)."""
-    if n > MAX_BUILD_N:
-        raise DealTooLargeError(f"best moves are stored as 16-bit masks, up to n = {MAX_BUILD_N}, not n = {n}")
+    if n > MAX_MASKED_MOVES_N:
+        raise DealTooLargeError(f"best moves are stored as 16-bit masks, up to n = {MAX_MASKED_MOVES_N}, not n = {n}")
     out = np.zeros((level_size(n), 2 + 2 * n), np.uint16)
     K.level_moves(n, binomial_table(), previous.codes, previous.table.numerator, previous.table.infinitesimal,
                   SCALE, out, _blocks())

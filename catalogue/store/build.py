@@ -295,42 +295,59 @@ def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
 
 class _Values:
     """Level n's chunks as they are committed, with the counts the level's statistics need; at the end, the
-    level as the engine's codes into the union of the chunks' tables (:mod:`whist_catalogue.engine.codes`)."""
+    level as the engine's codes into the union of the chunks' tables (:mod:`whist_catalogue.engine.codes`).
 
-    def __init__(self, n: int) -> None:
+    Only what a later step reads is kept: each chunk's codes when level n is level n + 1's ``previous``
+    (``codes``), its check bits when level n gets ``deal`` rows (``flags``), and otherwise its table and
+    per-value counts alone — so the top level of a build (level 17: 2.3 billion deals) is not held in memory
+    at one byte of codes and one of check bits a deal."""
+
+    def __init__(self, n: int, *, codes: bool = True, flags: bool = True) -> None:
         self.n = n
         self.size = comb(2 * n, n)
-        self.chunks: list[Chunk] = []
+        self.keep_codes, self.keep_flags = codes, flags
+        self.kept: list[tuple[int, int, ValueTable, np.ndarray | None, np.ndarray | None]] = []
+        """(start, stop, the chunk's table, its codes if kept, its check bits if kept), a chunk each."""
+        self.counted: list[tuple[ValueTable, np.ndarray]] = []
         self.flagged = np.zeros(len(CHECK_NAMES), np.int64)
 
     def add(self, chunk: Chunk) -> None:
-        self.chunks.append(chunk)
+        self.counted.append((chunk.table, np.bincount(chunk.codes, minlength=len(chunk.table))))
         if chunk.flags.any():
             self.flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
+        if self.keep_codes or self.keep_flags:
+            self.kept.append((chunk.start, chunk.stop, chunk.table, chunk.codes if self.keep_codes else None,
+                              chunk.flags if self.keep_flags else None))
 
     def table(self) -> ValueTable:
-        return union([c.table for c in self.chunks])
+        return union([table for table, _ in self.counted])
 
     def level(self) -> Level:
         """Level n's values (codes into :meth:`table`), to compute level n + 1 from."""
+        if not self.keep_codes:
+            raise AssertionError(f"level {self.n}'s codes were not kept")
         table = self.table()
         codes = np.empty(self.size, np.uint16)
-        for c in self.chunks:
-            codes[c.start : c.stop] = remap(c.codes, c.table, table)
+        for start, stop, chunk_table, chunk_codes, _ in self.kept:
+            assert chunk_codes is not None
+            codes[start:stop] = remap(chunk_codes, chunk_table, table)
         return Level.from_codes(self.n, codes, table)
 
     def flags(self) -> np.ndarray:
+        if not self.keep_flags:
+            raise AssertionError(f"level {self.n}'s check bits were not kept")
         flags = np.empty(self.size, np.uint8)
-        for c in self.chunks:
-            flags[c.start : c.stop] = c.flags
+        for start, stop, _, _, chunk_flags in self.kept:
+            assert chunk_flags is not None
+            flags[start:stop] = chunk_flags
         return flags
 
     def table_and_statistics(self) -> tuple[bytes, str]:
         table = self.table()
         counts = np.zeros(len(table), np.int64)
-        for c in self.chunks:
-            mapped = remap(np.arange(len(c.table), dtype=np.uint16), c.table, table)
-            np.add.at(counts, mapped, np.bincount(c.codes, minlength=len(c.table)))
+        for chunk_table, per_code in self.counted:
+            mapped = remap(np.arange(len(chunk_table), dtype=np.uint16), chunk_table, table)
+            np.add.at(counts, mapped, per_code)
         flagged = {name: int(k) for name, k in zip(CHECK_NAMES, self.flagged)}
         statistics = {"counts": counts.tolist(), "counterexamples": flagged}
         return table_to_bytes(table), json.dumps(statistics, separators=(",", ":"))
@@ -410,7 +427,7 @@ def _adopt_rows(session: Session, n: int) -> Iterator[BuildProgress]:
     its ``deal`` rows (key order is rank order), in one transaction; its rows, checksum and build stamp are
     kept as they were."""
     size = comb(2 * n, n)
-    values = _Values(n)
+    values = _Values(n, codes=False, flags=False)  # the table and statistics only
     chunks = table_of(LevelChunkRow)
     with session.begin():
         connection = session.connection()
@@ -658,9 +675,9 @@ def build_steps(
                     yield BuildProgress("load", n - 1, 0, 1, f"reading level {n - 1} back from the catalogue")
                     previous = _load_level(session, n - 1)
                     yield BuildProgress("load", n - 1, 1, 1, f"read level {n - 1} back from the catalogue")
-                values = _Values(n)
-                yield from _store_chunks(session, n, previous, values, compute_chunks or local_chunks)
                 rows = n <= rows_max_n
+                values = _Values(n, codes=rows or n < todo[-1], flags=rows)
+                yield from _store_chunks(session, n, previous, values, compute_chunks or local_chunks)
                 yield BuildProgress("finish", n, 0, 1, "storing rows and statistics" if rows else "statistics")
                 yield from _finish_level(session, n, previous, values, level_started, rows)
                 summary.stored.append(n)

@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from whist_catalogue import __version__
 from whist_catalogue.engine.levels import CHECK_NAMES
 from whist_catalogue.store.database import database_errors
+from whist_catalogue.store.levels import moves_width
 from whist_catalogue.store.models import DealRow
 from whist_catalogue.store.reader import Catalogue, DealRecord, check_row_types, value_from_columns
 from whist_catalogue.store.search import search_condition
@@ -140,7 +141,7 @@ class _RowFormatter:
         label = format(west, f"0{2 * n}b")[::-1].replace("1", "W").replace("0", "E")
         west_cards = [str(i + 1) for i, owner in enumerate(label) if owner == "W"]
         east_cards = [str(i + 1) for i, owner in enumerate(label) if owner == "E"]
-        masks = struct.unpack(f"<{2 + 2 * n}H", row.moves)
+        masks = struct.unpack(f"<{2 + 2 * n}{'H' if moves_width(n) == 2 else 'I'}", row.moves)
         bits, flat = self._positions, self.flat
         memo: dict[tuple[int, bool], Any] = {}  # replies repeat within a deal
 

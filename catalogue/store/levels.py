@@ -63,6 +63,7 @@ __all__ = [
     "reduction_masks",
     "alpha_keys",
     "move_masks_from_alpha",
+    "moves_width",
 ]
 
 ROWS_MAX_N = 10
@@ -508,6 +509,13 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
     # Ties of value: East's label above West's for a number, West's above East's otherwise.
     tie = np.where(rank == 0, ~west_trick, west_trick)
     return key_of_parts(number, rank, tie)
+
+
+def moves_width(n: int) -> int:
+    """Bytes of each position mask in a ``moves`` blob of a deal with n cards a hand: 2 (uint16) to n = 16 —
+    the ``deal`` rows (n ≤ :data:`ROWS_MAX_N`) and every blob ever stored — and 4 (uint32) at n = 17, whose
+    masks have 17 positions; only records derived from the chunks (an export of level 17) have those."""
+    return 2 if n <= 16 else 4
 
 
 def move_masks_from_alpha(alpha: np.ndarray) -> tuple[int, ...]:

@@ -49,6 +49,7 @@ from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, Invali
 from whist_catalogue.store.database import (Location, MalformedContentError, database_errors, parse_location,
                                             reader_engine)
 from whist_catalogue.store.levels import (ChunkCache, alpha_keys, checked_chunk, colex_ranks, move_masks_from_alpha,
+                                          moves_width,
                                           reduction_masks, table_from_bytes)
 from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
                                           solved_game_checksum)
@@ -918,7 +919,8 @@ def _deal_row(record: DealRecord) -> Any:
     return SimpleNamespace(
         key=record.key, n=record.n, number_scaled=int(v.number * SCALE), inf_sign=x.sign, stoppers=abs(x.index),
         west_leads=int(record.outcome.west_leads), east_leads=int(record.outcome.east_leads),
-        moves=b"".join(int(m).to_bytes(2, "little") for m in record.move_masks), h_lower=record.h_lower,
+        moves=b"".join(int(m).to_bytes(moves_width(record.n), "little") for m in record.move_masks),
+        h_lower=record.h_lower,
         h_upper=record.h_upper, h=record.h, greedy_west_leads=int(record.greedy.west_leads),
         greedy_east_leads=int(record.greedy.east_leads), five_card_west_leads=record.five_card[0],
         five_card_east_leads=record.five_card[1], ace=record.ace, flags=record.flags,
