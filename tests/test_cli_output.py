@@ -10,6 +10,8 @@ import sys
 import pytest
 from catalogue_testing import file_state, run_cli
 
+from whist_catalogue.scripts.main import main
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -43,8 +45,20 @@ def test_scan_refuses_a_catalogue_it_would_not_read(tmp_path):
     target = tmp_path / "c.sqlite"
     before = file_state(target)
     code, out, err = run_cli("scan", "--max-n", "3", "--db", str(target))
-    assert code == 2 and out == "" and err.count("\n") == 1 and "reads no catalogue" in err
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unrecognized arguments: --db" in err
     assert file_state(target) == before
+
+
+@pytest.mark.parametrize("command, absent, present", [("scan", "--db", "--json"), ("gui", None, "--screenshot")])
+def test_sub_commands_list_only_the_options_that_mean_something(capsys, command, absent, present):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = capsys.readouterr().out
+    assert present in shown
+    if absent is not None:
+        assert absent not in shown
+    if command == "gui":  # --json there only names the screenshots written
+        assert "with --screenshot" in shown
 
 
 def test_solve_with_db_reads_the_stored_solution(tmp_path):
