@@ -83,7 +83,7 @@ def test_leader_in_any_case():
         (["moves", "--led", "0:A", "AQ/KJ, A/K"], "no suit '0'"),
         (["moves", "--led", "D:A", "AQ/KJ, A/K"], "no suit 'D'"),
         (["moves", "--led", "１:A", "AQ/KJ"], "no suit '１'"),
-        (["moves", "--led", "-1:A", "AQ/KJ"], "no suit '-1'"),
+        (["moves", "--led=-1:A", "AQ/KJ"], "no suit '-1'"),
         (["moves", "--led", ":A", "AQ/KJ"], "SUIT:CARD"),
         (["moves", "--led", "1:K", "AQ/KJ"], "does not hold K"),
         (["moves", "--led", "1:9", "AQ/KJ"], "no card '9' in suit 1 (♠)"),
