@@ -26,6 +26,10 @@ SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
 ``~/.config/whist-catalogue/whist-catalogue.conf`` on Linux); the tests point it at a temporary file."""
 
 
+FIRST_LAUNCH_DEALS = {"explorer": "KQT/AJ9", "calculator": "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"}
+"""The deals the deal views open on when no earlier launch left one (a deal the user cleared stays cleared)."""
+
+
 def app_settings() -> QSettings:
     """Where the window's size, the last deals, the tab and the catalogue in use are remembered."""
     path = os.environ.get(SETTINGS_ENV)
@@ -91,6 +95,8 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentWidget(self.views[tab])
         for name in ("explorer", "calculator"):
             deal = settings.value(f"{name}/deal")
+            if deal is None:  # the first launch: an example, not empty panes that look broken
+                deal = FIRST_LAUNCH_DEALS[name]
             view = self.views.get(name)
             if deal and isinstance(view, (DealExplorer, MultiSuitCalculator)):
                 view.set_deal_text(str(deal))

@@ -237,6 +237,8 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             suits = parse_multisuit(self.input.text())
         except WhistError as exc:
             self._no_deal()
+            self._set_editor_count(1)  # no card picker keeps the last deal beside the input at fault
+            self.editors[0].clear()
             self.message.show_error(str(exc))
             return
         self._sync_editors(suits)

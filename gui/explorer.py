@@ -78,6 +78,9 @@ HELP = (
 A_MATRIX_MAX_N = 40
 """Show the matrix A and T_k up to this many cards a hand; beyond, H̄, H̲, H by the linear-time algorithm."""
 
+PLACEHOLDER = "KQT/AJ9   ·   13 12 10 / 14 11 9   ·   EWEWWE"
+"""The input's hint: one deal in the three notations of docs/spec.md §2."""
+
 EXAMPLES = (
     ("KQT/AJ9", "the explorer's example: value 1 + 1/2"),
     ("AQ/KJ", "a finesse position (multi-suit paper §1)"),
@@ -166,7 +169,8 @@ class DealExplorer(AnalysisView, QWidget):
 
         # -- input -------------------------------------------------------------------------------
         self.input = QLineEdit()
-        self.input.setPlaceholderText("KQT/AJ9   ·   13 12 9 / 14 11 10   ·   EWEWWE")
+        # One deal three ways (KQT/AJ9 in numbers, then as its owner string): a test checks they agree.
+        self.input.setPlaceholderText(PLACEHOLDER)
         self.input.setToolTip(
             "A single-suit deal WEST/EAST in ranks (AQ/KJ, K Q 9 / A J 10), numbers (13 12 / 14 11),\n"
             "or an owner string, lowest card first (EWEW). Press Enter to show it."
@@ -346,6 +350,7 @@ class DealExplorer(AnalysisView, QWidget):
             suit = parse_suit(text)
         except WhistError as exc:
             self._no_deal()
+            self.editor.clear()  # the card picker shows no deal beside the input at fault, least of all the last one
             self.message.show_error(str(exc))
             return
         self._sync_editor(suit)

@@ -47,7 +47,7 @@ from whist_catalogue.gui.widgets import (
     suit_symbol,
     tricks_text,
 )
-from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.deals import SUIT_LETTERS, Suit
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
 from whist_catalogue.theory.solution import Solver
@@ -162,7 +162,7 @@ class PlayPanel(QWidget):
     """Emitted after every card, step, undo or restart."""
 
     MODES = (("W", "West — the app plays East"), ("E", "East — the app plays West"), ("both", "both sides"))
-    SUIT_KEYS = "SHDC"
+    SUIT_KEYS = SUIT_LETTERS
     """The letters that name the suits ♠ ♥ ♦ ♣ when a card is typed (digits 1–9 for deals of more suits)."""
     KEPT_DEALS = 8
     """Lines of play kept for deals left: editing a deal back to one of them brings its play back."""

@@ -10,7 +10,7 @@ which rolls back the level in progress (every finished level stays valid).
 
 from __future__ import annotations
 
-from math import comb
+from typing import Sequence
 
 import time
 
@@ -34,7 +34,7 @@ from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import LevelStatusModel
 from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, file_size
+from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, estimate_build, file_size
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.levels import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
@@ -54,17 +54,9 @@ def human_size(size: int | None) -> str:
     return f"{size} bytes"
 
 
-SECONDS_PER_DEAL = 45.9 / 3_660_540
-"""A build's time per deal when the catalogue has none of its own to go by: docs/benchmarks.md,
-``build --max-n 12`` (45.9 s for 3,660,540 deals at a load of 1.5–1.8)."""
-BYTES_PER_DEAL = 150
-"""Disk per deal when the catalogue has none of its own: the same benchmark measured 149.4."""
-
-
-def estimate_build(have: int, target: int, seconds_per_deal: float, bytes_per_deal: float) -> tuple[int, float, float]:
-    """(deals, seconds, bytes) of building levels have+1 … target, at the given rates."""
-    deals = sum(comb(2 * n, n) for n in range(have + 1, target + 1))
-    return deals, deals * seconds_per_deal, deals * bytes_per_deal
+def level_span(ns: Sequence[int]) -> str:
+    """``level 15``, ``levels 15–16``: the levels a build adds, in words."""
+    return f"level {ns[0]}" if len(ns) == 1 else f"levels {level_ranges(list(ns))}"
 
 
 def describe_progress(event: BuildProgress) -> str:
@@ -99,8 +91,8 @@ class StatusView(QWidget):
         self.worker = None
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
-        self._rates = (SECONDS_PER_DEAL, float(BYTES_PER_DEAL))
-        """(seconds, bytes) a deal: measured on the open catalogue when it has levels, else the benchmark's."""
+        self._levels: list = []
+        """The open catalogue's levels: their recorded sizes and times make the build's estimate."""
         self._stage: BuildProgress | None = None
         self._stage_started = 0.0
         self._ticker = QTimer(self)
@@ -198,7 +190,7 @@ class StatusView(QWidget):
         if catalogue is None:
             self.levels_model.set_rows([])
             self._max_n_seen = 0
-            self._rates = (SECONDS_PER_DEAL, float(BYTES_PER_DEAL))
+            self._levels = []
             if not self.busy:
                 self.progress_label.setText("")
             self.headline.setText("No catalogue")
@@ -233,12 +225,7 @@ class StatusView(QWidget):
             self.headline.setText(f"Every deal with n ≤ {catalogue.max_n} cards a hand" if catalogue.max_n else "Partial")
         else:
             self.headline.setText("Empty catalogue")
-        timed = [i for i in levels if i.complete and i.build_seconds and i.row_count >= 10_000]
-        self._rates = (
-            max(timed, key=lambda i: i.n).build_seconds / max(timed, key=lambda i: i.n).row_count if timed
-            else SECONDS_PER_DEAL,
-            size / deals if size and deals >= 10_000 else float(BYTES_PER_DEAL),
-        )
+        self._levels = list(levels)
         incomplete = [i.n for i in levels if not i.complete]
         lines = [
             f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
@@ -266,11 +253,11 @@ class StatusView(QWidget):
         if target <= have:
             self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
             return
-        deals, seconds, size = estimate_build(have, target, *self._rates)
+        plan = estimate_build(self._levels, target)
         self.plan_label.setText(
-            f"Will value and store {deals:,} deals (levels {have + 1} … {target}): about {duration(seconds)} "
-            f"and {human_size(int(size))} of disk on this machine (an estimate from "
-            + ("this catalogue's own levels" if self._rates[0] != SECONDS_PER_DEAL else "docs/benchmarks.md")
+            f"Will value and store {plan.deals:,} deals ({level_span(plan.levels)}): about {duration(plan.seconds)} "
+            f"and {human_size(int(plan.bytes))} of disk on this machine (an estimate from "
+            + ("the sizes and times this catalogue records for its levels" if plan.measured else "docs/benchmarks.md")
             + "; more while other programs keep the processor busy). Cancel keeps every finished level."
         )
 
@@ -342,7 +329,7 @@ class StatusView(QWidget):
         elapsed = time.monotonic() - self._stage_started
         text = describe_progress(stage) + f"  {duration(elapsed)} so far"
         if stage.stage == "compute":
-            expected = stage.total * self._rates[0]  # the whole level's time, storing included: an upper guess
+            expected = estimate_build([i for i in self._levels if i.n != stage.n], stage.n).seconds
             text += f" of about {duration(expected)} for the whole level"
         self.progress_label.setText(text)
 
@@ -368,10 +355,13 @@ class StatusView(QWidget):
 
     def _built(self, summary: BuildSummary) -> None:
         self.last_summary = summary
-        stored = ", ".join(map(str, summary.stored)) or "none (already complete)"
-        self.message.show_info(
-            f"Built in {summary.seconds:.1f} s: levels stored {stored}; {summary.rows_written:,} rows written."
-        )
+        if summary.stored:
+            rows = f" and {summary.rows_written:,} deal rows" if summary.rows_written else ""
+            said = f"stored {level_span(summary.stored)} ({human_size(summary.stored_bytes)} of chunks{rows})"
+        else:
+            said = "nothing to store"
+        held = f"{level_span(summary.complete)} complete" if summary.complete else "no complete level"
+        self.message.show_info(f"Built in {summary.seconds:.1f} s: {said}; the catalogue holds {held}.")
 
     def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc, "the build failed"))

@@ -61,7 +61,7 @@ WEST_COLOR = QColor("#1d4ed8")
 EAST_COLOR = QColor("#b91c1c")
 BEST_COLOR = QColor("#15803d")
 
-SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 
 STYLE_SHEET = """
 QToolButton[card="true"] {
@@ -281,6 +281,9 @@ class BusyBar(QWidget):
             self.bar.setRange(0, 1000)
             self.bar.setValue(min(1000, 1000 * done // total))
             self.bar.setTextVisible(True)
+        else:  # nothing to count right now: busy, not a bar stuck at 0 or 100 %
+            self.bar.setRange(0, 0)
+            self.bar.setTextVisible(False)
 
     def stop(self) -> None:
         self.running = False

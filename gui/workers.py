@@ -231,6 +231,7 @@ class EngineStep(NamedTuple):
     text: str
     done: int
     total: int
+    """0 while the work has nothing to count (a level read back, the answer assembled): a busy bar."""
 
 
 class _EngineWatch:
@@ -247,12 +248,15 @@ class _EngineWatch:
         if self._abort_requested():
             raise Aborted()
         self._plan, self._text = plan, f"Not in the catalogue: {plan.describe()}"
-        self._report(EngineStep(self._text, 0, plan.deals))
+        # No count yet: reading the seed level back takes seconds, and a bar at 0 % meanwhile looks stuck.
+        self._report(EngineStep(self._text, 0, 0))
 
     def progress(self, n: int, done: int, total: int) -> None:
         if self._abort_requested():
             raise Aborted()
-        self._report(EngineStep(self._text, self._plan.overall(n, done), self._plan.deals))
+        overall = self._plan.overall(n, done)
+        # Every deal valued: what is left (the deal's own moves and quantities) has no count either.
+        self._report(EngineStep(self._text, overall, 0 if overall >= self._plan.deals else self._plan.deals))
 
 
 def with_engine_progress(func: Callable[..., Any], *args: Any, abort_requested: Callable[[], bool],

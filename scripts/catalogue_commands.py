@@ -147,7 +147,7 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
     from whist_catalogue.scripts.progress import LevelProgress, ProgressBar
 
     enabled = False if args.no_progress else None
-    with LevelProgress("building", enabled=enabled) as bar, \
+    with LevelProgress("valuing", enabled=enabled) as bar, \
             ProgressBar("solving games", " games", enabled=enabled) as games:
         while True:
             try:
@@ -156,9 +156,9 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 summary = stop.value
                 break
             if event.stage in ("compute", "store") and event.n is not None:
-                bar(event.n, event.done, event.total)
+                bar(event.n, event.done, event.total, verb="valuing" if event.stage == "compute" else "storing")
             elif event.stage in ("compile", "load", "finish"):  # say what the pause is, never a bar stuck at 0 %
-                bar.show(event.done, event.total, desc=event.message if event.n is None else f"n={event.n}: {event.message}")
+                bar.stage(event.message if event.n is None else f"n={event.n}: {event.message}")
             elif event.stage == "level":
                 bar.close()
             elif event.stage == "games":
@@ -168,20 +168,36 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
-    stored = _ranges(summary.stored) or "none"
-    kept = f"; levels {_ranges(summary.already_complete)} were already complete" if summary.already_complete else ""
-    if summary.repaired:
-        kept += f"; levels {_ranges(summary.repaired)} were damaged and stored again"
+    sys.stdout.write(build_summary_text(summary) + "\n")
+    return EXIT_OK
+
+
+def build_summary_text(summary) -> str:  # noqa: ANN001 - a BuildSummary (not imported: registering loads no SQLAlchemy)
+    """One line for people: what the catalogue holds now and what this run added, each figure about the
+    levels it names (the file's size counts every complete level, those above --max-n included)."""
     size = ""
     if summary.file_bytes is not None:
         size = f", {summary.file_bytes / 1e6:.1f} MB"
-        if summary.deals >= 1_000_000:  # below that the schema and the solved games dominate the file
-            size += f", {summary.bytes_per_deal:.2g} bytes a deal"
-    sys.stdout.write(
-        f"catalogue {summary.location}: levels 1…{summary.max_n} complete ({summary.deals:,} deals{size});"
-        f" stored levels {stored}{kept}; {summary.seconds:.1f} s\n"
-    )
-    return EXIT_OK
+    said = [f"catalogue {summary.location}: {_levels(summary.complete)} complete ({summary.deals:,} deals{size})"
+            if summary.complete else f"catalogue {summary.location}: no complete level"]
+    if summary.stored:
+        added = f"{summary.stored_bytes / 1e6:.1f} MB of chunks" if summary.stored_bytes >= 100_000 else \
+            f"{summary.stored_bytes:,} bytes of chunks"
+        if summary.rows_written:
+            added += f" and {summary.rows_written:,} deal rows"
+        said.append(f"this run stored {_levels(summary.stored)} ({added})")
+    else:
+        said.append("nothing to store")
+    if summary.repaired:
+        said.append(f"{_levels(summary.repaired)} {'was' if len(summary.repaired) == 1 else 'were'} damaged "
+                    "and stored again")
+    said.append(f"{summary.seconds:.1f} s")
+    return "; ".join(said)
+
+
+def _levels(ns: list[int]) -> str:
+    """``level 15``, ``levels 1–14``, ``levels 1–3, 5``."""
+    return ("level " if len(ns) == 1 else "levels ") + _ranges(ns)
 
 
 def _ranges(ns: list[int]) -> str:

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
 from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
-from whist_catalogue.theory.deals import Deal, Suit, check_deal_size, parse_multisuit, parse_suit
+from whist_catalogue.theory.deals import (
+    Deal,
+    Suit,
+    check_deal_size,
+    parse_multisuit,
+    parse_suit,
+    parse_suit_name,
+    suit_name,
+)
 from whist_catalogue.theory.values import Outcome, Value
 
 if TYPE_CHECKING:
@@ -183,11 +191,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "play (one trick of look-ahead on Theorem 9.1).",
     )
     p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
-    p.add_argument("--leader", choices=("W", "E"), default="W", help="who leads this trick (default W)")
+    p.add_argument("--leader", type=str.upper, choices=("W", "E"), default="W",
+                   help="who leads this trick: W or E, any case (default W)")
     p.add_argument(
         "--led",
         metavar="SUIT:CARD",
-        help="the card the leader has led: the suit's 0-based index and the card in the deal's notation, e.g. 1:T",
+        help="the card the leader has led: the suit counted from 1 in the order written (or its symbol ♠ ♥ ♦ ♣ "
+        "or letter S H D C) and the card in that suit's notation, e.g. 1:T or H:T; outcome's \"T of suit 2\" "
+        "is --led 2:T",
     )
     p.set_defaults(func=run_moves)
 
@@ -373,20 +384,22 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
 
 
 def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
-    """``SUIT:CARD`` → (suit index, real rank), the card named in that suit's own notation."""
+    """``SUIT:CARD`` → (0-based suit index, real rank): the suit as people count it (from 1, or its symbol
+    or letter: docs/spec.md §2), the card in that suit's own notation."""
     head, sep, card = text.partition(":")
-    # ASCII digits only: int() would also read "１" (fullwidth) or "١" (Arabic-Indic) as 1.
-    index = int(head) if head.isascii() and head.isdigit() else -1
-    if not sep or not card.strip() or index < 0:
-        raise UsageError(f"--led takes SUIT:CARD, a 0-based suit index and a card, e.g. 1:T; got {text!r}")
-    if index >= len(suits):
-        raise UsageError(f"--led {text}: the deal has suits 0…{len(suits) - 1}")
+    if not sep or not head.strip() or not card.strip():
+        raise UsageError(f"--led takes SUIT:CARD, the suit counted from 1 (or ♠ ♥ ♦ ♣, S H D C) and a card, "
+                         f"e.g. 1:T; got {text!r}")
+    try:
+        index = parse_suit_name(head, len(suits))
+    except InvalidDealError as exc:
+        raise UsageError(f"--led {text}: {exc}") from None
     suit = suits[index]
     wanted = card.strip().upper()
     for rank in suit.west + suit.east:
         if suit.card_name(rank).upper() == wanted or (wanted == "10" and suit.card_name(rank) == "T"):
             return index, rank
-    raise UsageError(f"--led {text}: there is no card {card.strip()!r} in suit {index} ({suit})")
+    raise UsageError(f"--led {text}: there is no card {card.strip()!r} in {suit_name(index, len(suits))}: {suit}")
 
 
 def run_moves(args: argparse.Namespace) -> int:
@@ -420,7 +433,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable") -> None:
             if cards:
                 shown = "  ".join(f"{m['card']}:{m['west_tricks']}{'*' if m['west_tricks'] == best else ''}"
                                   for m in cards)
-                lines.append(f"  suit {i} ({suit})  {shown}")
+                lines.append(f"  suit {i + 1} ({suit})  {shown}")
         if linear:
             lines.append(f"  solved in linear time, each deal one trick on by Theorem 10.1: {found.beyond}")
         sys.stdout.write("\n".join(lines) + "\n")

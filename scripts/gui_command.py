@@ -11,18 +11,21 @@ import argparse
 import os
 import sys
 
+from whist_catalogue.scripts.main import add_db_option, add_json_option
+
 __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "gui",
-        parents=[common],
         help="open the desktop app",
         description="Open the desktop app: deal explorer, multi-suit calculator, search and statistics, "
         "solved games, catalogue status.",
     )
     parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")
+    add_db_option(parser)
+    add_json_option(parser, help="with --screenshot: one JSON line per image written, on stdout")
     parser.set_defaults(func=run)
 
 

@@ -113,12 +113,26 @@ def emit_json(obj: object) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+def add_db_option(parser: argparse.ArgumentParser, help: str = "catalogue: a SQLite path or a SQLAlchemy URL") -> None:
+    """``--db``, for the sub-commands that read a catalogue (the others do not list it)."""
+    parser.add_argument("--db", metavar="URL_OR_PATH", help=help)
+
+
+def add_json_option(parser: argparse.ArgumentParser,
+                    help: str = "one JSON object per line (JSON Lines) on stdout") -> None:
+    """``--json``, for the sub-commands that answer (the others do not list it)."""
+    parser.add_argument("--json", action="store_true", help=help)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; given the ``command`` about to run, only the modules up to the one that registers it
-    are imported (a batch of deals should not pay for the catalogue's or the games' imports)."""
+    are imported (a batch of deals should not pay for the catalogue's or the games' imports).
+
+    ``common`` — ``--db`` and ``--json`` — is the parent of the sub-commands where both mean something;
+    the others add the one that does with :func:`add_db_option` / :func:`add_json_option`."""
     common = _Parser(add_help=False)
-    common.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
-    common.add_argument("--json", action="store_true", help="one JSON object per line (JSON Lines) on stdout")
+    add_db_option(common)
+    add_json_option(common)
 
     parser = _Parser(
         prog="whist-catalogue",

@@ -5,8 +5,12 @@ bar).  Elsewhere (a pipe, a log file, CI) a bar's carriage returns would be
 noise, yet silence for half a minute looks like a hang: then plain lines, one
 when a stage starts and at most one every :data:`LINE_INTERVAL_S` seconds
 after, each with the count, the percentage and the time so far.  The lines of
-the first :data:`QUIET_S` seconds are held back and written when the work ends
-well — so a command that fails at once says one line, its error (SPEC §4).
+the first :data:`QUIET_S` seconds are held back: dropped when the work ends
+within them (a quick command says nothing but its answer, and a command that
+fails at once one line, its error: docs/spec.md §4), written once it runs longer.
+
+A stage without a count (compiling, reading a level back) is :meth:`ProgressBar.stage`:
+its name and the time so far, never a bar stuck at ``0.00/1.00``.
 """
 
 from __future__ import annotations
@@ -59,6 +63,32 @@ class ProgressBar:
             self._bar.set_postfix_str(postfix)
         self._bar.update(done - self._bar.n)
 
+    def stage(self, desc: str) -> None:
+        """A step with nothing to count: its name and, on a terminal, the time it has taken so far."""
+        if not self.enabled:
+            return
+        if self.lines:
+            if desc != self._shown_desc:
+                self._shown_desc, self._started = desc, time.monotonic()
+                self._emit(f"{desc} …\n")
+            return
+        if self._bar is None or desc != self._shown_desc:
+            self.close()
+            self._shown_desc = desc
+            self._bar = tqdm(total=None, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True,
+                             bar_format="{desc} … {elapsed}")
+        self._bar.refresh()
+
+    def _emit(self, line: str) -> None:
+        """A progress line written, or held back during the first :data:`QUIET_S` seconds."""
+        if self._held is not None:
+            self._held.append(line)
+            if time.monotonic() - self._created < QUIET_S:
+                return
+            line, self._held = "".join(self._held), None
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
     def _line(self, done: int, total: int, desc: str, postfix: str | None) -> None:
         now = time.monotonic()
         new_stage = desc != self._shown_desc
@@ -70,23 +100,15 @@ class ProgressBar:
         percent = f" ({100 * done / total:.0f} %)" if total else ""
         after = f", {now - self._started:.0f} s" if not new_stage else ""
         extra = f" — {postfix}" if postfix else ""
-        line = f"{desc}: {done:,} of {total:,}{self.unit}{percent}{after}{extra}\n"
-        if self._held is not None:
-            self._held.append(line)
-            if now - self._created < QUIET_S:
-                return
-            line, self._held = "".join(self._held), None
-        sys.stderr.write(line)
-        sys.stderr.flush()
+        self._emit(f"{desc}: {done:,} of {total:,}{self.unit}{percent}{after}{extra}\n")
 
     def close(self, *, failed: bool = False) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        if self._held:
-            if not failed:
-                sys.stderr.write("".join(self._held))
-                sys.stderr.flush()
+        if self._held and not failed and time.monotonic() - self._created >= QUIET_S:
+            sys.stderr.write("".join(self._held))  # held back, and the work turned out to take a while
+            sys.stderr.flush()
         self._held = None
 
     def __enter__(self) -> Self:
@@ -102,5 +124,7 @@ class LevelProgress(ProgressBar):
     def __init__(self, verb: str = "valuing", *, enabled: bool | None = None) -> None:
         super().__init__(verb, " deals", enabled=enabled, unit_scale=True)
 
-    def __call__(self, n: int, done: int, total: int) -> None:
-        self.show(done, total, desc=f"{self.desc} n={n}")
+    def __call__(self, n: int, done: int, total: int, *, verb: str | None = None) -> None:
+        """Level n's progress; ``verb`` names a second pass over the same level (``storing``), so that one
+        label never runs 0 → 100 % twice."""
+        self.show(done, total, desc=f"{verb or self.desc} n={n}")

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import emit_json, whole_number
+from whist_catalogue.scripts.main import add_json_option, emit_json, whole_number
 
 MAX_SCAN_N = 18
 
@@ -14,7 +14,6 @@ MAX_SCAN_N = 18
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "scan",
-        parents=[common],
         help="value every deal up to N in memory and check Conjectures 12.2-12.4, Theorems 8.10 and 9.4",
         description="Value every single-suit deal with 1 ≤ n ≤ N in memory (no database) and print, per n, the "
         "statistics of `stats` and the checks of Conjectures 12.2, 12.3, 12.4 and Theorem 8.10 (multi-suit paper) "
@@ -22,6 +21,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     p.add_argument("--max-n", type=whole_number, required=True, metavar="N", help=f"largest hand size, 1…{MAX_SCAN_N}")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    add_json_option(p)  # no --db: scan reads no catalogue (stats gives a catalogue's statistics)
     add_cluster_arguments(p)
     p.set_defaults(func=run)
 
@@ -44,10 +44,6 @@ def run(args: argparse.Namespace) -> int:
     from whist_catalogue.engine.scan import scan  # Numba loads only when the engine runs
     from whist_catalogue.scripts.progress import LevelProgress  # tqdm too
 
-    if args.db is not None:
-        # Accepted by every sub-command (SPEC §4), but silently ignoring it would suggest scan read that catalogue.
-        raise ScanRangeError("scan values every deal in memory and reads no catalogue: drop --db "
-                             "(stats gives a catalogue's statistics)")
     if not 1 <= args.max_n <= MAX_SCAN_N:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
     if args.workdir and not args.cluster:

@@ -40,7 +40,11 @@ def test_build_text_summary_and_default_location(tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "default_database_path", lambda: target)
     code, out, err = run_cli("build", "--max-n", "2", "--no-progress", "--no-games")
     assert code == 0, err  # the default location's directory is created (the user data directory)
-    assert out.startswith(f"catalogue {target}: levels 1…2 complete (8 deals") and "stored levels 1–2" in out
+    assert out.startswith(f"catalogue {target}: levels 1–2 complete (8 deals")
+    assert "; this run stored levels 1–2 (" in out and "bytes of chunks and 8 deal rows)" in out
+    code, again, _ = run_cli("build", "--max-n", "1", "--no-progress", "--no-games")
+    assert code == 0 and again.startswith(f"catalogue {target}: levels 1–2 complete (8 deals")  # not 1…1
+    assert "; nothing to store;" in again and "stored level" not in again
     code, out, _ = run_cli("search", "--count", "n = 2")
     assert code == 0 and out == "6\n"
 

@@ -104,6 +104,29 @@ def test_the_app_remembers_size_deals_tab_and_catalogue_between_launches(qtbot, 
     assert "absent.sqlite" in second.default_action.text()
 
 
+def test_the_first_launch_opens_on_example_deals_and_a_cleared_deal_stays_cleared(qtbot):
+    from gui_support import wait_idle
+
+    from whist_catalogue.gui.app import MainWindow, app_settings
+    from whist_catalogue.gui.calculator import DEAL_28
+    from whist_catalogue.gui.context import AppContext
+
+    first = MainWindow(AppContext(None), settings=app_settings())  # nothing remembered yet
+    qtbot.addWidget(first, before_close_func=lambda w: w.context.shutdown())
+    wait_idle(qtbot, first)
+    explorer, calculator = first.views["explorer"], first.views["calculator"]
+    assert explorer.input.text() == "KQT/AJ9" and explorer.value_label.text() == "1 + 1/2"
+    assert explorer.editor.hand("W") == (13, 12, 10)  # the card picker shows it too
+    assert calculator.input.text() == DEAL_28 and calculator.analysis is not None  # deal (28), as in the docs
+    explorer.input.clear()
+    first.save_state(first.settings)
+    first.close()
+    second = MainWindow(AppContext(None), settings=app_settings())
+    qtbot.addWidget(second, before_close_func=lambda w: w.context.shutdown())
+    wait_idle(qtbot, second)
+    assert second.views["explorer"].input.text() == ""  # the user's empty field, not the example again
+
+
 def test_the_window_title_names_the_app_once(qtbot):
     window = make_window(qtbot)
     from PySide6.QtWidgets import QApplication

@@ -92,6 +92,19 @@ def test_typed_deal_fills_the_hand_editor(qtbot, window, explorer):
     assert explorer.editor.hand("E") == (14, 11, 10)
 
 
+def test_the_placeholder_is_one_deal_three_ways_and_a_bad_deal_empties_the_card_picker(qtbot, window, explorer):
+    from whist_catalogue.gui.explorer import PLACEHOLDER
+    from whist_catalogue.theory.deals import parse_suit
+
+    assert explorer.input.placeholderText() == PLACEHOLDER
+    labels = {parse_suit(text).deal.label for text in PLACEHOLDER.split("·")}
+    assert labels == {"EWEWWE"}
+    enter(qtbot, window, explorer, "K Q 9 / A J 10")
+    assert explorer.editor.hand("W") == (13, 12, 9)
+    explorer.set_deal_text("KQ9/AJ")  # an error: the picker must not keep showing K Q 9 / A J 10 beside it
+    assert explorer.message.is_error and explorer.editor.hand("W") == () and explorer.editor.hand("E") == ()
+
+
 def test_play_a_card_the_app_answers_undo_and_line_to_the_end(qtbot, window, explorer, qtmodeltester):
     enter(qtbot, window, explorer, "KQT/AJ9")
     panel = explorer.play_panel

@@ -174,7 +174,7 @@ def test_a_deleted_row_fails_verify_and_build_stores_the_level_again(copy):
     code, out, err = run_cli("build", "--max-n", str(MAX_N), "--db", str(copy), "--no-progress", "--no-games")
     assert code == 0, err
     assert err == "whist-catalogue: level 3 was marked complete but holds 19 of 20 deals: storing it again\n"
-    assert "stored levels 3;" in out and "levels 3 were damaged and stored again" in out
+    assert "this run stored level 3 (" in out and "level 3 was damaged and stored again" in out
     assert _verify(copy)[0] == 0
 
 

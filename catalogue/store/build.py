@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from math import comb
-from typing import Callable, Generator, Iterator, Literal
+from typing import TYPE_CHECKING, Callable, Generator, Iterator, Literal, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -61,7 +61,12 @@ from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, Solv
 from whist_catalogue.store.verify import level_checksum
 from whist_catalogue.theory.ranking import level_masks
 
+if TYPE_CHECKING:
+    from whist_catalogue.store.reader import LevelInfo
+
 __all__ = [
+    "BuildEstimate",
+    "estimate_build",
     "BuildProgress",
     "BuildSummary",
     "build_steps",
@@ -127,8 +132,14 @@ class BuildSummary:
     repaired: list[int] = field(default_factory=list)
     """Levels marked complete whose rows were not all there: stored again by this run."""
     rows_written: int = 0
+    """``deal`` rows written (levels n ≤ ROWS_MAX_N only; above, a level is chunks only)."""
+    complete: list[int] = field(default_factory=list)
+    """Every complete level of the catalogue after this run — levels above ``max_n`` built before included,
+    since the file's size counts them."""
+    stored_bytes: int = 0
+    """Bytes of the chunks of the levels this run stored, as the catalogue records them per level."""
     deals: int = 0
-    """Deals in the catalogue's complete levels 1…max_n."""
+    """Deals in the catalogue's complete levels (:attr:`complete`)."""
     solved_games: int = 0
     """Solved games written by this run."""
     seconds: float = 0.0
@@ -149,6 +160,8 @@ class BuildSummary:
             "levels_already_complete": self.already_complete,
             "levels_repaired": self.repaired,
             "rows_written": self.rows_written,
+            "levels_complete": self.complete,
+            "stored_bytes": self.stored_bytes,
             "deals": self.deals,
             "solved_games_written": self.solved_games,
             "seconds": round(self.seconds, 3),
@@ -213,6 +226,52 @@ def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Itera
 
 
 # -- the build ------------------------------------------------------------------------------------
+
+
+ROW_BYTES_PER_DEAL = 150
+"""Disk a deal of a level stored with rows (n ≤ ROWS_MAX_N): docs/benchmarks.md measured 149.4."""
+CHUNK_BYTES_PER_DEAL = 0.035
+"""Disk a deal of a chunks-only level when the catalogue records none: level 11 in docs/benchmarks.md
+(the ratio falls slowly with n, 0.021 at n = 16, so an estimate from it errs on the large side)."""
+CHUNK_SECONDS_PER_DEAL = 0.47e-6
+"""Wall time a deal of a chunks-only level when the catalogue records none: ``build --max-n 16`` on the
+idle 2-core machine, 377.8 s for 810 million deals (docs/benchmarks.md)."""
+ROW_SECONDS_PER_DEAL = 67e-6
+"""The same for levels stored with rows: levels 1–10 took 16.9 s for 250,952 deals (docs/benchmarks.md)."""
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """About what building levels ``levels`` adds: deals, seconds and bytes of disk."""
+
+    levels: tuple[int, ...]
+    deals: int
+    seconds: float
+    bytes: float
+    measured: bool
+    """True when the rates are the catalogue's own (its levels' recorded sizes and times)."""
+
+
+def estimate_build(levels: Sequence[LevelInfo], target: int, rows_max_n: int = ROWS_MAX_N) -> BuildEstimate:
+    """What building every level up to ``target`` the catalogue lacks would add, from the per-level sizes and
+    times the catalogue records (``level.stored_bytes``, ``level.build_seconds``) of its highest complete
+    chunks-only level — a level stored with rows costs far more a deal, so the file's size divided by its
+    deals says nothing of the next level — else the figures of docs/benchmarks.md."""
+    complete = {i.n for i in levels if i.complete}
+    todo = tuple(n for n in range(1, target + 1) if n not in complete)
+    chunked = [i for i in levels if i.complete and i.storage == "chunks" and i.row_count >= 10_000]
+    sized = max((i for i in chunked if i.stored_bytes), key=lambda i: i.n, default=None)
+    timed = max((i for i in chunked if i.build_seconds), key=lambda i: i.n, default=None)
+    chunk_bytes = sized.stored_bytes / sized.row_count if sized and sized.stored_bytes else CHUNK_BYTES_PER_DEAL
+    chunk_seconds = timed.build_seconds / timed.row_count if timed and timed.build_seconds else CHUNK_SECONDS_PER_DEAL
+    deals = seconds = size = 0.0
+    for n in todo:
+        count = comb(2 * n, n)
+        deals += count
+        rows = n <= rows_max_n
+        seconds += count * (ROW_SECONDS_PER_DEAL if rows else chunk_seconds)
+        size += count * (ROW_BYTES_PER_DEAL + chunk_bytes if rows else chunk_bytes)
+    return BuildEstimate(todo, int(deals), seconds, size, sized is not None or timed is not None)
 
 
 def file_size(location: Location) -> int | None:
@@ -693,7 +752,11 @@ def build_steps(
                 for event in _store_games(session):
                     summary.solved_games = before + event.done
                     yield event
-            summary.deals = sum(comb(2 * n, n) for n in range(1, max_n + 1))
+            with session.begin():
+                state = _levels_state(session)
+            summary.complete = sorted(n for n, row in state.items() if row.complete)
+            summary.deals = sum(comb(2 * n, n) for n in summary.complete)
+            summary.stored_bytes = sum(state[n].stored_bytes or 0 for n in summary.stored if n in state)
         if loc.is_sqlite:
             with database_errors(loc):
                 sqlite_maintenance(engine, analyze=bool(summary.stored))

@@ -43,6 +43,10 @@ __all__ = [
     "MAX_HAND_SIZE",
     "MAX_DEAL_CHARS",
     "check_deal_size",
+    "SUIT_SYMBOLS",
+    "SUIT_LETTERS",
+    "parse_suit_name",
+    "suit_name",
 ]
 
 Card: TypeAlias = int
@@ -521,3 +525,43 @@ def parse_multisuit(text: str) -> tuple[Suit, ...]:
                 raise
             raise type(exc)(f"suit {i + 1}: {exc}") from None
     return tuple(suits)
+
+
+SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
+"""The symbols of a deal's first four suits, in the order written (docs/spec.md §2)."""
+SUIT_LETTERS = "SHDC"
+"""The letters of the same suits, for keyboards without the symbols."""
+
+
+def suit_name(index: int, count: int) -> str:
+    """How a person reads the suit at 0-based ``index`` of ``count``: ``suit 2`` (people count from 1,
+    docs/spec.md §2), with its symbol when the deal has at most four suits (``suit 2 (♥)``)."""
+    if count <= len(SUIT_SYMBOLS):
+        return f"suit {index + 1} ({SUIT_SYMBOLS[index]})"
+    return f"suit {index + 1}"
+
+
+def parse_suit_name(text: str, count: int) -> int:
+    """A suit named by a person → its 0-based index among ``count`` suits.
+
+    People count suits from 1 in the order written (docs/spec.md §2) and may name one of the first four
+    by its symbol or letter: ``1``, ``♠`` and ``S`` (any case) are the first suit, ``♥``/``H`` the
+    second, ``♦``/``D`` the third, ``♣``/``C`` the fourth.  Anything else — 0, a number past ``count``, a
+    digit that is not ASCII — raises :class:`InvalidDealError` naming the suits there are.
+    """
+    name = text.strip()
+    upper = name.upper()
+    if upper in SUIT_LETTERS and len(upper) == 1:
+        index = SUIT_LETTERS.index(upper)
+    elif name in SUIT_SYMBOLS:
+        index = SUIT_SYMBOLS.index(name)
+    elif name.isascii() and name.isdigit():
+        index = int(name) - 1
+    else:
+        index = -1
+    if not 0 <= index < count:
+        shown = min(count, len(SUIT_SYMBOLS))
+        named = f" (or {' '.join(SUIT_SYMBOLS[:shown])} / {' '.join(SUIT_LETTERS[:shown])})"
+        there = "suit 1" if count == 1 else f"suits 1…{count}"
+        raise InvalidDealError(f"no suit {name!r}: the deal has {there}{named}, counted from 1 in the order written")
+    return index

@@ -27,8 +27,7 @@ __all__ = ["MAX_DRAWN_CARDS", "SUIT_SYMBOLS", "as_suit", "deal_svg", "value_html
 MAX_DRAWN_CARDS = 40
 """Cards a hand drawn as cards; a larger deal is described in words (a notebook cell is no place for 10⁶ cards)."""
 
-SUIT_SYMBOLS = ("♠", "♥", "♦", "♣")
-"""The symbols of a deal's first four suits, in the order written; further suits are numbered."""
+from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 RED_SUITS = {"♥", "♦"}
 _SIDES: tuple[tuple[str, Player], ...] = (("West", "W"), ("East", "E"))
 

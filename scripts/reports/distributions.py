@@ -292,7 +292,7 @@ def findings(results: Results, plan: dict[int, int]) -> list[str]:
     """What the tables show, each statement computed from them (so it is regenerated with them)."""
     out = ["## What the tables show", ""]
     one = [results.get((n,)) for n in range(1, plan[1] + 1)]
-    out.append(f"* **One suit**: the dealer's advantage is half of Pr[the lead matters] and the leader never gains: "
+    out.append("* **One suit**: the dealer's advantage is half of Pr[the lead matters] and the leader never gains: "
                + holds(all(d.lead_matters == 2 * d.dealer_advantage and d.leader_gains == 0 for d in one),
                        f"n ≤ {plan[1]}") + ".")
     for k in sorted(plan):
