@@ -328,7 +328,7 @@ class StatusView(QWidget):
             return
         elapsed = time.monotonic() - self._stage_started
         text = describe_progress(stage) + f"  {duration(elapsed)} so far"
-        if stage.stage == "compute":
+        if stage.stage == "compute" and stage.n is not None:
             expected = estimate_build([i for i in self._levels if i.n != stage.n], stage.n).seconds
             text += f" of about {duration(expected)} for the whole level"
         self.progress_label.setText(text)
