@@ -92,7 +92,7 @@ class MultiSuitCalculator(AnalysisView, QWidget):
 
         self.input = QLineEdit()
         self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
-        self.input.setToolTip("A multi-suit deal: single-suit deals in any notation of SPEC §2, separated by , or ;")
+        self.input.setToolTip("A multi-suit deal: single-suit deals in any notation of docs/spec.md §2, separated by , or ;")
         self.input.setClearButtonEnabled(True)
         self.input.returnPressed.connect(self.show_text)
         deal_label = QLabel("&Deal:")

@@ -89,7 +89,7 @@ EXAMPLES = (
     ("KQT98/AJ765", "East's exit with two stoppers: 3 − ε₂ (deal (28))"),
     ("AK9/QJT", "West's exit with two stoppers: 2 + ε₂ (deal (28))"),
     ("KQT86/AJ975", "2 + 1/2 (deal (28))"),
-    ("13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", "numbers notation (SPEC §2)"),
+    ("13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", "numbers notation (docs/spec.md §2)"),
     ("EWEW", "owner string, lowest card first: West A Q against K J"),
 )
 

@@ -135,7 +135,7 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     """α_ij of §7.2 of the multi-suit paper: row i is West's W_i, column j East's E_j.
 
     Cell (i, j) is (P, val) for West playing W_i and East E_j — P wins the trick
-    and leads next, val counts the trick.  Highlights follow SPEC §3: a ★ on
+    and leads next, val counts the trick.  Highlights follow docs/spec.md §3: a ★ on
     the headers of the best leads; blue where E_j is a best reply to W_i,
     amber where W_i is a best reply to E_j, green where both hold.
     """
@@ -451,7 +451,7 @@ class SuitValuesModel(RowListModel):
             if col == 5 and row.chosen_by:
                 return "the suit the rule of §10.4 chooses for this side's first lead"
             if col == 2:
-                return "canonical label: the owner of each card, lowest first (SPEC §2)"
+                return "canonical label: the owner of each card, lowest first (docs/spec.md §2)"
             if col == 1:
                 return "West's cards / East's cards"
         return None
@@ -541,7 +541,7 @@ class SearchResultsModel(ReadOnlyTableModel):
     HEADERS = ("Deal", "Cards", "n", "Value", "Outcome", "H̲", "H̄", "H", "Ace", "Best leads W", "Best leads E",
                "Counterexample to")
     TIPS = (
-        "owner of each card, lowest first (SPEC §2)",
+        "owner of each card, lowest first (docs/spec.md §2)",
         "the same deal with the top ranks A K Q … (deals of up to 6 cards a hand)",
         "cards a hand",
         "val(D) in the semigroup V (multi-suit paper §6)",

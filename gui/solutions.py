@@ -1,6 +1,6 @@
 """The solved games: chemin-de-fer, Le Her, and the single-suit asymptotics of §11.
 
-* Chemin-de-fer and Le Her are the JSON objects of SPEC §6, read from the
+* Chemin-de-fer and Le Her are the JSON objects of docs/spec.md §6, read from the
   catalogue's solved-games table when it holds them and from
   :func:`whist_catalogue.games.solved_games.solve` otherwise — shown as a plot of the
   Banker's gain G(h), decision tables, payoff matrices and strategies.

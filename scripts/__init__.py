@@ -1,4 +1,4 @@
-"""The command line, ``whist-catalogue`` (SPEC §4): thin entry points over the package.
+"""The command line, ``whist-catalogue`` (docs/spec.md §4): thin entry points over the package.
 
 ``whist_catalogue.py`` builds the parser and is the one place where a user's error
 becomes one line and exit status 2; each group of sub-commands has its own module.

@@ -1,4 +1,4 @@
-"""``build``, ``search``, ``stats``, ``export`` and ``verify``: the catalogue's sub-commands (SPEC §4).
+"""``build``, ``search``, ``stats``, ``export`` and ``verify``: the catalogue's sub-commands (docs/spec.md §4).
 
 Thin: each parses its options, calls :mod:`whist_catalogue.store.build`, :mod:`whist_catalogue.store.reader`,
 :mod:`whist_catalogue.store.export` or :mod:`whist_catalogue.store.verify`, and prints.  Errors the user

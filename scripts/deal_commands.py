@@ -1,4 +1,4 @@
-"""``value``, ``outcome`` and ``moves``: single-suit values, multi-suit outcomes, every card's result (SPEC §4).
+"""``value``, ``outcome`` and ``moves``: single-suit values, multi-suit outcomes, every card's result (docs/spec.md §4).
 
 Every suit with n ≤ 8 is answered from the preloaded table
 (:mod:`whist_catalogue.theory.small_suits`); larger ones from the catalogue when it
@@ -88,7 +88,7 @@ class _SolverOnDemand:
         return solve_many_sourced(self._get(), deals)
 
     def check(self) -> None:
-        """A catalogue that exists where the settings point must be one (SPEC §4), and one named by ``--db``
+        """A catalogue that exists where the settings point must be one (docs/spec.md §4), and one named by ``--db``
         must exist, even when the preloaded table answers every deal: a SQLite file is checked without
         SQLAlchemy (so ``--db`` costs what ``$WHIST_CATALOGUE_DB`` costs, docs/benchmarks.md), a URL is opened."""
         from whist_catalogue.store.settings import database_location
@@ -167,7 +167,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "value",
         parents=[common],
         help="value, outcome and best leads of single-suit deals",
-        description="Value, outcome and best leads of single-suit deals (SPEC §2 notation: AQ/KJ, 13 12 / 14 11, EWEW).",
+        description="Value, outcome and best leads of single-suit deals (docs/spec.md §2 notation: AQ/KJ, 13 12 / 14 11, EWEW).",
     )
     p.add_argument("deals", nargs="*", metavar="DEAL", help="single-suit deals, or - to read one per line from stdin")
     p.set_defaults(func=run_value)

@@ -1,4 +1,4 @@
-"""``whist-catalogue gui``: open the desktop app, or render its views to PNG files (SPEC §4).
+"""``whist-catalogue gui``: open the desktop app, or render its views to PNG files (docs/spec.md §4).
 
 ``gui --screenshot DIR`` renders every main view to ``DIR/<view>.png`` and
 exits; it sets ``QT_QPA_PLATFORM=offscreen`` when no platform was chosen, so
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshot is not None:
         _check_directory(args.screenshot)
     if args.db is not None:
-        # A catalogue named explicitly must exist and be ours (SPEC §4: exit status 2 otherwise);
+        # A catalogue named explicitly must exist and be ours (docs/spec.md §4: exit status 2 otherwise);
         # without --db the app also works with no catalogue at all, and can build one.
         from whist_catalogue.store.reader import open_catalogue
 

@@ -1,4 +1,4 @@
-"""``whist-catalogue``: the command line of SPEC §4.
+"""``whist-catalogue``: the command line of docs/spec.md §4.
 
 Each group of sub-commands lives in its own module with a ``register`` function;
 this module builds the parser, reads deals from the arguments or stdin, and is
@@ -59,7 +59,7 @@ class UsageError(WhistError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, exit status 2 (SPEC §4)."""
+    """An argument parser whose errors are one line, exit status 2 (docs/spec.md §4)."""
 
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")

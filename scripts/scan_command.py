@@ -1,4 +1,4 @@
-"""``scan --max-n N``: the engine alone, in memory — statistics and the papers' checks per level (SPEC §4)."""
+"""``scan --max-n N``: the engine alone, in memory — statistics and the papers' checks per level (docs/spec.md §4)."""
 
 from __future__ import annotations
 

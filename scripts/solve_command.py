@@ -1,4 +1,4 @@
-"""``whist-catalogue solve GAME``: the solved matrix games of SPEC §4 and §6.
+"""``whist-catalogue solve GAME``: the solved matrix games of docs/spec.md §4 and §6.
 
 ``solve chemin-de-fer``, ``solve le-her --cards N`` and ``solve matrix FILE`` (a game of the
 user's own: a grid, CSV or Gambit ``.nfg`` file, ``-`` for stdin); human-readable text by default,

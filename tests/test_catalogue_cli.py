@@ -1,4 +1,4 @@
-"""The catalogue's sub-commands end to end: build, search, stats, export, verify (SPEC §4)."""
+"""The catalogue's sub-commands end to end: build, search, stats, export, verify (docs/spec.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``value``, ``outcome`` and ``scan`` commands (SPEC §4): JSON contracts and bad input."""
+"""The ``value``, ``outcome`` and ``scan`` commands (docs/spec.md §4): JSON contracts and bad input."""
 
 import io
 import json

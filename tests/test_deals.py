@@ -1,4 +1,4 @@
-"""Deal notation (SPEC §2), canonical labels and keys, D̄, D₀ and the reductions D_ij (§7.2)."""
+"""Deal notation (docs/spec.md §2), canonical labels and keys, D̄, D₀ and the reductions D_ij (§7.2)."""
 
 import pytest
 
@@ -24,7 +24,7 @@ class TestNotation:
 
         rng = random.Random(5)
         for _ in range(300):
-            n = rng.randint(2, 12)  # two numbers a side: number notation (SPEC §2)
+            n = rng.randint(2, 12)  # two numbers a side: number notation (docs/spec.md §2)
             ranks = rng.sample(range(1, 60), 2 * n)
             west, east = ranks[:n], ranks[n:]
             owners = "".join("W" if r in west else "E" for r in sorted(ranks))
@@ -81,7 +81,7 @@ class TestNotation:
 
 
 class TestCanonicalDeal:
-    def test_key_of_SPEC_2(self):
+    def test_key_of_spec_section_2(self):
         assert Deal.from_label("EWEW").key == 0b11010 == 26
         assert Deal.from_key(26).label == "EWEW"
 

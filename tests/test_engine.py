@@ -38,7 +38,7 @@ def engine_levels():
 
 
 def test_engine_equals_the_definition_on_every_deal(engine_levels):
-    """Values and every best lead and reply (SPEC §3) of every deal with n ≤ CHECK_N."""
+    """Values and every best lead and reply (docs/spec.md §3) of every deal with n ≤ CHECK_N."""
     for level in engine_levels:
         for r, m in enumerate(level_masks(level.n)):
             deal = Deal(level.n, int(m))

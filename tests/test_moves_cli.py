@@ -1,4 +1,4 @@
-"""``whist-catalogue moves`` (SPEC §4): the JSON contract, the user's notation, bad input."""
+"""``whist-catalogue moves`` (docs/spec.md §4): the JSON contract, the user's notation, bad input."""
 
 import io
 import random

@@ -1,6 +1,6 @@
 """Theorem 9.1 and the lead rule of §10.4 against the brute-force referee.
 
-The paper's worked deals are given here in the notation of SPEC §2; where the
+The paper's worked deals are given here in the notation of docs/spec.md §2; where the
 paper's text is garbled (deals (5)–(8), (26)) they are reconstructed from the
 surrounding text, which states each suit and the outcome.
 """

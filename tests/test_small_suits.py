@@ -12,7 +12,7 @@ from whist_catalogue.theory.small_suits import PACK_MAX_N, TABLE_MAX_N, SuitTabl
 
 
 def test_every_deal_up_to_8_equals_the_engine_value_and_lowest_best_leads():
-    """Values and first leads to n = 8; every best move (SPEC §3) read off the table's α to n = 6."""
+    """Values and first leads to n = 8; every best move (docs/spec.md §3) read off the table's α to n = 6."""
     codes, leads = preloaded()
     table = SuitTable()
     seen = 0

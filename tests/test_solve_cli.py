@@ -1,4 +1,4 @@
-"""``whist-catalogue solve``: the JSON of SPEC §6, the text form, and one-line errors with status 2."""
+"""``whist-catalogue solve``: the JSON of docs/spec.md §6, the text form, and one-line errors with status 2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The engine on a Dask cluster: each level split by rank ranges over worker processes (SPEC §4–5 ``--cluster``, §7).
+"""The engine on a Dask cluster: each level split by rank ranges over worker processes
+(docs/spec.md §4–5 ``--cluster``, §7).
 
 Level n depends only on level n − 1, and its deals are independent of each other
 (§7.2 of the multi-suit paper: a deal's value comes from its reductions D_ij

@@ -449,7 +449,7 @@ def mirror_codes(n, start, stop, table, codes, mirror, blocks):
 
 @njit(cache=True, parallel=True)
 def level_moves(n, table, prev_codes, tab_num, tab_inf, scale, moves, blocks):
-    """Best leads and replies of every deal of level n (SPEC §3) as position masks.
+    """Best leads and replies of every deal of level n (docs/spec.md §3) as position masks.
 
     ``moves[r]`` = (West's best leads, East's best leads, East's best replies to
     W_1…W_n, West's best replies to E_1…E_n), bit i−1 standing for the i-th

@@ -110,7 +110,7 @@ class Level:
     table: ValueTable
     """The level's distinct values, in value order."""
     moves: np.ndarray | None = None
-    """(size, 2 + 2n) uint16 position masks of best leads and replies (SPEC §3), if computed."""
+    """(size, 2 + 2n) uint16 position masks of best leads and replies (docs/spec.md §3), if computed."""
     checks: Checks | None = None
     flags: np.ndarray | None = None
     """Per deal (uint8, when computed with checks): bit c set when the deal is a

@@ -1,4 +1,4 @@
-"""What the engine will compute before it starts: the levels, the deals, the time and the memory (SPEC §7).
+"""What the engine will compute before it starts: the levels, the deals, the time and the memory (docs/spec.md §7).
 
 A deal beyond the catalogue (a level it lacks, or n > 16) is valued by the
 engine, which computes every deal of each missing level from the level below

@@ -17,7 +17,7 @@ deals and counts, with the first counterexample if any:
   holding up when a card below the ace can win;
 
 and, as an observation beyond the papers, how often winning cheaply is not a
-best reply in the stronger sense of labeled values (SPEC §3), although it is
+best reply in the stronger sense of labeled values (docs/spec.md §3), although it is
 still optimal.  A counterexample is re-verified with the literal recursive
 definition (and, for statements about tricks, the brute-force referee) before
 it is reported.

@@ -1,7 +1,7 @@
 """Per-level statistics of values: the counts shared by ``scan`` (engine) and ``stats`` (catalogue).
 
 Both commands reduce a level to how many deals have each value, and this module
-derives everything else from those counts (SPEC §4): the fractional parts of
+derives everything else from those counts (docs/spec.md §4): the fractional parts of
 the numerical parts, the infinitesimals, the outcomes ρ(val) (Corollary 8.9)
 and a coarse classification.  One code path, so the two commands cannot drift.
 """
@@ -79,7 +79,7 @@ class LevelStatistics:
         return sorted(self.value_counts, key=lambda v: (v.number, v.infinitesimal.rank, v.infinitesimal.is_fuzzy))
 
     def to_json(self) -> dict:
-        """The ``stats``/``scan`` object of SPEC §4 for this level."""
+        """The ``stats``/``scan`` object of docs/spec.md §4 for this level."""
         values = {f"{v.number_text}|{v.infinitesimal.code}": self.value_counts[v] for v in self._sorted_values()}
         fractional = self._tally(lambda v: _fraction_text(v.number - (v.number.numerator // v.number.denominator)))
         infinitesimals = self._tally(lambda v: v.infinitesimal.code)

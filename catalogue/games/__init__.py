@@ -1,4 +1,4 @@
-"""Solved zero-sum matrix games, exactly (SPEC §6).
+"""Solved zero-sum matrix games, exactly (docs/spec.md §6).
 
 * :mod:`.matrix_games` — an exact, certified solver for zero-sum matrix games;
 * :mod:`.foster` — Foster's method for N×2 games (the upper envelope of the pay-off lines);

@@ -1,6 +1,6 @@
 """Exact solutions of two-person zero-sum matrix games.
 
-The general-case solver behind the solved card games of SPEC §6 (chemin-de-fer,
+The general-case solver behind the solved card games of docs/spec.md §6 (chemin-de-fer,
 ``papers/chemin-de-fer.md`` §1–3; N-card Le Her, ``papers/le-her.md``).
 Convention throughout: entry ``matrix[i][j]`` is the pay-off to **player 1**,
 who picks the row i and maximises; **player 2** picks the column j and

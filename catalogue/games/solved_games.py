@@ -1,7 +1,7 @@
-"""The solved matrix games of SPEC §6, as the command line, the catalogue and the app see them.
+"""The solved matrix games of docs/spec.md §6, as the command line, the catalogue and the app see them.
 
 One registry, :data:`GAMES`; one entry point, :func:`solve`, returning the JSON
-object of SPEC §6: ``{"game", "value", "value_float", "player1", "player2", …}``
+object of docs/spec.md §6: ``{"game", "value", "value_float", "player1", "player2", …}``
 plus the fields each game adds.  Exact numbers are strings ``"p/q"`` (or ``"p"``);
 a float appears only as an explicit companion whose key ends in ``_float``.
 ``value`` is always player 1's expected pay-off; the ``players`` field says who
@@ -258,7 +258,7 @@ def validate(name: str, **params: object) -> dict[str, int]:
 
 
 def solve(name: str, **params: object) -> dict[str, Any]:
-    """The solution of a game as the JSON object of SPEC §6 (see the module docstring)."""
+    """The solution of a game as the JSON object of docs/spec.md §6 (see the module docstring)."""
     game = get_game(name)
     return game.solver(**validate(name, **params))
 

@@ -271,7 +271,7 @@ def normal_reply(deal: Deal, led: Card) -> Card:
 # -- everything at once ---------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SingleSuitQuantities:
-    """The single-suit paper's quantities of one deal (SPEC §5 stores them per deal)."""
+    """The single-suit paper's quantities of one deal (docs/spec.md §5 stores them per deal)."""
 
     deal: Deal
     h_lower: int

@@ -1,4 +1,4 @@
-"""The catalogue: every single-suit deal up to a bound, in a database (SPEC §5).
+"""The catalogue: every single-suit deal up to a bound, in a database (docs/spec.md §5).
 
 * :mod:`.settings` — where the catalogue lives;
 * :mod:`.models` — SQLAlchemy 2 models (the schema; migrations in ``whist_catalogue.migrations``);

@@ -1,4 +1,4 @@
-"""Filling the catalogue from the engine, level by level, resumably (SPEC §5).
+"""Filling the catalogue from the engine, level by level, resumably (docs/spec.md §5).
 
 The build is a generator of :class:`BuildProgress` events, so the command
 line's tqdm bar and the app's progress dialog consume the same thing

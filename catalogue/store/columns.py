@@ -277,8 +277,8 @@ _LEADS_BATCH = 4096
 
 
 def _best_leads(n: int, masks: np.ndarray, values_at: ValuesAt | None) -> tuple[np.ndarray, np.ndarray]:
-    """Best leads of West and of East (SPEC §3: the leads that attain max_i min_j α_ij, resp. min_j max_i α_ij)
-    as card masks, from α of §7.2 over level n − 1's values, a batch of deals at a time."""
+    """Best leads of West and of East (docs/spec.md §3: the leads that attain max_i min_j α_ij,
+    resp. min_j max_i α_ij) as card masks, from α of §7.2 over level n − 1's values, a batch of deals at a time."""
     from whist_catalogue.store.levels import alpha_keys, colex_ranks, reduction_masks
 
     if values_at is None:

@@ -6,7 +6,7 @@ every further JSON line is an object with exactly those keys.  Rows are read in
 key order in batches and written as they come, so an export of any size runs
 in constant memory.
 
-Cards are numbered as in SPEC §2 (card k is the k-th lowest of the suit).  In
+Cards are numbered as in docs/spec.md §2 (card k is the k-th lowest of the suit).  In
 CSV, lists of cards are space-separated, and replies are written
 ``lead:reply reply;lead:reply`` — e.g. ``2:1 3;4:3`` means: to a lead of card 2
 the best replies are 1 and 3, to a lead of 4 it is 3.
@@ -34,7 +34,7 @@ __all__ = ["COLUMNS", "FORMATS", "export", "record_columns"]
 FORMATS = ("csv", "jsonl")
 
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("key", "integer key of SPEC §2"),
+    ("key", "integer key of docs/spec.md §2"),
     ("label", "owner string, lowest card first"),
     ("n", "cards a hand"),
     ("number", "numerical part q, p/q reduced"),

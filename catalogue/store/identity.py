@@ -2,7 +2,7 @@
 
 The command line answers every suit a pack can deal from the preloaded table
 (:mod:`whist_catalogue.theory.small_suits`) without opening the catalogue, yet a
-catalogue it is pointed at must still be one (SPEC §4: a foreign or damaged file is
+catalogue it is pointed at must still be one (docs/spec.md §4: a foreign or damaged file is
 reported, never passed over).  Opening it through SQLAlchemy costs a tenth of a second
 of imports; this module reads the SQLite header and alembic's version table with the
 standard library's ``sqlite3`` in milliseconds.  :mod:`.database` builds on the same

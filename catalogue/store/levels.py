@@ -1,4 +1,4 @@
-"""The level store: whole levels as checksummed chunks of value codes (SPEC §5, docs/level-store.md).
+"""The level store: whole levels as checksummed chunks of value codes (docs/spec.md §5, docs/level-store.md).
 
 Store compactly what is expensive to derive, derive the rest when asked,
 checksum everything — the rule of the Syzygy endgame tablebases.  Every
@@ -20,7 +20,7 @@ no Numba (the engine's kernels load only where a function needs them):
 * :func:`chunk_columns` — any of those columns for a whole decoded chunk, computing only what is asked
   (the searches over chunks);
 * :func:`reduction_masks`, :func:`colex_ranks`, :func:`alpha_keys`, :func:`move_masks_from_alpha` —
-  a deal's α matrix (§7.2) from level n−1's values, and its best moves (SPEC §3).
+  a deal's α matrix (§7.2) from level n−1's values, and its best moves (docs/spec.md §3).
 """
 
 from __future__ import annotations
@@ -330,7 +330,7 @@ def _check_sample(catalogue: Any, n: int, ranks: list[int], recursive_max_n: int
 
 
 def value_columns(numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[str, np.ndarray]:
-    """The ``deal`` columns that follow from the value alone, from engine arrays (SPEC §5): the reduced
+    """The ``deal`` columns that follow from the value alone, from engine arrays (docs/spec.md §5): the reduced
     fraction, q·2^24 and its fractional part, the infinitesimal's sign and stoppers, and the outcome ρ(val)."""
     from whist_catalogue.engine.levels import table_outcomes
 
@@ -519,7 +519,7 @@ def moves_width(n: int) -> int:
 
 
 def move_masks_from_alpha(alpha: np.ndarray) -> tuple[int, ...]:
-    """Best leads and replies (SPEC §3) as :meth:`~whist_catalogue.theory.solution.SuitSolution.move_masks`
+    """Best leads and replies (docs/spec.md §3) as :meth:`~whist_catalogue.theory.solution.SuitSolution.move_masks`
     position masks, read off α (row i = W_i): the same rules as
     :func:`whist_catalogue.theory.solution.solution_from_labeled`."""
     n = alpha.shape[0]

@@ -1,4 +1,4 @@
-"""One writer at a time: the build lock of a catalogue (SPEC §5; README, "Concurrency").
+"""One writer at a time: the build lock of a catalogue (docs/spec.md §5; README, "Concurrency").
 
 A build holds its catalogue's lock from before it opens the database for
 writing until it has finished, been interrupted or failed; a second build on the

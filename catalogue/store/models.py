@@ -1,4 +1,4 @@
-"""The catalogue's tables as SQLAlchemy 2 typed models (SPEC §5).
+"""The catalogue's tables as SQLAlchemy 2 typed models (docs/spec.md §5).
 
 This is the one module that declares every model, so it is also the
 "import-all" module that ``migrations/env.py`` imports for ``Base.metadata``.
@@ -7,7 +7,7 @@ The schema itself is created and changed only by the alembic migrations in
 agree.
 
 * :class:`DealRow` (``deal``) — one row per single-suit deal, keyed by the
-  integer key of SPEC §2.  The value q + x is stored exactly and in the forms
+  integer key of docs/spec.md §2.  The value q + x is stored exactly and in the forms
   searches need: the reduced fraction p/q, q·2^24 and frac(q)·2^24 as integers
   (range searches on an index), and the infinitesimal as a sign and a stopper
   count.  Best leads and replies are the 2 + 2n position masks of
@@ -16,7 +16,7 @@ agree.
 * :class:`LevelRow` (``level``) — per n: complete or not, row count, checksum,
   software version and build time.  Only a level whose rows were all written
   in the same transaction is ever marked complete.
-* :class:`SolvedGameRow` (``solved_game``) — the matrix games of SPEC §6 as
+* :class:`SolvedGameRow` (``solved_game``) — the matrix games of docs/spec.md §6 as
   JSON, filled by ``build``.
 * :class:`LevelChunkRow` (``level_chunk``) — the level store (docs/level-store.md):
   every complete level as chunks of value codes, keyed by (n, chunk), each
@@ -92,7 +92,7 @@ class DealRow(Base):
     __tablename__ = "deal"
 
     key: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
-    """Integer key of SPEC §2: West's mask with the sentinel bit 2n."""
+    """Integer key of docs/spec.md §2: West's mask with the sentinel bit 2n."""
     n: Mapped[int] = mapped_column(sa.SmallInteger)
     """Cards a hand."""
 
@@ -117,7 +117,7 @@ class DealRow(Base):
     """Tricks West takes with East on lead."""
 
     moves: Mapped[bytes] = mapped_column(sa.LargeBinary)
-    """Best leads and replies (SPEC §3): 2 + 2n uint16 position masks, little-endian."""
+    """Best leads and replies (docs/spec.md §3): 2 + 2n uint16 position masks, little-endian."""
 
     # -- the single-suit paper ---------------------------------------------------------------
     h_lower: Mapped[int] = mapped_column(sa.SmallInteger)
@@ -227,7 +227,7 @@ class LevelChunkRow(Base):
 
 
 class SolvedGameRow(Base):
-    """A solved matrix game (SPEC §6): ``whist_catalogue.games.solved_games.solve(name, **parameters)`` as JSON."""
+    """A solved matrix game (docs/spec.md §6): ``solved_games.solve(name, **parameters)`` as JSON."""
 
     __tablename__ = "solved_game"
 
@@ -237,7 +237,7 @@ class SolvedGameRow(Base):
     parameters: Mapped[str] = mapped_column(sa.String(256))
     """The parameters as canonical JSON (sorted keys), e.g. ``{"cards": 13}``."""
     solution: Mapped[str] = mapped_column(sa.Text)
-    """The JSON object of SPEC §6."""
+    """The JSON object of docs/spec.md §6."""
     software_version: Mapped[str] = mapped_column(sa.String(32))
     computed_at: Mapped[datetime] = mapped_column(sa.DateTime(timezone=True))
     checksum: Mapped[str | None] = mapped_column(sa.String(64))

@@ -152,7 +152,7 @@ class DealRecord:
         return tuple(name for c, name in enumerate(CHECK_NAMES) if self.flags >> c & 1)
 
     def best_leads(self) -> dict[str, list[str]]:
-        """Card numbers (SPEC §2: card k is the k-th lowest) of every best lead, per side."""
+        """Card numbers (docs/spec.md §2: card k is the k-th lowest) of every best lead, per side."""
         west, east = self.deal.west_cards, self.deal.east_cards
         return {
             "west": [str(c) for c in mask_positions(self.move_masks[0], west)],
@@ -463,7 +463,7 @@ class Catalogue:
         return value, move_masks_from_alpha(alpha), int(chunk.flags[i])
 
     def derived_solution(self, deal: Deal) -> SuitSolution:
-        """Value and optimal moves (SPEC §3) of a deal of a chunk-only level, read off α as
+        """Value and optimal moves (docs/spec.md §3) of a deal of a chunk-only level, read off α as
         :func:`whist_catalogue.theory.solution.solution_from_labeled` does, without the check bits or the
         single-suit quantities."""
         return self.derived_solutions(deal.n, [deal])[0]
@@ -583,7 +583,7 @@ class Catalogue:
             return record_from_row(row)
 
     def solve(self, deal: Deal) -> SuitSolution:
-        """Value and optimal moves (SPEC §3); :class:`NotInCatalogue` when the level is not complete."""
+        """Value and optimal moves (docs/spec.md §3); :class:`NotInCatalogue` when the level is not complete."""
         if deal.n and self._is_complete(deal.n) and not self._info[deal.n].has_rows:
             return self.derived_solution(deal)
         return self.record(deal).solution
@@ -864,7 +864,7 @@ class Catalogue:
             return {value_from_columns(q, s, k): c for q, s, k, c in session.execute(statement)}
 
     def statistics(self, n: int) -> "LevelStatistics":
-        """The statistics of SPEC §4 for a complete level (the same object ``scan`` builds)."""
+        """The statistics of docs/spec.md §4 for a complete level (the same object ``scan`` builds)."""
         if not self._is_complete(n):
             raise NotInCatalogue(f"level n = {n} is not complete in catalogue {self.location}")
         from whist_catalogue.engine.statistics import LevelStatistics  # Numba, only for statistics
@@ -880,7 +880,7 @@ class Catalogue:
             return [(name, _json_object(params, f"solved game {name}")) for name, params in rows]
 
     def solved_game(self, name: str, **parameters: int) -> dict[str, Any] | None:
-        """The stored solution (SPEC §6 JSON) of a game, or None if it is not stored."""
+        """The stored solution (docs/spec.md §6 JSON) of a game, or None if it is not stored."""
         key = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
         with database_errors(self.location), self._session() as session:
             row = session.execute(

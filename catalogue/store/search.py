@@ -340,7 +340,7 @@ FIELDS: dict[str, Field] = {
     f.name: f
     for f in (
         Field("n", "number", "cards a hand", "n", 0, 64),
-        Field("key", "number", "the integer key of SPEC §2", "key", 0, 1 << 63),
+        Field("key", "number", "the integer key of docs/spec.md §2", "key", 0, 1 << 63),
         Field("value", "value", "the whole value q + x, compared with a constant: value = 3+3/8, value >= 2-e2"),
         Field("number", "number", "the numerical part q", "number_scaled", SCALE_BITS, _BIG),
         Field("frac", "number", "the fractional part q − ⌊q⌋", "fraction_scaled", SCALE_BITS, 1 << SCALE_BITS),

@@ -4,7 +4,7 @@ A single-suit deal is a partition of a totally ordered set into two hands of the
 same size (§5.1 of the multi-suit paper); only the relative order of the cards
 matters, so every deal has a canonical form, :class:`Deal`, numbered 1…2n from
 the bottom.  :class:`Suit` keeps the cards as the user wrote them (ranks,
-numbers or an owner string, ``SPEC.md`` §2) so that answers can be printed back
+numbers or an owner string, ``docs/spec.md`` §2) so that answers can be printed back
 in the user's own notation.
 
 Also here: the swapped deal D̄ (§5.1), D₀ (§8.5, both smallest cards removed)
@@ -54,7 +54,7 @@ Card: TypeAlias = int
 HandMask: TypeAlias = int
 """Bit k−1 set when the hand holds card k."""
 DealKey: TypeAlias = int
-"""Integer key of SPEC §2: West's mask plus the sentinel bit 2n; unique across all n."""
+"""Integer key of docs/spec.md §2: West's mask plus the sentinel bit 2n; unique across all n."""
 
 MAX_DEAL_CHARS = 40 * MAX_HAND_SIZE
 """The longest deal text: every card of a deal of :data:`MAX_HAND_SIZE` cards a hand in number notation,
@@ -213,7 +213,7 @@ def deal_label(key: DealKey) -> str:
 
 
 class Notation(enum.Enum):
-    """The ways of writing a suit (SPEC §2)."""
+    """The ways of writing a suit (docs/spec.md §2)."""
 
     RANKS = "ranks"
     NUMBERS = "numbers"
@@ -414,7 +414,7 @@ def _numbers(side: str) -> int:
 
 
 def parse_suit(text: str) -> Suit:
-    """Parse one suit in any notation of SPEC §2 (see :func:`_parse_suit`)."""
+    """Parse one suit in any notation of docs/spec.md §2 (see :func:`_parse_suit`)."""
     # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
     if len(text) > 64:
         return _parse_suit(text)
@@ -422,7 +422,7 @@ def parse_suit(text: str) -> Suit:
 
 
 def _parse_suit(text: str) -> Suit:
-    """Parse one suit in any notation of SPEC §2.
+    """Parse one suit in any notation of docs/spec.md §2.
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);

@@ -141,7 +141,7 @@ def simplest_in_interval(i: Interval) -> Value:
 
 @lru_cache(maxsize=None)
 def solve(deal: Deal) -> SuitSolution:
-    """Value and optimal moves of a deal (SPEC §3), straight from the definition."""
+    """Value and optimal moves of a deal (docs/spec.md §3), straight from the definition."""
     return solution_from_labeled(deal, val(deal), labeled_values(deal))
 
 

@@ -12,7 +12,7 @@
   (iii) else every suit is a number: a suit at least as complex (at least the
         same denominator) as the value of the whole deal (Lemmas 9.4–9.5).
 
-  Then a card: a best lead of that suit by its own values alone (SPEC §3).
+  Then a card: a best lead of that suit by its own values alone (docs/spec.md §3).
 * The reply to a lead is a best reply within the suit led (Lemmas 9.6–9.9 are
   all met by a reply that maximises, for West, the labeled value α_ij).
 
@@ -205,7 +205,7 @@ class Evaluation(NamedTuple):
     dataclass costs several times as much to build."""
 
     keys: tuple[DealKey, ...]
-    """Each suit's canonical deal, by integer key (SPEC §2)."""
+    """Each suit's canonical deal, by integer key (docs/spec.md §2)."""
     codes: tuple[int, ...]
     """Each suit's value, packed (:mod:`.packed`)."""
     total: int
@@ -375,7 +375,7 @@ class BatchAnalysis(Immutable):
 
 
 def analyse_batch(rows: Iterable[Sequence[DealKey]], table: SuitTable | None = None) -> BatchAnalysis:
-    """Theorem 9.1 and §10.4 for many deals: each row the integer keys (SPEC §2) of one deal's suits.
+    """Theorem 9.1 and §10.4 for many deals: each row the integer keys (docs/spec.md §2) of one deal's suits.
 
     A key of 1 (the empty deal) pads a row; a 2-D NumPy array of keys works as rows.
     Suits beyond the preloaded table need a ``table`` with a solver.

@@ -3,7 +3,7 @@
 The interactive counterpart of :func:`whist_catalogue.theory.multisuit.optimal_line`: a user
 plays cards for either side, asks for the theory's move (a lead chosen by the
 rule of §10.4 of the multi-suit paper and a best card of that suit, or a best
-reply, SPEC §3), and takes moves back.  Works for one suit or many; the desktop
+reply, docs/spec.md §3), and takes moves back.  Works for one suit or many; the desktop
 app and tests drive it.
 
 Every legal card's exact result comes from :mod:`whist_catalogue.theory.moves` (one trick of

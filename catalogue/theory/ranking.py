@@ -1,7 +1,7 @@
 """Numbering the deals of one level: the combinatorial number system.
 
 Level n holds all C(2n, n) single-suit deals with n cards a hand.  A deal is
-identified by West's mask (bit k set when West holds card k+1, SPEC §2), and
+identified by West's mask (bit k set when West holds card k+1, docs/spec.md §2), and
 its *rank* within the level is the colexicographic rank of that set of bit
 positions p_1 < … < p_n:
 

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 # A suit inside a position is its canonical deal key: West's mask plus the
-# sentinel bit 2n (SPEC §2).  A position is the sorted tuple of its non-empty
+# sentinel bit 2n (docs/spec.md §2).  A position is the sorted tuple of its non-empty
 # suits, so equal positions reached by different lines of play meet in the table.
 _Position = tuple[int, ...]
 

@@ -1,12 +1,12 @@
-"""Every suit a pack can deal two players, preloaded: values and first leads for n ≤ 8 (SPEC §7).
+"""Every suit a pack can deal two players, preloaded: values and first leads for n ≤ 8 (docs/spec.md §7).
 
 A 52-card pack deals a symmetric whist suit of at most 6 cards a hand; the table
 goes to n = 8 — all 17,576 nonempty deals, 35 kB shipped with the package
 (``small_suits.bin``), far cheaper than computing level 8 at first use.  The
 1,274 deals a pack can deal (n ≤ 6) are loaded at once, in about a millisecond;
 levels 7 and 8 (16,302 deals, about 10 ms) when a deal first needs them.  Each
-deal, by its integer key (SPEC §2), has its value packed as in :mod:`.packed`
-and the lowest best lead of each side (SPEC §3), which is what Theorem 9.1 and
+deal, by its integer key (docs/spec.md §2), has its value packed as in :mod:`.packed`
+and the lowest best lead of each side (docs/spec.md §3), which is what Theorem 9.1 and
 the lead rule of §10.4 need of a suit.
 
 :class:`SuitTable` answers for any deal: from the preloaded table when it is
@@ -93,7 +93,7 @@ class SuitTable:
 
     Memoises what the solver answers, so a batch of deals asks it once per distinct suit.
     Itself a :class:`~.solution.Solver`: best moves of a preloaded deal come from the
-    labeled values α_ij (SPEC §3), whose deals are preloaded too.
+    labeled values α_ij (docs/spec.md §3), whose deals are preloaded too.
     """
 
     def __init__(self, solver: Solver | None = None, *, preload: bool = True) -> None:
@@ -144,7 +144,7 @@ class SuitTable:
         return code
 
     def code_of_key(self, key: DealKey) -> int:
-        """:meth:`code` by integer key (SPEC §2), without building a :class:`Deal` when preloaded."""
+        """:meth:`code` by integer key (docs/spec.md §2), without building a :class:`Deal` when preloaded."""
         try:
             return self._codes[key]
         except (KeyError, TypeError):

@@ -1,8 +1,8 @@
-"""What is known about one single-suit deal: its value and its optimal moves (SPEC §3).
+"""What is known about one single-suit deal: its value and its optimal moves (docs/spec.md §3).
 
 :class:`SuitSolution` is the common currency between the solvers (the recursive
 definition, the engine, the catalogue) and their users (multi-suit play, the
-command line, the app).  Optimal moves follow SPEC §3, with α_ij the labeled
+command line, the app).  Optimal moves follow docs/spec.md §3, with α_ij the labeled
 values of §7.2:
 
 * best West leads: every W_i with min_j α_ij = maxmin(D);
@@ -97,7 +97,7 @@ class SuitSolution(NamedTuple):
 
 
 def solution_from_labeled(deal: Deal, value: Value, alpha: Sequence[Sequence[LabeledValue]]) -> SuitSolution:
-    """The optimal moves of SPEC §3 read off the matrix α_ij of labeled values (row i = W_i)."""
+    """The optimal moves of docs/spec.md §3 read off the matrix α_ij of labeled values (row i = W_i)."""
     n = deal.n
     w, e = deal.west_cards, deal.east_cards
     if n == 0:

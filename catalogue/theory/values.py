@@ -11,7 +11,7 @@ Implements §6 of Wästlund, *On two-person symmetric multi-suit whist*
 * §6.5 and §8.4 the rounding functions ρ = ρ_Z and ρ′ = ρ_A with A the numbers
   of fractional part 1/4 or 3/4;
 
-and the text and JSON forms of SPEC §3.
+and the text and JSON forms of docs/spec.md §3.
 
 The infinitesimals are modelled the way §4 motivates them: an *exit* for one or
 both players, protected by a signed number of *stoppers*.  ε_k is West's exit
@@ -162,7 +162,7 @@ class Infinitesimal(Immutable):
     # -- text ---------------------------------------------------------------------------
     @property
     def code(self) -> str:
-        """SPEC §3 code: ``0``, ``e0``, ``-e0``, ``+-e0``, ``e<k>``, ``-e<k>``."""
+        """docs/spec.md §3 code: ``0``, ``e0``, ``-e0``, ``+-e0``, ``e<k>``, ``-e<k>``."""
         if self.exits == Exits.NONE:
             return "0"
         if self.exits == Exits.BOTH:
@@ -335,7 +335,7 @@ class Value(Immutable):
     def comparable(self, other: Value) -> bool:
         return self <= other or other <= self
 
-    # -- text and JSON (SPEC §3) --------------------------------------------------------
+    # -- text and JSON (docs/spec.md §3) --------------------------------------------------------
     @property
     def number_text(self) -> str:
         """``p/q`` reduced, or ``p`` for an integer."""
@@ -370,7 +370,7 @@ class Value(Immutable):
         return f"{number} + {inf}"
 
     def to_json(self) -> dict[str, str]:
-        """``{"number": "27/8", "infinitesimal": "0", "text": "3 + 3/8"}`` (SPEC §3)."""
+        """``{"number": "27/8", "infinitesimal": "0", "text": "3 + 3/8"}`` (docs/spec.md §3)."""
         return {"number": self.number_text, "infinitesimal": self.infinitesimal.code, "text": self.text()}
 
     @classmethod

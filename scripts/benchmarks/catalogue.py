@@ -1,4 +1,4 @@
-"""Latency of the catalogue's queries (SPEC §7): deal look-ups, multi-suit outcomes, counting searches.
+"""Latency of the catalogue's queries (docs/spec.md §7): deal look-ups, multi-suit outcomes, counting searches.
 
     .venv/bin/python scripts/benchmarks/catalogue.py --db CATALOGUE [--lookups 2000] [--outcomes 300] [--json]
 

@@ -1,4 +1,4 @@
-"""DDS, the bridge double-dummy solver, as a referee and a yardstick (issue 12; SPEC §7).
+"""DDS, the bridge double-dummy solver, as a referee and a yardstick (issue 12; docs/spec.md §7).
 
 Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--positions 1000] [--seed 12] [--cli-runs 7]
 [--cli-db CATALOGUE] [--save-deals FILE]``

@@ -1,4 +1,4 @@
-"""Benchmarks of the engine for ``docs/benchmarks.md`` (SPEC §7).
+"""Benchmarks of the engine for ``docs/benchmarks.md`` (docs/spec.md §7).
 
     python -m whist_catalogue.scripts.benchmarks.engine --scan-n 14 --ratio-n 8
 

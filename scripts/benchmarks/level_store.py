@@ -1,4 +1,4 @@
-"""The level store (SPEC §7, docs/level-store.md): size and build time per level, look-up latency per level
+"""The level store (docs/spec.md §7, docs/level-store.md): size and build time per level, look-up latency per level
 with a cold and a cached chunk, and searches and statistics on the top level.
 
     .venv/bin/python scripts/benchmarks/level_store.py --db CATALOGUE [--lookups 200] [--levels N…] [--searches] [--json]
@@ -8,7 +8,7 @@ with a cold and a cached chunk, and searches and statistics on the top level.
 Against an already built catalogue, in one process:
 
 * per level: the chunks' bytes (``level.stored_bytes``), bytes a deal, and ``level.build_seconds``;
-* per level: ``Catalogue.solve`` (value and every best lead and reply, SPEC §3) of random deals — *cold*,
+* per level: ``Catalogue.solve`` (value and every best lead and reply, docs/spec.md §3) of random deals — *cold*,
   each in a fresh :class:`~whist_catalogue.store.reader.Catalogue` whose chunk cache is empty (the deal's
   chunk and level n−1's chunks are read and inflated), and *cached*, the same deals asked again; median
   and 95th percentile;

@@ -124,7 +124,7 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
         "`whist_catalogue.engine.kernels.outcome_preceq` decides this exactly from the two labeled values.",
         "- **The stronger, labeled-value form fails** (`conjecture_12_4_labeled`, not a claim of the paper): "
         "from n = 4 on there are leads where ducking is strictly better than winning cheaply in the order of "
-        "labeled values (§7.1), so winning cheaply is not among the best replies of SPEC §3. The first is "
+        "labeled values (§7.1), so winning cheaply is not among the best replies of docs/spec.md §3. The first is "
         "`EEWWWWEE` (West 6 5 4 3 against East A K 2 1): after West leads, East's K gives (E, 2 − ε₁) and ducking "
         "gives (W, 2 − ε₂) < (E, 2 − ε₁), yet ρ(2 − ε₁ + f) read for East equals ρ(2 − ε₂ + f) read for West for "
         "every f ∈ V — the two replies are equally good in play. So the catalogue's best replies are a subset "

@@ -142,7 +142,7 @@ def le_her_section(solutions: Sequence[dict[str, Any]]) -> list[str]:
 JSON_SECTION = [
     "## The JSON objects",
     "",
-    "`whist_catalogue.games.solved_games.solve(name, **params)` (and `whist-catalogue solve … --json`) returns SPEC §6's object.",
+    "`whist_catalogue.games.solved_games.solve(name, **params)` (and `whist-catalogue solve … --json`) returns docs/spec.md §6's object.",
     "Exact numbers are strings `\"p/q\"` or `\"p\"`; floats only under keys ending in `_float` (and `float`).",
     "`value` is always player 1's expected pay-off; `players` says who each player is.",
     "",
