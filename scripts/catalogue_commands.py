@@ -98,6 +98,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help="comma-separated columns or groups (default, all, outcome, greedy, five_card, "
                    "counterexamples, best_leads — costly: see docs/dataset.md); default: key, label, value, "
                    "numerator, denominator, infinitesimal, outcome, h, greedy, five_card, ace")
+    p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
     p.set_defaults(func=run_export)
@@ -364,7 +365,7 @@ def run_export(args: argparse.Namespace) -> int:
         if plan.seconds >= ESTIMATE_SECONDS or plan.size >= ESTIMATE_BYTES:  # a small export just runs
             sys.stderr.write(plan.describe() + "\n")
             sys.stderr.flush()
-        with ProgressBar("exporting", " deals", unit_scale=True) as bar:
+        with ProgressBar("exporting", " deals", enabled=False if args.no_progress else None, unit_scale=True) as bar:
             options = {"fmt": fmt, "columns": fields, "expression": args.expression, "level": args.level,
                        "limit": args.limit, "plan": plan,
                        "progress": lambda done, total: bar.show(done, total)}

@@ -121,7 +121,7 @@ def test_value_and_moves_answer_a_suit_beyond_the_engine_as_outcome_does(capsys)
     (moves,) = run_json(capsys, "moves", "--json", owners[0])
     assert len(moves["moves"]) == 40 and moves["method"].startswith("linear-time")
     assert max(m["west_tricks"] for m in moves["moves"]) == values[0]["outcome"]["west_leads"]
-    (replies,) = run_json(capsys, "moves", "--json", "--leader", "E", "--led", f"0:{owners[0].index('E') + 1}",
+    (replies,) = run_json(capsys, "moves", "--json", "--leader", "E", "--led", f"1:{owners[0].index('E') + 1}",
                           owners[0])
     assert replies["to_play"] == "W" and len(replies["moves"]) == 40
 

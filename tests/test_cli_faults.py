@@ -172,8 +172,8 @@ def test_an_ascii_output_stream_gets_ascii_stand_ins(built):
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["moves", "--led", "１:T", "7/6, JT5/K83, 3/A"], "--led takes SUIT:CARD"),
-    (["moves", "--led", "١:T", "7/6, JT5/K83, 3/A"], "--led takes SUIT:CARD"),
+    (["moves", "--led", "１:T", "7/6, JT5/K83, 3/A"], "no suit '１'"),
+    (["moves", "--led", "١:T", "7/6, JT5/K83, 3/A"], "no suit '١'"),
     (["build", "--max-n", "１４", "--no-progress"], "invalid int value: '１４' (a whole number in ASCII digits)"),
     (["search", "n = 1", "--limit", "1_000"], "invalid int value: '1_000'"),
     (["export", "--level", "٣"], "invalid int value"),

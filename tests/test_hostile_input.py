@@ -246,7 +246,7 @@ def test_writing_to_a_full_device(built, argv):
 
 
 def test_a_closed_pipe(built):
-    proc = subprocess.run(f"{sys.executable} -m whist_catalogue export --db {built} | head -n 2", shell=True,
+    proc = subprocess.run(f"{sys.executable} -m whist_catalogue export --db {built} --no-progress | head -n 2", shell=True,
                           cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.stdout.count("\n") == 2
     assert proc.stderr in ("", "whist-catalogue: error: output closed before the end (broken pipe)\n")
@@ -385,8 +385,8 @@ def test_sigterm_during_an_export_leaves_no_partial_file(tmp_path):
     path = tmp_path / "c.sqlite"
     build(path, 10, games=False)  # 250,000 deals: seconds of export
     target = tmp_path / "out.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "export", "--db", str(path), "-o",
-                             str(target)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "export", "--db", str(path), "--no-progress",
+                             "-o", str(target)], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     partial = tmp_path / "out.csv.partial"
     deadline = time.monotonic() + 60
     while not (partial.exists() and partial.stat().st_size > 0):

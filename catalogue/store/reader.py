@@ -205,8 +205,9 @@ def check_row_types(row: DealRow | Any) -> None:
     if type(row.moves) is not bytes:
         raise MalformedContentError(f"deal key {row.key}: moves hold {type(row.moves).__name__}, not bytes")
     n = (row.key.bit_length() - 1) // 2  # the key's sentinel bit is 2n
-    if len(row.moves) != 2 * (2 + 2 * n):
-        raise MalformedContentError(f"deal key {row.key}: moves hold {len(row.moves)} bytes, not {2 * (2 + 2 * n)}")
+    if len(row.moves) != moves_width(n) * (2 + 2 * n):
+        raise MalformedContentError(
+            f"deal key {row.key}: moves hold {len(row.moves)} bytes, not {moves_width(n) * (2 + 2 * n)}")
     for name in ("five_card_west_leads", "five_card_east_leads", "ace"):
         if getattr(row, name) not in ("W", "E"):
             raise MalformedContentError(f"deal key {row.key}: column {name} holds {getattr(row, name)!r},"

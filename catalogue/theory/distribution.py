@@ -398,7 +398,7 @@ def draw_distribution(figure: Figure, result: OutcomeDistribution) -> None:
     shares = [float(result.dealer_gains), float(result.leader_gains)]
     right.bar(["non-leader\ngains", "leader\ngains"], shares, color=["#f59e0b", "#2563eb"])
     right.set_ylabel("probability")
-    right.set_title(f"the lead changes it: {float(result.lead_matters):.4f}", fontsize="medium")
+    right.set_title(f"the lead changes\nthe outcome: {float(result.lead_matters):.4f}", fontsize="medium")
     for k, share in enumerate(shares):
         right.annotate(f"{share:.4g}", (k, share), ha="center", va="bottom", fontsize="small")
     figure.suptitle(f"dealer's advantage E[non-leader's tricks] − N/2 = {float(result.dealer_advantage):.5f}")
