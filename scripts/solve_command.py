@@ -126,16 +126,18 @@ def render(solution: dict[str, Any]) -> str:
     return _render_le_her(solution)
 
 
-def _render_matrix(s: dict[str, Any]) -> str:
-    def mixture(strategy: dict[str, str]) -> str:
-        return ", ".join(f"{name} with probability {p}" for name, p in strategy.items())
+def _mixture(strategy: dict[str, str]) -> str:
+    """A mixed strategy as text: ``T with probability 3/7, B with probability 4/7``."""
+    return ", ".join(f"{name} with probability {p}" for name, p in strategy.items())
 
+
+def _render_matrix(s: dict[str, Any]) -> str:
     matrix = s["matrix"]
     lines = [
         f"{s['title']}: {len(matrix['rows'])} × {len(matrix['columns'])}, exact solution (certified against every pure reply)",
         f"value (to player 1, rows): {_approx(s['value'])}",
-        f"player 1 plays {mixture(s['player1'])}",
-        f"player 2 plays {mixture(s['player2'])}",
+        f"player 1 plays {_mixture(s['player1'])}",
+        f"player 2 plays {_mixture(s['player2'])}",
     ]
     if len(matrix["rows"]) <= _MATRIX_PRINT_LIMIT and len(matrix["columns"]) <= _MATRIX_PRINT_LIMIT:
         names = [str(r) for r in matrix["rows"]]
@@ -173,15 +175,12 @@ def _render_chemin_de_fer(s: dict[str, Any]) -> str:
 
 
 def _render_le_her(s: dict[str, Any]) -> str:
-    def mixture(strategy: dict[str, str]) -> str:
-        return ", ".join(f"{k} with probability {p}" for k, p in strategy.items())
-
     sub = s["subgame"]
     lines = [
         f"{s['title']}, N = {s['cards']}",
         f"value (player 1's probability of winning): {_approx(s['value'])}",
-        f"player 1 keeps exactly the cards ≥ s: s = {mixture(s['player1'])}",
-        f"player 2, after a keep, keeps exactly the cards ≥ t: t = {mixture(s['player2'])}",
+        f"player 1 keeps exactly the cards ≥ s: s = {_mixture(s['player1'])}",
+        f"player 2, after a keep, keeps exactly the cards ≥ t: t = {_mixture(s['player2'])}",
     ]
     if s["s_star"] is not None:
         lines.append(f"s* = {s['s_star']['decimal']}… (real root of φ), t** = {s['t_star']['decimal']}…")
