@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "and Theorem 9.4 (single-suit paper).",
     )
     p.add_argument("--max-n", type=whole_number, required=True, metavar="N", help=f"largest hand size, 1…{MAX_SCAN_N}")
+    p.add_argument("--min-n", type=whole_number, default=1, metavar="N",
+                   help="with --cluster and --workdir: begin at level N, reading level N-1 from the work directory "
+                   "(a stopped run leaves its last finished level there; default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_option(p)  # no --db: scan reads no catalogue (stats gives a catalogue's statistics)
     add_cluster_arguments(p)
@@ -48,12 +51,16 @@ def run(args: argparse.Namespace) -> int:
         raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
     if args.workdir and not args.cluster:
         raise ScanRangeError("--workdir goes with --cluster")
+    if not 1 <= args.min_n <= args.max_n:
+        raise ScanRangeError(f"--min-n must be between 1 and --max-n ({args.max_n}), got {args.min_n}")
+    if args.min_n > 1 and not args.workdir:
+        raise ScanRangeError("--min-n goes with --cluster and --workdir: level N-1 is read from the work directory")
     if args.cluster:
         from whist_catalogue.engine.cluster import cluster_scan, parse_address
 
         parse_address(args.cluster)  # a malformed address fails before anything starts
         reports = lambda progress: cluster_scan(args.cluster, args.max_n, directory=args.workdir,  # noqa: E731
-                                                progress=progress)
+                                                min_n=args.min_n, progress=progress)
     else:
         reports = lambda progress: scan(args.max_n, progress=progress)  # noqa: E731
     with LevelProgress("scanning", enabled=False if args.no_progress else None) as progress:

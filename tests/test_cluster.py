@@ -252,3 +252,35 @@ def test_scan_run_again_with_its_workdir_finishes_the_level_it_was_in(local_clus
     again = [r.to_json() for r in cluster_scan("", 9, client=local_cluster, directory=tmp_path)]
     assert without_seconds(again) == without_seconds([r.to_json() for r in scan(9)])
     assert not (tmp_path / "level-09.codes.ranges").exists()
+
+
+def test_a_stopped_scan_resumes_at_its_level_without_redoing_the_levels_below(local_cluster, tmp_path):
+    """``scan --min-n``: how an n = 18 run stopped in level 18 goes on without the half hour of level 17 again."""
+    def stop_in_level_9(n: int, done: int, total: int) -> None:
+        if n == 9 and done > total // 2:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        list(cluster_scan("", 9, client=local_cluster, directory=tmp_path, max_range=1 << 11,
+                          progress=stop_in_level_9))
+    levels_seen: list[int] = []
+    again = [r.to_json() for r in cluster_scan("", 9, client=local_cluster, directory=tmp_path, min_n=9,
+                                               progress=lambda n, done, total: levels_seen.append(n))]
+    assert set(levels_seen) == {9}
+    assert without_seconds(again) == without_seconds([r.to_json() for r in scan(9)][-1:])
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--min-n", "3"], "--min-n goes with --cluster and --workdir"),
+        (["--min-n", "5", "--cluster", "local:1", "--workdir", "WORKDIR"], "--min-n must be between 1 and --max-n (4)"),
+        (["--min-n", "3", "--cluster", "local:1", "--workdir", "WORKDIR"], "level 2 is not in"),
+    ],
+)
+def test_scan_min_n_without_its_level_below_is_one_line_and_exit_2(tmp_path, options, words):
+    options = [str(tmp_path / "w") if o == "WORKDIR" else o for o in options]
+    result = subprocess.run(CLI + ["scan", "--max-n", "4", *options], capture_output=True, text=True, timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and words in lines[0], result.stderr
+    assert result.stdout == ""

@@ -491,19 +491,21 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
         yield totals
 
 
-def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | None = None,
+def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | None = None, min_n: int = 1,
                  progress: Callable[[int, int, int], None] | None = None,
                  reverify_budget: int = REVERIFY_BUDGET, max_range: int = MAX_RANGE,
                  client=None) -> Iterator[LevelReport]:
     """:func:`whist_catalogue.engine.scan.scan` on a cluster: the same reports, level by level.
 
     ``directory`` holds the level files (default: a temporary directory, removed at the end; with
-    workers on other machines, pass one they all see at the same path; the last level stays there).  ``client`` reuses an open
-    Dask client instead of connecting to ``address``.
+    workers on other machines, pass one they all see at the same path; the last level stays there).  ``min_n`` > 1
+    begins at that level, whose input level min_n − 1 must be in ``directory``: how a run stopped in a long
+    level is resumed without redoing the levels before it.  ``client`` reuses an open Dask client instead
+    of connecting to ``address``.
     """
     with (nullcontext(client) if client is not None else connect(address)) as dask, \
             work_directory(directory) as workdir:
-        for totals in run_levels(dask, max_n, workdir, progress=progress, max_range=max_range):
+        for totals in run_levels(dask, max_n, workdir, min_n=min_n, progress=progress, max_range=max_range):
             started = time.perf_counter()
             theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)
             report = level_report(totals.n, totals.value_counts(), totals.checks, theorem, 0.0, reverify_budget)
