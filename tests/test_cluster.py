@@ -284,3 +284,28 @@ def test_scan_min_n_without_its_level_below_is_one_line_and_exit_2(tmp_path, opt
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1 and words in lines[0], result.stderr
     assert result.stdout == ""
+
+
+def test_a_work_directory_of_an_earlier_version_is_refused_not_misread(tmp_path):
+    """Level files used to hold the engine's packed value keys, whose layout then changed: read with today's
+    layout they gave ε₆₃ where ε₋₁ was meant.  A table in the old file is refused with one line."""
+    *_, eight = levels(8)
+    save_level(tmp_path, eight)
+    file = LevelFile(str(tmp_path.resolve()), 8)
+    file.table_path.unlink()
+    np.save(tmp_path / "level-08.table.npy", np.zeros(3, np.int64))
+    result = subprocess.run(CLI + ["scan", "--max-n", "9", "--min-n", "9", "--cluster", "local:1",
+                                   "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and "earlier version" in lines[0], result.stderr
+
+
+def test_level_files_keep_values_as_numerator_and_infinitesimal(tmp_path):
+    *_, nine = levels(9)
+    file = save_level(tmp_path, nine)
+    with np.load(file.table_path) as z:
+        assert sorted(z) == ["infinitesimal", "numerator"]
+        assert np.array_equal(z["numerator"], nine.table.numerator)
+        assert np.array_equal(z["infinitesimal"], nine.table.infinitesimal)
+        assert z["infinitesimal"].min() < 0  # a −ε_k is there to be misread if the layout were wrong
+    assert file.open().table == nine.table

@@ -39,7 +39,7 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
@@ -181,19 +181,40 @@ class LevelFile:
 
     @property
     def table_path(self) -> Path:
-        return Path(self.directory) / f"level-{self.n:02d}.table.npy"
+        return Path(self.directory) / f"level-{self.n:02d}.values.npz"
 
     def exists(self) -> bool:
+        if not self.table_path.is_file() and (Path(self.directory) / f"level-{self.n:02d}.table.npy").is_file():
+            raise ClusterError(_EARLIER_VERSION.format(what=f"level {self.n}", directory=self.directory))
         return self.codes_path.is_file() and self.table_path.is_file()
 
     def open(self) -> Level:
         """The level, its codes memory-mapped read-only: processes on one machine share one copy."""
-        return Level.from_codes(self.n, np.load(self.codes_path, mmap_mode="r"),
-                                ValueTable.from_keys(np.load(self.table_path)))
+        return Level.from_codes(self.n, np.load(self.codes_path, mmap_mode="r"), _load_table(self.table_path))
 
     def remove(self) -> None:
         for path in (self.codes_path, self.table_path):
             path.unlink(missing_ok=True)
+
+
+_EARLIER_VERSION = ("{what} in {directory} was written by an earlier version of whist-catalogue, whose value tables "
+                    "this one does not read; run again in an empty work directory")
+
+
+def _save_table(path: Path, table: ValueTable, **more: Any) -> None:
+    """A value table as its two arrays, numerator·2^24 (int32) and infinitesimal rank (int8), never as the
+    engine's packed keys: their layout is the engine's business and has changed before, while these
+    files outlive a run (a level stopped today is resumed by tomorrow's version)."""
+    partial = path.with_name(path.name + ".partial")  # not a name the journal's glob matches
+    with partial.open("wb") as f:
+        np.savez(f, numerator=np.asarray(table.numerator, np.int32),
+                 infinitesimal=np.asarray(table.infinitesimal, np.int8), **more)
+    os.replace(partial, path)
+
+
+def _load_table(path: Path, prefix: str = "") -> ValueTable:
+    with np.load(path) as z:
+        return ValueTable(z[prefix + "numerator"].copy(), z[prefix + "infinitesimal"].copy())
 
 
 # Level n − 1 as a worker process reads it: opened once per level, not once per task.
@@ -318,7 +339,7 @@ class _LevelWriter:
             self.done = [_read_summary(file.n, path) for path in summaries]
             if summaries:
                 # The table only grows, so its largest saved state is its last, and holds every earlier one.
-                seen = ValueTable.from_keys(max((np.load(path)["seen"] for path in summaries), key=len))
+                seen = max((_load_table(path, "seen_") for path in summaries), key=len)
                 self.encoder.add(seen.numerator, seen.infinitesimal)
         else:
             self.ranges = ranges
@@ -341,7 +362,7 @@ class _LevelWriter:
         codes = provisional[result.codes].astype("<u2", copy=False)
         os.pwrite(self.fd, codes.tobytes(), self.offset + 2 * result.start)
         os.fdatasync(self.fd)  # the journal never names a range whose codes could be lost
-        seen = ValueTable(*self.encoder.seen()).keys()  # in first-seen order: the provisional codes
+        seen = ValueTable(*self.encoder.seen())  # in first-seen order: the provisional codes
         _write_summary(self.journal / f"range-{result.start:012d}.npz", result, seen)
 
     def finish(self) -> None:
@@ -352,28 +373,29 @@ class _LevelWriter:
             os.pwrite(self.fd, final[codes].astype("<u2", copy=False).tobytes(), self.offset + 2 * start)
         os.fsync(self.fd)
         os.close(self.fd)
-        np.save(self.file.table_path, table.keys())
+        _save_table(self.file.table_path, table)
         os.replace(self.partial, self.file.codes_path)
         shutil.rmtree(self.journal, ignore_errors=True)
 
 
-def _write_summary(path: Path, result: RangeResult, seen: np.ndarray) -> None:
+def _write_summary(path: Path, result: RangeResult, seen: ValueTable) -> None:
     checks = result.checks
     bad, at = result.theorem_9_1
-    partial = path.with_suffix(".partial.npz")
-    np.savez(partial, stop=result.stop, keys=result.table.keys(), counts=result.counts, checked=checks.checked,
-             counterexamples=checks.counterexamples, first=[-1 if f is None else f for f in checks.first],
-             theorem=[bad, -1 if at is None else at], flagged=result.flagged, flag_bits=result.flag_bits, seen=seen)
-    os.replace(partial, path)
+    _save_table(path, result.table, stop=result.stop, counts=result.counts, checked=checks.checked,
+                counterexamples=checks.counterexamples, first=[-1 if f is None else f for f in checks.first],
+                theorem=[bad, -1 if at is None else at], flagged=result.flagged, flag_bits=result.flag_bits,
+                seen_numerator=seen.numerator, seen_infinitesimal=seen.infinitesimal)
 
 
 def _read_summary(n: int, path: Path) -> RangeResult:
     with np.load(path) as z:
+        if "numerator" not in z:
+            raise ClusterError(_EARLIER_VERSION.format(what=f"the journal of level {n}", directory=path.parent.parent))
         start = int(path.stem.removeprefix("range-"))
         checks = Checks(n, z["checked"].copy(), z["counterexamples"].copy(),
                         [None if f < 0 else int(f) for f in z["first"]])
         bad, at = (int(x) for x in z["theorem"])
-        return RangeResult(n, start, int(z["stop"]), ValueTable.from_keys(z["keys"]), np.zeros(0, np.uint8),
+        return RangeResult(n, start, int(z["stop"]), _load_table(path), np.zeros(0, np.uint8),
                            z["counts"].copy(), checks, (bad, None if at < 0 else at), z["flagged"].copy(),
                            z["flag_bits"].copy())
 
@@ -417,7 +439,7 @@ def save_level(directory: str | os.PathLike, level: Level) -> LevelFile:
     file = LevelFile(str(Path(directory).resolve()), level.n)
     partial = file.codes_path.with_suffix(".partial.npy")
     np.save(partial, np.ascontiguousarray(level.codes, np.uint16))
-    np.save(file.table_path, level.table.keys())
+    _save_table(file.table_path, level.table)
     os.replace(partial, file.codes_path)
     return file
 

@@ -9,7 +9,9 @@ at once, never one deal at a time:
   the level's table, then read off the codes (:func:`whist_catalogue.store.levels.value_columns`);
 * from the **cards** — the key and label of docs/spec.md §2, and the single-suit paper's H̲, H̄
   (end of §5), H (Theorem 9.1), Greedy Whist (§6, Theorem 6.1), Five-card (§7.1, Theorem 7.2) and the
-  ace — by its linear-time kernels over the masks of the chunk (:func:`~whist_catalogue.store.levels.deal_columns`);
+  ace — by its linear-time kernels over the masks of the chunk, computing only what is asked for; these and
+  the value's numbers are the search's own columns (:func:`whist_catalogue.store.levels.chunk_columns`), so
+  an export and a search can never disagree on a deal;
 * the **counterexample flags** of the engine's checks, from the chunk's check bits;
 * **best leads** on request, from α of §7.2 whose entries are level n − 1's values (the costly one:
   n² look-ups a deal).
@@ -30,6 +32,7 @@ import numpy as np
 from whist_catalogue.engine.chunks import Chunk
 from whist_catalogue.engine.codes import ValueTable, remap
 from whist_catalogue.engine.levels import CHECK_NAMES
+from whist_catalogue.store import levels
 
 __all__ = [
     "Column",
@@ -206,42 +209,28 @@ def chunk_columns(chunk: Chunk, fields: Sequence[str], *, rows: np.ndarray | Non
     values: ValueTable = table
     out: dict[str, np.ndarray | Dictionary] = {}
     wanted = set(fields)
-    held: list[np.ndarray] = []  # West's masks, computed once if a column needs them
+    masks = None  # West's masks of the whole chunk, computed once if a column needs them
+    if wanted & (_DEAL_FIELDS - {"ace"} | {"key", "label", "best_leads_west", "best_leads_east"}):
+        from whist_catalogue.theory.ranking import level_masks
 
-    def west_masks() -> np.ndarray:
-        if not held:
-            from whist_catalogue.theory.ranking import level_masks
-
-            masks = level_masks(n, chunk.start, chunk.stop)
-            held.append(masks if rows is None else masks[rows])
-        return held[0]
-
-    per_value = None
-    if wanted & _VALUE_FIELDS:
-        from whist_catalogue.store.levels import value_columns
-
-        per_value = value_columns(values.numerator, values.infinitesimal)
+        masks = level_masks(n, chunk.start, chunk.stop)
+    # The numbers of a deal — of its value or of its cards — are the search's columns, computed by one function.
+    computed = levels.chunk_columns(chunk, wanted & (_VALUE_FIELDS | _DEAL_FIELDS | {"key"}), masks=masks)
+    if rows is not None:
+        computed = {name: column[rows] for name, column in computed.items()}
+        masks = masks[rows] if masks is not None else None
     texts = _value_texts(values) if wanted & {"value", "infinitesimal"} else None
-    per_deal: dict[str, np.ndarray] | None = None
-    if wanted & _DEAL_FIELDS:
-        from whist_catalogue.single_suit.formulas import level_quantities
-
-        q = level_quantities(n, west_masks())
-        per_deal = {"h_lower": q.h_lower, "h_upper": q.h_upper, "h": q.h, "greedy_west_leads": q.greedy_west_leads,
-                    "greedy_east_leads": q.greedy_east_leads, "five_card_west_leads": q.five_card_west_wins_west_leads,
-                    "five_card_east_leads": q.five_card_west_wins_east_leads, "ace": q.ace_west}
     flags = None
     if wanted & set(_FLAG_COLUMNS):
         flags = chunk.flags if rows is None else chunk.flags[rows]
-    leads = _best_leads(n, west_masks(), values_at) if wanted & set(GROUPS["best_leads"]) else None
+    leads = _best_leads(n, masks, values_at) if masks is not None and wanted & set(GROUPS["best_leads"]) else None
 
     for name in fields:
         if name == "rank":
             out[name] = ranks
-        elif name == "key":
-            out[name] = west_masks() | np.int64(1 << (2 * n))
         elif name == "label":
-            out[name] = labels(n, west_masks())
+            assert masks is not None
+            out[name] = labels(n, masks)
         elif name == "n":
             out[name] = np.full(ranks.shape, n, np.int8)
         elif name == "value":
@@ -251,16 +240,12 @@ def chunk_columns(chunk: Chunk, fields: Sequence[str], *, rows: np.ndarray | Non
             assert texts is not None
             distinct, inverse = np.unique(np.array(texts[1], dtype=object), return_inverse=True)
             out[name] = Dictionary(inverse.astype(np.int16)[codes], tuple(distinct.tolist()))
-        elif name in _VALUE_FIELDS:
-            assert per_value is not None
-            out[name] = per_value[name].astype(COLUMNS[name].kind, copy=False)[codes]
-        elif name in _DEAL_FIELDS:
-            assert per_deal is not None
-            column = per_deal[name]
+        elif name in computed:
+            column = computed[name]
             if column.dtype == np.bool_:  # West (True) or East: W/E as codes into ("E", "W")
                 out[name] = Dictionary(column.view(np.int8), _PLAYERS)
             else:
-                out[name] = column.astype(np.int8, copy=False)
+                out[name] = column.astype(COLUMNS[name].kind, copy=False)
         elif name in _FLAG_COLUMNS:
             assert flags is not None
             out[name] = (flags >> _FLAG_COLUMNS.index(name)) & 1 == 1

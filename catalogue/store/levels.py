@@ -396,7 +396,7 @@ def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     return step_tables(n, n)
 
 
-def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
+def chunk_columns(chunk: Chunk, fields: Any, *, masks: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The ``deal`` columns named by ``fields`` for every deal of a decoded chunk, in rank order, each a NumPy
     array computed in whole-array steps: those of the value (:func:`value_columns`, read off the chunk's codes),
     ``flags`` (the chunk's check bits), ``key`` (from West's masks) and the single-suit paper's quantities
@@ -405,7 +405,8 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
 
     Only what is asked for is computed: the Five-card winners need T_0 alone, Greedy Whist H̲ and H̄, and only
     ``h`` Theorem 9.1's conditions (:func:`whist_catalogue.single_suit.kernels.chunk_quantities_tables_kernel`,
-    one pass for all of them); a chunk of level 16 (2^20 deals) takes tens of milliseconds.
+    one pass for all of them); a chunk of level 16 (2^20 deals) takes tens of milliseconds.  ``masks``: West's
+    masks of the chunk's deals if the caller already holds them (``level_masks(n, chunk.start, chunk.stop)``).
     """
     from whist_catalogue.theory.ranking import level_masks
 
@@ -429,7 +430,8 @@ def chunk_columns(chunk: Chunk, fields: Any) -> dict[str, np.ndarray]:
         out["ace"] = np.arange(chunk.start, chunk.stop, dtype=np.int64) >= comb(2 * n - 1, n)
     if not wanted & set(DEAL_FIELDS) - {"flags", "ace"}:
         return out
-    masks = level_masks(n, chunk.start, chunk.stop)
+    if masks is None:
+        masks = level_masks(n, chunk.start, chunk.stop)
     if "key" in wanted:
         out["key"] = masks | np.int64(1 << (2 * n))
     depth = 2 if "h" in wanted else 1 if wanted & {"h_lower", "h_upper", "greedy_west_leads",
