@@ -194,9 +194,10 @@ BYTES_PER_DEAL: dict[str, float] = {
 are estimated from the columns' printed widths."""
 LABEL_BYTES_PER_CARD = 0.09
 
-SECONDS_PER_MILLION: dict[str, float] = {"parquet": 0.6, "csv": 1.1, "jsonl": 1.6}
-"""Estimated seconds a million deals with the default columns (14) on an idle 2-core machine, from the CPU
-time measured on level 14 (docs/benchmarks.md); best leads add :data:`BEST_LEADS_SECONDS_PER_MILLION_N3` n³."""
+SECONDS_PER_MILLION: dict[str, float] = {"parquet": 0.3, "csv": 0.6, "jsonl": 0.9}
+"""Estimated wall seconds a million deals with the default columns (14) on the 2-core machine: Parquet 0.26 at
+level 16 and 0.30 at level 14, CSV 0.58 at level 14 (docs/benchmarks.md), JSON Lines scaled from CSV by the
+ratio of their CPU times; best leads add :data:`BEST_LEADS_SECONDS_PER_MILLION_N3` n³."""
 BEST_LEADS_SECONDS_PER_MILLION_N3 = 0.075
 """Best leads: α's n² reductions ranked over 2n − 2 bits each — 73 s a million deals of CPU measured at n = 10."""
 
