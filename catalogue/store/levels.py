@@ -452,9 +452,9 @@ def chunk_columns(chunk: Chunk, fields: Any, *, masks: np.ndarray | None = None)
     out.update(h_lower=h_lower, h_upper=h_upper, h=h)
     if wanted & {"greedy_west_leads", "greedy_east_leads"}:
         # Greedy Whist's H (§8): H̄ when positive, H̲ when negative, else 0; West takes ⌊(n+H)/2⌋ on lead.
-        greedy = np.where(h_upper > 0, h_upper, np.where(h_lower < 0, h_lower, 0)).astype(np.int16)
-        out.update(greedy_west_leads=((n + greedy) // 2).astype(np.int8),
-                   greedy_east_leads=((n + greedy + 1) // 2).astype(np.int8))
+        # As H̲ ≥ H̄ − 1, that is max(H̄, 0) + min(H̲, 0): whole-array steps in int8 (|H| ≤ n ≤ 16, n + H ≤ 32).
+        total = np.maximum(h_upper, 0) + np.minimum(h_lower, 0) + np.int8(n)
+        out.update(greedy_west_leads=total >> 1, greedy_east_leads=(total + np.int8(1)) >> 1)
     if "five_card_west_leads" in wanted:
         out["five_card_west_leads"] = t0 >= 0  # Theorem 7.2: tr(A) = 0 goes to the player on lead
     if "five_card_east_leads" in wanted:
