@@ -31,6 +31,7 @@ from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, 
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
 from whist_catalogue.gui.widgets import MessageBar, error_text
+from whist_catalogue.gui.workers import LatestOnly
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
 
@@ -63,8 +64,7 @@ class MatrixGamePage(QWidget):
         super().__init__(parent)
         self.context = context
         self.solution: dict[str, Any] | None = None
-        self.busy = False
-        self._generation = 0
+        self.task = LatestOnly(context.pool, self._solved, self._failed)
         self.title = "matrix game"
         self.rows = QSpinBox()
         self.columns = QSpinBox()
@@ -181,8 +181,7 @@ class MatrixGamePage(QWidget):
 
     def _stale(self) -> None:
         """The answer shown belongs to another game now: say so rather than show it beside this one."""
-        self._generation += 1
-        self.busy = False
+        self.task.cancel()
         self.solution = None
         self.summary.setText("<i>Changed — press Solve (Enter).</i>")
         self._colour_support()
@@ -219,43 +218,35 @@ class MatrixGamePage(QWidget):
             self.message.show_info(f"Saved {written}")
 
     # -- solving -------------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """Whether a solution is still awaited."""
+        return self.task.busy
+
     def load(self) -> None:
         if self.solution is None and not self.busy:
             self.solve()
 
     @Slot()
     def solve(self) -> None:
-        self._generation += 1
-        generation = self._generation
         try:
             game = self.game()
         except WhistError as exc:
+            self.task.cancel()
             self.solution = None
             self.summary.clear()
             self.message.show_error(error_text(exc))
             self._colour_support()
             self.loaded.emit()
             return
-        self.busy = True
         self.message.show_info(f"Solving the {len(game.rows)} × {len(game.columns)} game exactly …")
-        self.context.run(
-            solved_games.solve_strategic_form,
-            game,
-            returned=lambda s: self._solved(generation, s),
-            errored=lambda e: self._failed(generation, e),
-        )
+        self.task.run(solved_games.solve_strategic_form, game)  # an edit meanwhile drops its answer
 
-    def _failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
         self.loaded.emit()
 
-    def _solved(self, generation: int, solution: dict[str, Any]) -> None:
-        if generation != self._generation:
-            return  # the grid changed while it was being solved
-        self.busy = False
+    def _solved(self, solution: dict[str, Any]) -> None:
         self.solution = s = solution
         self.message.clear_message()
 

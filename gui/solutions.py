@@ -53,6 +53,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     fit_table,
     scrolled,
 )
+from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
@@ -321,8 +322,7 @@ class LeHerPage(QWidget):
         self.solution: dict[str, Any] | None = None
         self.optimal_cells: list[tuple[int, int]] = []
         """(row, column) of the matrix cells both optimal strategies use."""
-        self.busy = False
-        self._generation = 0
+        self.task = LatestOnly(context.pool, self._loaded, self._failed)
         game = solved_games.get_game("le-her")
         limits = game.parameters[0]
         self.cards = QSpinBox()
@@ -410,37 +410,27 @@ class LeHerPage(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
 
+    @property
+    def busy(self) -> bool:
+        """Whether a solution is still awaited."""
+        return self.task.busy
+
     def load(self) -> None:
         if self.solution is None and not self.busy:
             self.solve()
 
     @Slot()
     def solve(self) -> None:
-        self._generation += 1
-        generation = self._generation
-        self.busy = True
         n = self.cards.value()
         self.message.show_info(f"Solving Le Her with N = {n} …")
-        self.context.run(
-            stored_or_solved,
-            self.context.catalogue(),
-            "le-her",
-            cards=n,
-            returned=lambda s: self._loaded(generation, s),
-            errored=lambda e: self._failed(generation, e),
-        )
+        # Another N asked meanwhile drops this answer.
+        self.task.run(stored_or_solved, self.context.catalogue(), "le-her", cards=n)
 
-    def _failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
         self.loaded.emit()
 
-    def _loaded(self, generation: int, solution: dict[str, Any]) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    def _loaded(self, solution: dict[str, Any]) -> None:
         self.solution = s = solution
         self.message.clear_message()
 

@@ -187,13 +187,14 @@ class LatestOnly:
 
         self._worker: Worker | None = None
 
-    def run(self, func: Callable[..., Any], *args: Any) -> Worker:
+    def run(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Worker:
         self._generation += 1
         generation = self._generation
         self.busy = True
         self._worker = self._pool.run(
             func,
             *args,
+            **kwargs,
             returned=lambda result: self._deliver(generation, self._returned, result),
             errored=lambda exc: self._deliver(generation, self._errored, exc),
         )

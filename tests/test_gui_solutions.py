@@ -155,3 +155,21 @@ def test_a_matrix_game_of_your_own(qtbot, window, solutions):
     assert (page.grid.rowCount(), page.grid.columnCount()) == (2, 2)
     assert page.grid.horizontalHeaderItem(1).text() == "call"
     assert page.solution["player1"] == {"low": "1/2", "high": "1/2"} and page.solution["value"] == "0"
+
+
+def test_an_answer_to_a_grid_since_edited_is_dropped(qtbot, window, solutions):
+    """The solve runs in a worker; its answer reaches the window only through the event loop, so an edit made
+    before then always wins: the answer belongs to the old grid and is never shown beside the new one."""
+    solutions.tabs.setCurrentWidget(solutions.matrix_game)
+    page = solutions.matrix_game
+    wait_idle(qtbot, window, solutions)
+    page.solve()
+    assert page.busy
+    page.grid.item(0, 0).setText("5")
+    assert not page.busy
+    window.context.pool.wait(10_000)
+    qtbot.wait(50)  # the old answer's signal is delivered now, and dropped
+    assert page.solution is None and "Changed" in page.summary.text()
+    page.solve()
+    wait_idle(qtbot, window, solutions)
+    assert page.solution is not None and page.grid.item(0, 0).text() == "5"
