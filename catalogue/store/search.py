@@ -61,7 +61,6 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DIGITS",
     "evaluate",
-    "columns_used",
     "uses_key_field",
     "levels_asked",
     "VALUE_COLUMNS",
@@ -478,8 +477,29 @@ def negation(item: Expr) -> Expr:
     return Logic("not", (item,))
 
 
+def _children(expr: Expr) -> tuple[Expr, ...]:
+    """The sub-expressions of a node (none for a leaf)."""
+    if isinstance(expr, (Arithmetic, Logic)):
+        return expr.args
+    if isinstance(expr, Comparison):
+        return (expr.left, expr.right)
+    if isinstance(expr, ByValue):
+        return (expr.expr,)
+    return ()
+
+
+def _with_children(expr: Expr, rewrite: Callable[[Expr], Expr]) -> Expr:
+    """The same node with ``rewrite`` applied to each of its operands (a leaf, or :class:`ByValue`, as it is):
+    the one step of every rewriting pass over the syntax tree."""
+    if isinstance(expr, (Arithmetic, Logic)):
+        return type(expr)(expr.op, tuple(rewrite(a) for a in expr.args))
+    if isinstance(expr, Comparison):
+        return Comparison(expr.op, rewrite(expr.left), rewrite(expr.right))
+    return expr
+
+
 def columns_of(expr: Expr) -> set[str]:
-    """The ``deal`` columns an expression reads."""
+    """The ``deal`` columns an expression reads (``n`` for a range of levels)."""
     names: set[str] = set()
     stack: list[Expr] = [expr]
     while stack:
@@ -488,12 +508,7 @@ def columns_of(expr: Expr) -> set[str]:
             names.add(e.name)
         elif isinstance(e, Levels):
             names.add("n")
-        elif isinstance(e, ByValue):
-            stack.append(e.expr)
-        elif isinstance(e, (Arithmetic, Logic)):
-            stack.extend(e.args)
-        elif isinstance(e, Comparison):
-            stack.extend((e.left, e.right))
+        stack.extend(_children(e))
     return names
 
 
@@ -1201,11 +1216,6 @@ def _logical(conjunction: bool, items: tuple[Expr, ...], column: Callable[[str],
     return result
 
 
-def columns_used(condition: Expr) -> set[str]:
-    """The ``deal`` columns a compiled condition reads (``n`` for a range of levels)."""
-    return columns_of(condition)
-
-
 def uses_key_field(expression: str | None) -> bool:
     """Whether the expression names the ``key`` field itself."""
     if expression is None:
@@ -1230,11 +1240,7 @@ def _players_as_truth(expr: Expr) -> Expr:
     holds them."""
     if isinstance(expr, Constant) and isinstance(expr.value, str):
         return Constant(expr.value == "W")
-    if isinstance(expr, (Arithmetic, Logic)):
-        return type(expr)(expr.op, tuple(_players_as_truth(a) for a in expr.args))
-    if isinstance(expr, Comparison):
-        return Comparison(expr.op, _players_as_truth(expr.left), _players_as_truth(expr.right))
-    return expr
+    return _with_children(expr, _players_as_truth)
 
 
 def _by_value(expr: Expr) -> Expr:
@@ -1243,13 +1249,7 @@ def _by_value(expr: Expr) -> Expr:
     used = columns_of(expr)
     if used and used <= VALUE_COLUMNS:
         return ByValue(expr)
-    if isinstance(expr, Arithmetic):
-        return Arithmetic(expr.op, tuple(_by_value(a) for a in expr.args))
-    if isinstance(expr, Logic):
-        return Logic(expr.op, tuple(_by_value(a) for a in expr.args))
-    if isinstance(expr, Comparison):
-        return Comparison(expr.op, _by_value(expr.left), _by_value(expr.right))
-    return expr
+    return _with_children(expr, _by_value)
 
 
 def narrowing_hint(expression: str | None) -> str:
