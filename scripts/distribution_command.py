@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         description="The exact distribution of the outcome — West's tricks with West and with East on lead — over "
         "every deal whose suits have the given numbers of cards a hand, each suit dealt uniformly and independently: "
         "ρ of the sum of the suits' values (Theorem 9.1 of the multi-suit paper), convolved from the per-level value "
-        "counts. The counts come from the statistics shipped with the package (n ≤ 17), else from the catalogue "
+        "counts. The counts come from the statistics shipped with the package (n ≤ 18), else from the catalogue "
         f"(--db), or from a `scan --json` file (--counts). See {documentation('distributions.md')}.",
     )
     p.add_argument("sizes", metavar="SIZES", help="cards a hand of each suit, separated by commas: 4,4,3,2")

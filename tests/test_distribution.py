@@ -174,7 +174,7 @@ def test_cli_json_and_text():
 
 @pytest.mark.parametrize("argv, message", [
     (["distribution", "3,x"], "not a suit size"),
-    (["distribution", "18"], "no value counts for level 18"),
+    (["distribution", "19"], "no value counts for level 19"),
     (["distribution", "2", "--counts", "/nonexistent/scan.jsonl"], "No such file"),
     (["distribution", "2", "--counts", "x", "--source", "shipped"], "--counts names the source"),
 ])

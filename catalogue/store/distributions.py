@@ -4,7 +4,7 @@
 how many deals with n cards a hand have each value.  Three sources give exactly that:
 
 * **shipped** — ``docs/data/scan.jsonl``, the per-level statistics of the published ``scan``
-  (every level up to n = 17, value by value), installed with the package: every level it
+  (every level up to n = 18, value by value), installed with the package: every level it
   holds is there at once, with no catalogue and no computing;
 * **catalogue** — a catalogue's counts of a complete level, stored at build time
   (:meth:`~whist_catalogue.store.reader.Catalogue.value_counts`);
