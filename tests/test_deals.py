@@ -1,5 +1,6 @@
 """Deal notation (docs/spec.md §2), canonical labels and keys, D̄, D₀ and the reductions D_ij (§7.2)."""
 
+import numpy as np
 import pytest
 
 from whist_catalogue.errors import AsymmetricSuitError, DuplicateCardError, InvalidDealError
@@ -122,6 +123,19 @@ class TestRanking:
             assert list(masks) == sorted(masks)
             assert [rank(int(m)) for m in masks] == list(range(len(masks)))
             assert [unrank(n, r) for r in range(len(masks))] == [int(m) for m in masks]
+
+    def test_long_runs_are_filled_in_parts_without_a_seam(self):
+        """From 2^16 masks on, parts are filled on all cores, each from its own unranked first mask: every mask
+        is still the one of its rank (checked at and around each part's first), and the run is increasing."""
+        for n, start, stop in ((9, 0, 48620), (10, 0, 184756), (12, 123_457, 123_457 + 70_001),
+                               (17, 2_333_606_220 - (1 << 17), 2_333_606_220)):
+            masks = level_masks(n, start, stop)
+            assert len(masks) == stop - start and bool(np.all(np.diff(masks) > 0))
+            size = stop - start
+            for i in {min(size - 1, max(0, size * part // 16 + d)) for part in range(17) for d in (-1, 0, 1)}:
+                assert int(masks[i]) == unrank(n, start + i)
+            if n <= 10:
+                assert [rank(int(m)) for m in masks] == list(range(start, stop))
 
     def test_rank_out_of_range(self):
         with pytest.raises(ValueError):

@@ -452,7 +452,7 @@ def chunk_columns(chunk: Chunk, fields: Any, *, masks: np.ndarray | None = None)
     out.update(h_lower=h_lower, h_upper=h_upper, h=h)
     if wanted & {"greedy_west_leads", "greedy_east_leads"}:
         # Greedy Whist's H (§8): H̄ when positive, H̲ when negative, else 0; West takes ⌊(n+H)/2⌋ on lead.
-        # As H̲ ≥ H̄ − 1, that is max(H̄, 0) + min(H̲, 0): whole-array steps in int8 (|H| ≤ n ≤ 16, n + H ≤ 32).
+        # As H̲ ≥ H̄ − 1, that is max(H̄, 0) + min(H̲, 0): whole-array steps in int8 (0 ≤ n + H ≤ 2n ≤ 34).
         total = np.maximum(h_upper, 0) + np.minimum(h_lower, 0) + np.int8(n)
         out.update(greedy_west_leads=total >> 1, greedy_east_leads=(total + np.int8(1)) >> 1)
     if "five_card_west_leads" in wanted:
