@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, TypeVar
 
 from whist_catalogue.constants import MAX_ENGINE_N
 from whist_catalogue.errors import DealTooLargeError, IllegalMoveError
@@ -25,6 +25,8 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.definition import RecursiveSolver
 from whist_catalogue.theory.solution import Solver, SuitSolution, solve_many
 from whist_catalogue.theory.values import Value
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from whist_catalogue.engine.levels import EngineSolver
@@ -112,11 +114,13 @@ class ChainSolver:
         self.solvers = solvers
         self.sources: dict[str, int] = {}
 
-    def _each(self, deal: Deal, method: str):
+    def first_answer(self, ask: Callable[[Solver], T]) -> T:
+        """``ask(solver)`` of the first solver that knows the deal (one that does not raises LookupError or
+        DealTooLargeError), counted in :attr:`sources`; the last solver's error when none does."""
         last: Exception | None = None
         for solver in self.solvers:
             try:
-                result = getattr(solver, method)(deal)
+                result = ask(solver)
             except (LookupError, DealTooLargeError) as exc:
                 last = exc
                 continue
@@ -134,7 +138,7 @@ class ChainSolver:
         return [s for s, _ in solve_many_sourced(self, deals)]  # type: ignore[misc]
 
     def value(self, deal: Deal) -> Value:
-        return self._each(deal, "value")
+        return self.first_answer(lambda solver: solver.value(deal))
 
     def close(self) -> None:
         """Close the solvers that hold resources (a catalogue's connections: SQLite then folds and removes its
@@ -229,18 +233,7 @@ def solve_sourced(solver: Solver, deal: Deal) -> tuple[SuitSolution, str]:
             return solver.solve(deal), PRELOADED
         return solve_sourced(solver.inner(deal), deal)
     if isinstance(solver, ChainSolver):
-        last: Exception | None = None
-        for inner in solver.solvers:
-            try:
-                found = solve_sourced(inner, deal)
-            except (LookupError, DealTooLargeError) as exc:
-                last = exc
-                continue
-            name = type(inner).__name__
-            solver.sources[name] = solver.sources.get(name, 0) + 1
-            return found
-        assert last is not None
-        raise last
+        return solver.first_answer(lambda inner: solve_sourced(inner, deal))
     if isinstance(solver, ComputingSolver):
         inner = solver._solver(deal)
         return inner.solve(deal), DEFINITION if inner is solver._recursive else ENGINE
