@@ -215,6 +215,12 @@ class _Stop(Exception):
     pass
 
 
+def _stop_in_level_9(n: int, done: int, total: int) -> None:
+    """A progress callback that stops a scan halfway through level 9, as a killed client would."""
+    if n == 9 and done > total // 2:
+        raise _Stop
+
+
 def test_a_stopped_level_resumes_from_its_journal(local_cluster, tmp_path):
     """A client stopped in the middle of a level loses only the ranges in flight: run again with the same work
     directory, it takes the finished ranges from the journal and ends with exactly the level."""
@@ -241,13 +247,9 @@ def test_a_stopped_level_resumes_from_its_journal(local_cluster, tmp_path):
 
 
 def test_scan_run_again_with_its_workdir_finishes_the_level_it_was_in(local_cluster, tmp_path):
-    def stop_in_level_9(n: int, done: int, total: int) -> None:
-        if n == 9 and done > total // 2:
-            raise _Stop
-
     with pytest.raises(_Stop):
         list(cluster_scan("", 9, client=local_cluster, directory=tmp_path, max_range=1 << 11,
-                          progress=stop_in_level_9))
+                          progress=_stop_in_level_9))
     assert list((tmp_path / "level-09.codes.ranges").glob("range-*.npz"))
     again = [r.to_json() for r in cluster_scan("", 9, client=local_cluster, directory=tmp_path)]
     assert without_seconds(again) == without_seconds([r.to_json() for r in scan(9)])
@@ -256,13 +258,9 @@ def test_scan_run_again_with_its_workdir_finishes_the_level_it_was_in(local_clus
 
 def test_a_stopped_scan_resumes_at_its_level_without_redoing_the_levels_below(local_cluster, tmp_path):
     """``scan --min-n``: how an n = 18 run stopped in level 18 goes on without the half hour of level 17 again."""
-    def stop_in_level_9(n: int, done: int, total: int) -> None:
-        if n == 9 and done > total // 2:
-            raise _Stop
-
     with pytest.raises(_Stop):
         list(cluster_scan("", 9, client=local_cluster, directory=tmp_path, max_range=1 << 11,
-                          progress=stop_in_level_9))
+                          progress=_stop_in_level_9))
     levels_seen: list[int] = []
     again = [r.to_json() for r in cluster_scan("", 9, client=local_cluster, directory=tmp_path, min_n=9,
                                                progress=lambda n, done, total: levels_seen.append(n))]
