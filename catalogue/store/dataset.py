@@ -209,11 +209,12 @@ class ExportPlan:
         self.levels, self.deals, self.exact, self.size, self.seconds = levels, deals, exact, size, seconds
 
     def describe(self) -> str:
+        from whist_catalogue.engine.plan import duration  # the build's estimates say time the same way
         from whist_catalogue.store.levels import level_ranges
 
         count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
         return (f"exporting {count} of level{'s' if len(self.levels) != 1 else ''} {level_ranges(self.levels)}:"
-                f" about {_size_text(self.size)}, about {_time_text(self.seconds)}")
+                f" about {_size_text(self.size)}, about {duration(self.seconds)}")
 
 
 def _size_text(size: float) -> str:
@@ -222,14 +223,6 @@ def _size_text(size: float) -> str:
             return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
         size /= 1000
     return ""
-
-
-def _time_text(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _text_width(name: str, n: int, fmt: str) -> float:
