@@ -28,7 +28,7 @@ def built(tmp_path_factory) -> Path:
     summary = json.loads(out)
     assert summary["levels_stored"] == list(range(1, MAX_N + 1))
     assert summary["deals"] == sum(comb(2 * n, n) for n in range(1, MAX_N + 1))
-    assert summary["bytes_per_deal"] > 0
+    assert summary["bytes_per_deal"] == pytest.approx(summary["file_bytes"] / summary["deals"], rel=1e-3)
     return path
 
 

@@ -166,7 +166,9 @@ class BuildSummary:
             "solved_games_written": self.solved_games,
             "seconds": round(self.seconds, 3),
             "file_bytes": self.file_bytes,
-            "bytes_per_deal": None if self.bytes_per_deal is None else round(self.bytes_per_deal, 1),
+            # four significant figures: a catalogue to n = 17 stores 0.03213 bytes a deal, which one decimal
+            # place rounded to 0.0
+            "bytes_per_deal": None if self.bytes_per_deal is None else float(f"{self.bytes_per_deal:.4g}"),
         }
 
 
