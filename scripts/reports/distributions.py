@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
-from whist_catalogue.store.distributions import distribution
+from whist_catalogue.store.distributions import distribution, shipped_counts, shipped_max_n
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution
 from whist_catalogue.theory.multisuit import analyse_batch
 
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         "```",
         "",
         "**Where the counts come from.** The per-level value counts are the published `scan`'s, every level",
-        "n ≤ 17, shipped with the package (`docs/data/scan.jsonl`); `--db` adds a catalogue's complete levels for",
+        f"n ≤ {shipped_max_n()}, shipped with the package (`docs/data/scan.jsonl`); `--db` adds a catalogue's complete levels for",
         "any level that file lacks, `--source catalogue` takes them from the catalogue only, and `--counts FILE`",
         "reads another `scan --json` run (a level 18, say). The tests check the shipped counts against the engine",
         "(n ≤ 10) and a catalogue, and the distributions against the brute-force minimax of the card game over",
@@ -306,10 +306,15 @@ def findings(results: Results, plan: dict[int, int]) -> list[str]:
                    + (f"negative — the leader is favoured — for n = {', '.join(map(str, negative))}."
                       if negative else "positive for every n."))
     two = [results.get((n, n)) for n in range(1, plan[2] + 1)]
+    top_shipped = shipped_max_n()
+    integral = all(value.number.denominator == 1
+                   for n in range(1, top_shipped + 1) for value in (shipped_counts(n) or {})
+                   if not value.infinitesimal.is_zero)
     out.append("* **Two suits**: the leader never gains either: " + holds(all(d.leader_gains == 0 for d in two),
                                                                          f"n ≤ {plan[2]}") + ". ρ favours the leader only on a half-integer sum with "
-               "infinitesimal part ±ε₀, which needs two suits of nonzero infinitesimal part — and in every level of the "
-               "shipped counts (n ≤ 17) such a value has an integer number part, so a third suit must bring the half.")
+               "infinitesimal part ±ε₀, which needs two suits of nonzero infinitesimal part — and that such a value "
+               "has an integer number part, so that a third suit must bring the half, "
+               + holds(integral, f"every level of the shipped counts (n ≤ {top_shipped})") + ".")
     top = plan[4]
     advantage = [float(results.get((top,) * k).dealer_advantage) for k in (1, 2, 3, 4)]
     out.append(f"* At n = {top}, the dealer's advantage for k = 1, 2, 3, 4 suits is "
