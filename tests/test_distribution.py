@@ -210,3 +210,19 @@ def test_int64_and_python_int_convolutions_agree():
                     target[qa + qb] = target.get(qa + qb, 0) + ca * cb
     assert _add_int64(a, b) == expected
     assert _add(a, b) == expected
+
+
+def test_the_report_s_findings_are_computed_from_the_shipped_counts(tmp_path: Path):
+    """The report's smoke run writes where it is told (never over docs/), and its statements about the shipped
+    levels name their true reach: each value of nonzero infinitesimal part has an integer number part, at
+    every shipped level (the two-suit remark rests on it)."""
+    from whist_catalogue.scripts.reports import distributions as report
+
+    out = tmp_path / "d.md"
+    assert report.main(["--quick", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    top = shipped_max_n()
+    assert top >= 18 and f"every level n ≤ {top}, shipped with the package" in text.replace("\n", " ")
+    assert f"a third suit must bring the half, holds for every level of the shipped counts (n ≤ {top})" in text
+    assert all(v.number.denominator == 1 for n in range(1, top + 1) for v in shipped_counts(n)
+               if not v.infinitesimal.is_zero)
