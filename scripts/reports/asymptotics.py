@@ -13,6 +13,7 @@ import argparse
 import math
 import platform
 import sys
+import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -302,11 +303,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--max-exact-n", type=int, default=14, help="largest level counted exactly (default 14)")
     parser.add_argument("--seed", type=int, default=20050221, help="seed of the first sample (the others follow)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "asymptotics.md", help="the Markdown file")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="the Markdown file (default docs/asymptotics.md; with --quick, a scratch folder's)")
     parser.add_argument("--quick", action="store_true", help="small samples, for a smoke run")
     args = parser.parse_args(argv)
     if not 2 <= args.max_exact_n <= 16:
         parser.error("--max-exact-n must be between 2 and 16")
+    if args.out is None:
+        # a smoke run must not overwrite the published page and its figures with its small samples
+        args.out = Path(tempfile.mkdtemp()) / "asymptotics.md" if args.quick else ROOT / "docs" / "asymptotics.md"
 
     start = time.perf_counter()
     plan = QUICK_PLAN if args.quick else asy.SAMPLE_PLAN
