@@ -515,8 +515,8 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
 
 def moves_width(n: int) -> int:
     """Bytes of each position mask in a ``moves`` blob of a deal with n cards a hand: 2 (uint16) to n = 16 —
-    the ``deal`` rows (n ≤ :data:`ROWS_MAX_N`) and every blob ever stored — and 4 (uint32) at n = 17, whose
-    masks have 17 positions; only records derived from the chunks (an export of level 17) have those."""
+    the ``deal`` rows (n ≤ :data:`ROWS_MAX_N`) and every blob ever stored — and 4 (uint32) from n = 17, whose
+    masks have 17 or more positions; only records derived from the chunks (an export of level 17) have those."""
     return 2 if n <= 16 else 4
 
 
