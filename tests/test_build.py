@@ -21,7 +21,7 @@ from whist_catalogue.errors import CatalogueError, DealTooLargeError
 from whist_catalogue.games import solved_games
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.formulas import outcome_from_h
-from whist_catalogue.store.build import BuildProgress, build, build_steps
+from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, build, build_steps
 from whist_catalogue.store.models import DealRow
 from whist_catalogue.store.reader import open_catalogue, record_from_row
 from whist_catalogue.theory import definition
@@ -238,7 +238,7 @@ def test_build_refuses_bad_input_and_changes_nothing(tmp_path):
     code, _, err = run_cli("build", "--max-n", "3", "--db", str(foreign), "--no-progress")
     assert code == 2 and "some other application" in err and err.count("\n") == 1
     assert file_state(foreign) == before
-    for bad in ("0", "18"):
+    for bad in ("0", str(MAX_BUILD_N + 1)):  # one past the largest level, never a real build
         code, _, err = run_cli("build", "--max-n", bad, "--db", str(tmp_path / "new.sqlite"))
         assert code == 2 and "--max-n" in err
     assert not (tmp_path / "new.sqlite").exists()
