@@ -1,6 +1,6 @@
 """Regenerate ``docs/distributions.md`` and its plots: exact outcome distributions of multi-suit deals.
 
-    .venv/bin/python -m whist_catalogue.scripts.reports.distributions            # the full report (a few minutes)
+    .venv/bin/python -m whist_catalogue.scripts.reports.distributions            # the full report (about 10 s here)
     .venv/bin/python -m whist_catalogue.scripts.reports.distributions --quick    # a smoke run into a scratch file
 
 Every number comes from :func:`whist_catalogue.store.distributions.distribution` (Theorem 9.1 of the
@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         "**Where the counts come from.** The per-level value counts are the published `scan`'s, every level",
         f"n ≤ {shipped_max_n()}, shipped with the package (`docs/data/scan.jsonl`); `--db` adds a catalogue's complete levels for",
         "any level that file lacks, `--source catalogue` takes them from the catalogue only, and `--counts FILE`",
-        "reads another `scan --json` run (a level 18, say). The tests check the shipped counts against the engine",
+        f"reads another `scan --json` run (a level {shipped_max_n() + 1}, say). The tests check the shipped counts against the engine",
         "(n ≤ 10) and a catalogue, and the distributions against the brute-force minimax of the card game over",
         "every deal of (1,1,1), (2,2,2), (1,2,3), (3,3,3), (2,3,4) and more — not through Theorem 9.1 — and",
         "against 10⁵ random deals played through the evaluator (`tests/test_distribution.py`).",
