@@ -43,7 +43,7 @@ MAX_ENGINE_N = 25
 it reaches on a given machine is smaller, what half the memory holds
 (:func:`whist_catalogue.engine.plan.engine_bound`); beyond both, a single suit has its linear-time answer."""
 MAX_BUILD_N = 18
-"""The largest level ``build`` stores: level 18 (9.1 billion deals) takes about 80 min of both cores here and
+"""The largest level ``build`` stores: level 18 (9.1 billion deals) took 1 h 34 min of both cores here and
 holds level 17's codes (4.7 GB) while it is computed (docs/level-store.md).  The ``deal`` rows' 16-bit move masks
 stop at :data:`MAX_MASKED_MOVES_N`; chunk-only levels derive their best moves from α at look-up time as Python
 integers of any width."""
