@@ -13,13 +13,13 @@ import argparse
 import math
 import platform
 import sys
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
+from whist_catalogue.scripts.reports import page_path
 from whist_catalogue.single_suit import asymptotics as asy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -309,9 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 2 <= args.max_exact_n <= 16:
         parser.error("--max-exact-n must be between 2 and 16")
-    if args.out is None:
-        # a smoke run must not overwrite the published page and its figures with its small samples
-        args.out = Path(tempfile.mkdtemp()) / "asymptotics.md" if args.quick else ROOT / "docs" / "asymptotics.md"
+    args.out = page_path(args.out, "asymptotics.md", args.quick)
 
     start = time.perf_counter()
     plan = QUICK_PLAN if args.quick else asy.SAMPLE_PLAN

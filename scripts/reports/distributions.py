@@ -16,7 +16,6 @@ import argparse
 import json
 import platform
 import sys
-import tempfile
 import time
 from collections import Counter
 from fractions import Fraction
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
+from whist_catalogue.scripts.reports import page_path
 from whist_catalogue.store.distributions import distribution, shipped_counts, shipped_max_n
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution
 from whist_catalogue.theory.multisuit import analyse_batch
@@ -230,9 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261124)
     parser.add_argument("--quick", action="store_true", help="small levels and samples, for a smoke run")
     args = parser.parse_args(argv)
-    if args.out is None:
-        # a smoke run must not overwrite the published page and its figures with its small tables
-        args.out = Path(tempfile.mkdtemp()) / "distributions.md" if args.quick else ROOT / "docs" / "distributions.md"
+    args.out = page_path(args.out, "distributions.md", args.quick)
     start = time.perf_counter()
     plan = QUICK_EQUAL_SUITS if args.quick else EQUAL_SUITS
     samples = 2_000 if args.quick else args.samples
