@@ -25,11 +25,11 @@ def gambit_value(game: StrategicForm, tmp_path) -> tuple[Fraction, list[Fraction
     path = tmp_path / "game.nfg"
     path.write_text(to_nfg(game))
     g = gbt.read_nfg(str(path))
-    equilibrium = gbt.nash.lp_solve(g, rational=True).equilibria[0]
-    first, second = g.players
-    value = Fraction(str(equilibrium.payoff(first)))
-    x = [Fraction(str(equilibrium[s])) for s in first.strategies]
-    y = [Fraction(str(equilibrium[s])) for s in second.strategies]
+    equilibrium = gbt.nash.lp_solve(g, rational=True).equilibrium
+    first, second = g.players  # Gambit 17 names players and strategies by their labels
+    value = Fraction(str(equilibrium.payoffs[first]))
+    x = [Fraction(str(equilibrium[first][s])) for s in g.get_strategies(first)]
+    y = [Fraction(str(equilibrium[second][s])) for s in g.get_strategies(second)]
     return value, x, y
 
 
@@ -76,11 +76,11 @@ def test_chemin_de_fer_as_nfg_agrees_with_gambit(tmp_path):
 def test_a_gambit_written_game_is_read(tmp_path):
     """A file Gambit itself wrote — the outcome version of the format included — reads as the same matrix."""
     matrix = [[Fraction(3), Fraction(-1)], [Fraction(-2), Fraction(1)]]
-    g = gbt.Game.from_arrays(
+    g = gbt.StrategicGame.from_arrays(
         [[3, -1], [-2, 1]], [[-3, 1], [2, -1]], title="from gambit"
     )
     path = tmp_path / "gambit.nfg"
-    path.write_text(g.to_nfg() if hasattr(g, "to_nfg") else g.write(format="nfg"))
+    path.write_text(g.to_nfg())
     game = read_game(path)
     assert [list(row) for row in game.matrix] == matrix
     assert game.title == "from gambit"
