@@ -23,6 +23,7 @@ __all__ = [
     "MAX_LEVEL_N",
     "MAX_RANKED_N",
     "MAX_HAND_SIZE",
+    "CHECK_NAMES",
 ]
 
 # -- a value's number part as an integer --------------------------------------------------------
@@ -57,3 +58,15 @@ MAX_RANKED_N = 31
 2n ≤ 62 bits fits a signed 64-bit integer."""
 MAX_HAND_SIZE = 10_000_000
 """The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
+
+# -- names every part agrees on --------------------------------------------------------------------
+CHECK_NAMES = (
+    "conjecture_12_2",
+    "conjecture_12_3",
+    "conjecture_12_4",
+    "theorem_8_10",
+    "theorem_9_4",
+    "conjecture_12_4_labeled",
+)
+"""The engine's checks of the papers' conjectures (``whist_catalogue.engine.levels.Checks``), in the order of
+their counterexample bits: the kernels', the chunks' and the search's ``counterexample(…)``."""

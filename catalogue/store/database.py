@@ -41,7 +41,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
-from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, MalformedContentError
 from whist_catalogue.store.identity import (
     SCHEMA_VERSION_TABLE,
     catalogue_path,
@@ -65,7 +65,6 @@ __all__ = [
     "database_errors",
     "corrupt_message",
     "damaged_message",
-    "MalformedContentError",
     "sqlite_maintenance",
     "BUSY_TIMEOUT_MS",
 ]
@@ -230,12 +229,6 @@ def _check_sqlite_file(path: Path) -> None:
     check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
 
 
-class MalformedContentError(ValueError):
-    """Contents this software would not have written: a cell of the wrong type, a short blob, invalid JSON, a
-    date that does not parse.  Raised by the code that checks what it reads; :func:`database_errors` reports it
-    as a damaged catalogue."""
-
-
 _SQLITE_CORRUPT = 11
 """SQLite's primary result code for a damaged page or index ("database disk image is malformed")."""
 _DAMAGE_SQLSTATES = frozenset({"42P01", "42703", "XX001", "XX002"})
@@ -258,7 +251,9 @@ def _is_damage(detail: object) -> bool:
     if getattr(detail, "sqlstate", None) in _DAMAGE_SQLSTATES:
         return True
     text = str(detail)
-    return "database disk image is malformed" in text or text.startswith(("no such table", "no such column"))
+    # A text cell SQLite cannot decode holds bytes no build wrote there.
+    return "database disk image is malformed" in text or text.startswith(("no such table", "no such column",
+                                                                           "Could not decode to UTF-8"))
 
 
 def damaged_message(location: Location | str, detail: object) -> str:
@@ -282,8 +277,6 @@ def database_errors(location: Location | str) -> Iterator[None]:
     database refuses as ill-formed — is a bug of this software and passes through unchanged (exit status 70),
     never reported as damage to the user's data.
     """
-    from whist_catalogue.engine.chunks import ChunkError
-
     try:
         yield
     except CatalogueError:
