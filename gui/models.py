@@ -563,6 +563,7 @@ class SearchResultsModel(ReadOnlyTableModel):
         self._cells: list[list[str]] = []
         """The display text of each fetched row, made in the worker with its page."""
         self._exhausted = True
+        self._inserting = False
         self.sorted_by: tuple[int, Qt.SortOrder] | None = None
         self.error: str | None = None
         """The last failure of a fetch (shown by the view), or None."""
@@ -591,7 +592,9 @@ class SearchResultsModel(ReadOnlyTableModel):
         return not parent.isValid() and not self._exhausted
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:
-        if parent.isValid() or self._exhausted or self.fetching:
+        # Not while a page is inserted: a listener of rowsAboutToBeInserted asking for more would ask for the
+        # page after the last deal shown before this one, twice.
+        if parent.isValid() or self._exhausted or self.fetching or self._inserting:
             return
         self._fetch(self.BATCH_SIZE)
 
@@ -615,9 +618,13 @@ class SearchResultsModel(ReadOnlyTableModel):
             self._exhausted = True
         if records:
             first = len(self.records)
-            self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)  # inclusive last row
-            self.records.extend(records)
-            self._cells.extend(cells)
+            self._inserting = True
+            try:
+                self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)  # inclusive last row
+                self.records.extend(records)
+                self._cells.extend(cells)
+            finally:
+                self._inserting = False
             self.endInsertRows()
         self.fetched.emit()
 
@@ -733,6 +740,8 @@ def _sort_value(field: Field | None, record: Any, cell: str) -> Any:
     then the infinitesimal's rank), else its text."""
     if field is None or field.of_record is None:
         return cell
+    if field.name == "label":
+        return record.key  # a deal's label read as a number: its key
     value = field.of_record(record)
     if isinstance(value, Value):
         return (value.number, value.infinitesimal.rank)

@@ -443,6 +443,25 @@ def _remove_new_catalogue(loc: Location) -> None:
             pass  # what cannot be removed stays; the error that ended the build is the one to report
 
 
+def _out_of_space(exc: BaseException) -> bool:
+    """Whether a failure (or what it arose from) is a full disk: SQLite's SQLITE_FULL or SQLITE_IOERR, or ENOSPC."""
+    import errno
+    import sqlite3
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        detail = getattr(current, "orig", None) or current
+        code = getattr(detail, "sqlite_errorcode", None)
+        if isinstance(detail, sqlite3.Error) and isinstance(code, int) and code & 0xFF in (10, 13):
+            return True
+        if isinstance(detail, OSError) and detail.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _preflight(session: Session, loc: Location) -> list[tuple[int, int, str]]:
     """Check what the build resumes from; return (n, deals found, what is wrong) of each complete level to store
     again.
@@ -525,7 +544,7 @@ def build_steps(
         lock.release()
         raise
     summary = BuildSummary(str(loc), max_n)
-    failed = True
+    failed: BaseException | None = None
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
             for n, found, what in _preflight(session, loc):
@@ -581,11 +600,16 @@ def build_steps(
         if loc.is_sqlite:
             with database_errors(loc):
                 sqlite_maintenance(engine, analyze=bool(summary.stored))
-        failed = False
+    except BaseException as exc:
+        failed = exc
+        raise
     finally:
         engine.dispose()
         try:
-            if failed and created and not summary.stored:
+            # A catalogue this build created goes when it fails before its first level — and whatever level it
+            # reached when the disk is full: its write-ahead log could not be folded in, and the space is better
+            # given back than kept for a few small levels (a rebuild makes them again in seconds).
+            if failed is not None and created and (not summary.stored or _out_of_space(failed)):
                 _remove_new_catalogue(loc)
         finally:
             lock.release()

@@ -22,7 +22,6 @@ from whist_catalogue.errors import DealTooLargeError, IllegalMoveError
 from whist_catalogue.store.identity import catalogue_path
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
-from whist_catalogue.theory.definition import RecursiveSolver
 from whist_catalogue.theory.solution import (CATALOGUE, DEFINITION, ENGINE, LINEAR_TIME, PRELOADED, Solver,
                                              SolverBase, SuitSolution)
 from whist_catalogue.theory.values import Value
@@ -30,6 +29,7 @@ from whist_catalogue.theory.values import Value
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from whist_catalogue.theory.definition import RecursiveSolver
     from whist_catalogue.engine.levels import EngineSolver
     from whist_catalogue.engine.plan import EnginePlan
     from whist_catalogue.single_suit.linear_time import LinearAnswer
@@ -63,10 +63,11 @@ class ComputingSolver(SolverBase):
 
     def __init__(self, max_n: int | None = None, *, catalogue: Catalogue | None = None) -> None:
         from whist_catalogue.engine.plan import engine_bound  # light: no NumPy, no Numba
+        from whist_catalogue.theory.definition import RecursiveSolver  # not on the start-up of `outcome -`
 
         self.max_n = engine_bound() if max_n is None else max_n
         self._catalogue = catalogue
-        self._recursive = RecursiveSolver()
+        self._recursive: RecursiveSolver = RecursiveSolver()
         self._engine: EngineSolver | None = None
         self._lock = threading.Lock()
 

@@ -38,9 +38,9 @@ depends_on: str | None = None
 CHUNK_DEALS = 1 << 20
 HEADER = struct.Struct("<4sBBHQQII")
 MAGIC = b"WLC1"
-CHECK_NAMES = ("conjecture_12_2", "conjecture_12_3", "conjecture_12_4", "theorem_8_10", "theorem_9_4",
-               "conjecture_12_4_labeled")
-FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
+CHECKS = ("conjecture_12_2", "conjecture_12_3", "conjecture_12_4", "theorem_8_10", "theorem_9_4",
+          "conjecture_12_4_labeled")
+FLAG_MASK = (1 << len(CHECKS)) - 1
 KEY = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 level = sa.table("level", sa.column("n"), sa.column("complete"), sa.column("row_count"), sa.column("checksum"),
@@ -77,7 +77,7 @@ def _convert(connection: sa.Connection, n: int) -> None:
         sa.select(deal.c.number_scaled, rank, deal.c.flags)
         .where(deal.c.key >= 1 << (2 * n), deal.c.key < 1 << (2 * n + 1)).order_by(deal.c.key))
     counts: dict[tuple[int, int], int] = {}
-    flagged = [0] * len(CHECK_NAMES)
+    flagged = [0] * len(CHECKS)
     start = stored = 0
     for index, part in enumerate(result.partitions(CHUNK_DEALS)):
         values = [(int(a), int(b)) for a, b, _ in part]
@@ -85,7 +85,7 @@ def _convert(connection: sa.Connection, n: int) -> None:
         for v in values:
             counts[v] = counts.get(v, 0) + 1
         for f in flags:
-            for c in range(len(CHECK_NAMES)):
+            for c in range(len(CHECKS)):
                 flagged[c] += f >> c & 1
         data = _chunk(n, start, values, flags)
         connection.execute(sa.insert(level_chunk).values(n=n, chunk=index, start=start, stop=start + len(values),
@@ -97,7 +97,7 @@ def _convert(connection: sa.Connection, n: int) -> None:
         connection.execute(sa.update(level).where(level.c.n == n).values(complete=False))
         return
     table = sorted(counts)
-    statistics = {"counts": [counts[v] for v in table], "counterexamples": dict(zip(CHECK_NAMES, flagged))}
+    statistics = {"counts": [counts[v] for v in table], "counterexamples": dict(zip(CHECKS, flagged))}
     connection.execute(sa.update(level).where(level.c.n == n).values(
         storage="chunks", chunk_deals=CHUNK_DEALS, value_table=_table_bytes(table),
         statistics=json.dumps(statistics, separators=(",", ":")), stored_bytes=stored))
