@@ -748,7 +748,8 @@ class SearchView(QWidget):
     def _export_done(self, done: tuple[int, str]) -> None:
         rows, missing = done
         self._stop_busy_bar()
-        self.message.show_info(f"Exported {rows:,} deals to {self._export_path}." + (f" ({missing})" if missing else ""))
+        said = f"Exported {rows:,} deals to {self._export_path}."
+        self.message.show_info(said + (f" ({missing})" if missing else ""))
         self.exported.emit(rows)
 
     def _export_failed(self, exc: Exception) -> None:

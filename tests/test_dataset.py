@@ -190,3 +190,30 @@ def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
         with pytest.raises(ExportTargetError, match="the export needs about"):
             export_to_file(cat, target, plan=plan)
     assert not target.exists()
+
+
+def test_the_old_deal_table_from_an_export_and_duckdb(built, tmp_path):
+    """docs/dataset.md's recipe for the dropped ``deal`` table, run as written on levels 1…4: every row equals
+    what the rows held (the reference computed without the catalogue)."""
+    import re
+    import sqlite3
+
+    pytest.importorskip("duckdb")
+    from catalogue_testing import reference_records
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "dataset.md").read_text()
+    code = re.search(r"## The old `deal` table.*?```python\n(.*?)```", text, re.S).group(1)
+    parquet = tmp_path / "deals.parquet"
+    status, _, err = run_cli("export", "n <= 4", "--format", "parquet", "--columns", "all,best_leads",
+                             "--db", str(built), "-o", str(parquet))
+    assert status == 0, err
+    exec(code.replace("'deals.parquet'", repr(str(parquet))).replace('"deals.sqlite"', repr(str(tmp_path / "d.sqlite"))),
+         {})
+    with sqlite3.connect(tmp_path / "d.sqlite") as db:
+        rows = db.execute("SELECT key, number_scaled, fraction_scaled, inf_sign, stoppers, h, ace, flags,"
+                          " best_leads_west FROM deal ORDER BY key").fetchall()
+    db.close()
+    expected = [(r.key, int(r.value.number * (1 << 24)), int(r.value.number % 1 * (1 << 24)), r.value.infinitesimal.sign,
+                 abs(r.value.infinitesimal.index), r.h, r.ace, r.flags,
+                 sum(1 << (c - 1) for c in r.solution.west_leads)) for r in reference_records(4)]
+    assert rows == expected

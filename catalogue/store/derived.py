@@ -169,12 +169,12 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
         part = slice(start, start + _BATCH)
         wests = columns.masks[part]
         moves = _move_masks(_alphas(n, wests, values_at)).tolist()
-        for i, (west, code, bits, masks) in enumerate(zip(wests.tolist(), columns.codes[part].tolist(),
-                                                          columns.flags[part].tolist(), moves), start):
+        for i, (west, code, bits, move) in enumerate(zip(wests.tolist(), columns.codes[part].tolist(),
+                                                         columns.flags[part].tolist(), moves), start):
             deal = Deal(n, west)
             assert deal.ace_holder is not None  # n ≥ 1
             found.append(DealRecord(
-                deal=deal, value=table_values[code], outcome=outcomes[code], move_masks=tuple(masks),
+                deal=deal, value=table_values[code], outcome=outcomes[code], move_masks=tuple(move),
                 h_lower=h_lower[i], h_upper=h_upper[i], h=h[i],
                 greedy=Outcome(greedy_west[i], greedy_east[i]),
                 five_card=("W" if t0[i] >= 0 else "E", "W" if t0[i] > 0 else "E"),  # Theorem 7.2

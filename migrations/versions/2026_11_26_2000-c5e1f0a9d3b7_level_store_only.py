@@ -138,7 +138,8 @@ def _agrees_with_its_chunks(connection: sa.Connection, row: sa.Row) -> bool:
                 or hashlib.sha256(data).hexdigest() != checksum or len(data) < HEADER.size:
             return False
         magic, chunk_n, _, _, chunk_start, chunk_stop, entries, _ = HEADER.unpack_from(data)
-        if (magic, chunk_n, chunk_start, chunk_stop) != (MAGIC, n, first, last) or len(data) < HEADER.size + 5 * entries:
+        if (magic, chunk_n, chunk_start, chunk_stop) != (MAGIC, n, first, last) \
+                or len(data) < HEADER.size + 5 * entries:
             return False
         numerators = struct.unpack_from(f"<{entries}i", data, HEADER.size)
         ranks = struct.unpack_from(f"<{entries}b", data, HEADER.size + 4 * entries)

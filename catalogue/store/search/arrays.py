@@ -270,7 +270,8 @@ def _levels(catalogue: Catalogue, query: ChunkQuery) -> list[int]:
 
 def count(catalogue: Catalogue, expression: str | None = None, *, level: int | None = None,
           progress: LevelProgress | None = None) -> int:
-    """How many deals of the catalogue's complete levels match (:meth:`~whist_catalogue.store.reader.Catalogue.count`)."""
+    """How many deals of the catalogue's complete levels match
+    (:meth:`~whist_catalogue.store.reader.Catalogue.count`)."""
     query = ChunkQuery(expression, level=level)
     found = 0
     for n in _levels(catalogue, query):
