@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
-from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
-from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
+from whist_catalogue.errors import DealTooLargeError, InvalidDealError, UsageError, WhistError
+from whist_catalogue.scripts.cli import DealText, deal_arguments, emit_json
 from whist_catalogue.theory.deals import (
     Deal,
     Suit,
@@ -231,13 +231,13 @@ def run_value(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parsed_until_error(texts: list[str]) -> tuple[list[Suit], WhistError | None]:
+def _parsed_until_error(texts: list[DealText]) -> tuple[list[Suit], WhistError | None]:
     suits: list[Suit] = []
-    for text in texts:
+    for written in texts:
         try:
-            suits.append(parse_suit(text))
+            suits.append(parse_suit(written.text))
         except WhistError as exc:
-            return suits, exc
+            return suits, written.located(exc)
     return suits, None
 
 
@@ -258,14 +258,14 @@ _BATCH = 512
 catalogue's derived moves); typed at a terminal, each is answered at once."""
 
 
-def _batches(items: Sequence[str]) -> Iterator[list[str]]:
+def _batches(items: Sequence[str]) -> Iterator[list[DealText]]:
     """:func:`deal_arguments` in lists to answer together; the lines read before an unreadable one still
     come out, ahead of its error."""
     size = 1 if list(items) == ["-"] and sys.stdin.isatty() else _BATCH
-    batch: list[str] = []
+    batch: list[DealText] = []
     try:
-        for text in deal_arguments(items):
-            batch.append(text)
+        for written in deal_arguments(items):
+            batch.append(written)
             if len(batch) == size:
                 yield batch
                 batch = []
@@ -323,8 +323,12 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
     for texts in _batches(args.deals):
         lines: list[str] = []
         try:
-            for text in texts:
-                lines.append(_outcome_lines(text, evaluate, as_json))
+            for written in texts:
+                try:
+                    lines.append(_outcome_lines(written.text, evaluate, as_json))
+                except WhistError as exc:
+                    written.located(exc)
+                    raise
         finally:
             # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
             sys.stdout.write("".join(lines))
@@ -411,8 +415,13 @@ def run_moves(args: argparse.Namespace) -> int:
 def _run_moves(args: argparse.Namespace, table: "SuitTable") -> None:
     from whist_catalogue.store.solvers import LINEAR_TIME, answer_moves
 
-    for text in deal_arguments(args.deals):
-        suits = parse_multisuit(text)
+    for written in deal_arguments(args.deals):
+        text = written.text
+        try:
+            suits = parse_multisuit(text)
+        except WhistError as exc:
+            written.located(exc)
+            raise
         led = _parse_led(args.led, suits) if args.led else None
         found = answer_moves(table, suits, args.leader, led)
         to_play = args.leader if led is None else ("E" if args.leader == "W" else "W")

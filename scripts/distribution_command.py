@@ -12,12 +12,8 @@ from fractions import Fraction
 from typing import Iterator
 
 from whist_catalogue import documentation
-from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import emit_json
-
-
-class DistributionUsageError(WhistError, ValueError):
-    pass
+from whist_catalogue.errors import UsageError
+from whist_catalogue.scripts.cli import emit_json
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -60,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     sizes = parse_sizes(args.sizes)
     if args.counts is not None and (args.db is not None or args.source != "auto"):
-        raise DistributionUsageError("--counts names the source: drop --db and --source")
+        raise UsageError("--counts names the source: drop --db and --source")
     with _catalogue(args) as catalogue:
         result = distribution(sizes, args.source, catalogue, args.counts)  # type: ignore[arg-type]
     if args.json:

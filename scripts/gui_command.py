@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from whist_catalogue.scripts.main import add_db_option, add_json_option
+from whist_catalogue.scripts.cli import add_db_option, add_json_option
 
 __all__ = ["register", "run"]
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.screenshot is None:
         return run_app(args.db)
-    from whist_catalogue.scripts.main import emit_json
+    from whist_catalogue.scripts.cli import emit_json
     from whist_catalogue.scripts.progress import ProgressBar
 
     with ProgressBar("screenshots", " views") as bar:

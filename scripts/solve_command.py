@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from whist_catalogue.errors import GameArgumentError
 from whist_catalogue.games import solved_games
-from whist_catalogue.scripts.main import EXIT_OK, emit_json, whole_number
+from whist_catalogue.scripts.cli import EXIT_OK, emit_json, whole_number
 
 if TYPE_CHECKING:
     from whist_catalogue.games.strategic_form import StrategicForm

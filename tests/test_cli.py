@@ -160,6 +160,44 @@ def test_bad_input_is_one_line_and_exit_2(argv, words):
     assert result.stdout == ""
 
 
+def test_every_error_line_has_the_one_form():
+    """A sub-command's own parser, the commands and the core all begin the line the same way; argparse's
+    sub-parsers would say ``whist-catalogue export: error:``."""
+    for argv in (["export", "--level", "x"], ["solve", "le-her", "--cards"], ["value", "AQ/K"], ["frobnicate"]):
+        result = run_cli(*argv)
+        assert result.returncode == 2 and result.stderr.startswith("whist-catalogue: error: "), (argv, result.stderr)
+        assert result.stderr.count("\n") == 1 and "export:" not in result.stderr
+
+
+def test_ctrl_c_is_a_stop_not_an_error():
+    """Ctrl+C while a command waits for stdin: one calm line, exit status 130, nothing on stdout."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "value", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, **NO_CATALOGUE))
+    try:
+        proc.stdin.write("AQ/KJ\n" * 512)  # a pipe's deals are answered 512 at a time; then it waits for more
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith("AQ/KJ")
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and err == "whist-catalogue: interrupted\n", (proc.returncode, err)
+
+
+@pytest.mark.parametrize("command", ["value", "outcome", "moves"])
+def test_a_bad_line_of_stdin_is_named_by_its_number(command, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("AQ/KJ\n\nKT9/AQJ\nAQ/K\nKQ/AJ\n"))
+    assert main([command, "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist-catalogue: error: stdin line 4: asymmetric suit AQ/K") and err.count("\n") == 1
+
+
 def test_scan_json(capsys):
     lines = run_json(capsys, "scan", "--max-n", "4", "--json", "--no-progress")
     assert [x["n"] for x in lines] == [1, 2, 3, 4]

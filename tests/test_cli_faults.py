@@ -313,4 +313,4 @@ def test_sigterm_during_a_build_on_postgresql_is_one_line(tmp_path):
                 if proc.poll() is None:
                     proc.kill()
                     proc.communicate()
-            assert (proc.returncode, err, out) == (143, "whist-catalogue: error: terminated\n", ""), also_the_server
+            assert (proc.returncode, err, out) == (143, "whist-catalogue: terminated\n", ""), also_the_server

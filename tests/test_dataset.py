@@ -178,7 +178,8 @@ def test_export_plan_estimates_before_any_work(built):
 
 
 def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
-    from whist_catalogue.scripts.catalogue_commands import CatalogueUsageError, _check_free_space
+    from whist_catalogue.errors import UsageError
+    from whist_catalogue.scripts.catalogue_commands import _check_free_space
 
     target = tmp_path / "x.parquet"
     for argv, message in [(["--columns", "key,nope"], "unknown column 'nope'"),
@@ -187,5 +188,5 @@ def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
         code, out, err = run_cli("export", "--db", str(built), *argv)
         assert code == 2 and message in err and out == ""
     assert not target.exists()
-    with pytest.raises(CatalogueUsageError, match="the export needs about"):
+    with pytest.raises(UsageError, match="the export needs about"):
         _check_free_space(target, 1 << 62)

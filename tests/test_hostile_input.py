@@ -372,7 +372,7 @@ def test_a_signal_stops_a_build_cleanly(tmp_path, signum, status, word):
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == status and err == f"whist-catalogue: error: {word}\n" and out == "", (proc.returncode, err)
+    assert proc.returncode == status and err == f"whist-catalogue: {word}\n" and out == "", (proc.returncode, err)
     assert waited < 10, f"took {waited:.1f} s to stop"  # generous: the machine is shared; typically under 1 s
     assert sorted(p.name for p in tmp_path.iterdir()) == ["signalled.sqlite"], "no -wal, -shm or lock left"
     with open_catalogue(path) as catalogue:
@@ -394,5 +394,5 @@ def test_sigterm_during_an_export_leaves_no_partial_file(tmp_path):
         time.sleep(0.01)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143 and err == "whist-catalogue: error: terminated\n"
+    assert proc.returncode == 143 and err == "whist-catalogue: terminated\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.sqlite"]

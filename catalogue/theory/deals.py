@@ -20,7 +20,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
-from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
+from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, counted
 from whist_catalogue.theory.immutable import Immutable
 
 if TYPE_CHECKING:
@@ -121,7 +121,8 @@ class Deal(Immutable):
         west = _mask(text, "W")
         if 2 * west.bit_count() != len(text):
             raise AsymmetricSuitError(
-                f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
+                f"asymmetric suit {label!r}: West holds {counted(west.bit_count(), 'card')}, "
+                f"East {len(text) - west.bit_count()}"
             )
         return cls(len(text) // 2, west)
 
@@ -241,7 +242,7 @@ class Suit(Immutable):
         object.__setattr__(self, "notation", notation)
         object.__setattr__(self, "_deal", _deal)
         if len(west) != len(east):
-            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {len(west)} cards, East {len(east)}")
+            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {counted(len(west), 'card')}, East {len(east)}")
         if _deal is not None:
             return  # the cards of a Deal are distinct by construction
         cards = west + east
