@@ -138,7 +138,9 @@ def test_text_output(capsys):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["value", "AQ/K"], "asymmetric"),
+        (["value", "AQ/K"], "asymmetric suit AQ/K: West holds 2 cards, East 1"),
+        (["value", "A/KQ"], "West holds 1 card, East 2"),
+        (["value", "WEE"], "West holds 1 card, East 2"),
         (["value", "AA/KQ"], "twice"),
         (["value", "AX/KQ"], "rank"),
         (["value", ""], "empty"),

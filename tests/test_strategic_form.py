@@ -107,7 +107,7 @@ def test_grids_with_and_without_names():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("1 2\n3", "ragged matrix: row 2 has 1 entries, row 1 has 2"),
+        ("1 2\n3", "ragged matrix: row 2 has 1 entry, row 1 has 2"),
         ("1 x\n2 3", "row 1, column 2: 'x' is not a number"),
         (",L,R\nT,1,oops\nB,2,3", "row 2, column 3: 'oops' is not a number"),
         ("", "the game has no pay-offs"),
