@@ -104,6 +104,27 @@ def test_plots_have_the_navigation_toolbar_and_fit_a_small_window(qtbot, window,
     assert page.canvas.figure.axes[0].get_title() == "The Banker's gain G(h)"
 
 
+def test_the_randomised_cell_and_the_subgame_probabilities_are_in_view_at_1000_by_700(qtbot, window, solutions):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() <= 1000)
+    page = solutions.chemin_de_fer
+    qtbot.wait(50)
+    j, l, _ = page.solution.mixed_cell
+    row = [r for r in range(page.decisions.rowCount()) if page.decisions.headerData(r, Qt.Orientation.Vertical)
+           == f"Banker {j}"][0]
+    cell = page.decisions_view.visualRect(page.decisions.index(row, l))
+    assert page.decisions_view.viewport().rect().contains(cell), "the cell the Banker randomises is in view"
+    solutions.tabs.setCurrentWidget(solutions.le_her)
+    wait_idle(qtbot, window, solutions)
+    page = solutions.le_her
+    qtbot.wait(50)
+    view = page.subgame_view
+    assert view.horizontalHeader().length() <= view.viewport().width(), "every column of the subgame in view"
+    headers = [page.subgame.headerData(k, Qt.Orientation.Horizontal) for k in range(page.subgame.columnCount())]
+    assert headers == ["t = 9: 4/7", "t = 10: 3/7"]  # each strategy with its probability
+    assert page.subgame.headerData(0, Qt.Orientation.Vertical) == "s = 8: 6/7"
+
+
 def test_le_her_plot_and_the_optimal_cells_in_view_at_52(qtbot, window, solutions):
     window.resize(1000, 700)
     solutions.tabs.setCurrentWidget(solutions.le_her)
