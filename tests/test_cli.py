@@ -29,7 +29,8 @@ def run_cli(*argv, stdin=None):
 def test_value_json(capsys):
     lines = run_json(capsys, "value", "--json", "AQ/KJ", "13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", "EWEW")
     assert lines[0] == {
-        "deal": "EWEW",
+        "deal": "AQ/KJ",  # as written, as outcome and moves echo it; the canonical label beside it
+        "label": "EWEW",
         "n": 2,
         "value": {"number": "3/2", "infinitesimal": "0", "text": "1 + 1/2"},
         "outcome": {"west_leads": 1, "east_leads": 2},
@@ -160,6 +161,19 @@ def test_bad_input_is_one_line_and_exit_2(argv, words):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_a_suit_may_be_written_after_its_symbol(capsys):
+    """As ``--led ♠:T`` names a suit by its symbol, a deal may write it: ``♠AQ/KJ``."""
+    (plain,) = run_json(capsys, "value", "--json", "AQ/KJ")
+    (marked,) = run_json(capsys, "value", "--json", "♠AQ/KJ")
+    assert marked == {**plain, "deal": "♠AQ/KJ"}
+    text = "♠ KQT98/AJ765, ♥AK9/QJT, ♦AJ9753/KQT864, ♣KQT86/AJ975"
+    (line,) = run_json(capsys, "outcome", "--json", text)
+    (same,) = run_json(capsys, "outcome", "--json", "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975")
+    assert {**line, "deal": None} == {**same, "deal": None}
+    result = run_cli("outcome", "♥AQ/KJ, ♠KQ/AJ")
+    assert result.returncode == 2 and "suit 1 is written after ♥, which names suit 2" in result.stderr
 
 
 def test_every_error_line_has_the_one_form():

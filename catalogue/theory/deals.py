@@ -427,12 +427,15 @@ def _parse_suit(text: str) -> Suit:
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
-    * an owner string, lowest card first: ``EWEW``.
+    * an owner string, lowest card first: ``EWEW``;
 
+    any of them after its suit's symbol, as ``--led ♠:T`` names a suit: ``♠AQ/KJ``.
     A deal of more than :data:`MAX_HAND_SIZE` cards a hand is refused first (:func:`check_deal_size`).
     """
     check_deal_size(text)
     stripped = text.strip()
+    if stripped[:1] in SUIT_SYMBOLS:
+        stripped = stripped[1:].strip()
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
@@ -501,9 +504,18 @@ _SUIT_SEPARATOR = re.compile(r"[,;]")
 
 
 def multisuit_parts(text: str) -> list[str]:
-    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``."""
+    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``.  A suit written after a
+    symbol must be the suit that symbol names (``♠`` the first, ``♥`` the second, …: docs/spec.md §2)."""
     check_deal_size(text)
-    return text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    if not text.isascii():  # a symbol at all: rare, and the batch's hot path stays one C-speed check
+        for i, part in enumerate(parts):
+            symbol = part.strip()[:1]
+            if symbol in SUIT_SYMBOLS and SUIT_SYMBOLS[i:i + 1] != (symbol,):
+                raise InvalidDealError(f"suit {i + 1} is written after {symbol}, which names suit "
+                                       f"{SUIT_SYMBOLS.index(symbol) + 1}: the symbols ♠ ♥ ♦ ♣ name the suits in "
+                                       "the order written")
+    return parts
 
 
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
