@@ -349,6 +349,8 @@ def run_export(args: argparse.Namespace) -> int:
         raise UsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
     if args.expression is not None:
         compile_search(args.expression)  # reject a bad expression before opening anything
+    if args.output is not None:
+        _check_target(args.output)  # a folder that is not there is said before any estimate, not after
     require_pyarrow()
     from whist_catalogue.scripts.progress import ProgressBar
 
@@ -424,13 +426,7 @@ def _export_to_file(catalogue, path: str, options: dict) -> int:  # noqa: ANN001
     from whist_catalogue.store.dataset import export_levels
 
     text = path  # as given: Path() would drop a trailing "/"
-    target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
-    if target.is_dir():
-        raise UsageError(f"cannot write {text}: it is a directory")
-    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
-        raise UsageError(f"cannot write {text}: not a directory")
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {text}: no directory {target.parent}")
+    target = _check_target(path)
     _refuse_the_catalogue(catalogue, text, target)
     if target.exists() and not target.is_file():
         try:
@@ -449,6 +445,18 @@ def _export_to_file(catalogue, path: str, options: dict) -> int:  # noqa: ANN001
         if partial.exists():
             partial.unlink()
     return count
+
+
+def _check_target(text: str) -> Path:
+    """The file ``text`` names (through a symlink: it is written through, never replaced), if it can be one."""
+    target = Path(os.path.realpath(text))
+    if target.is_dir():
+        raise UsageError(f"cannot write {text}: it is a directory")
+    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
+        raise UsageError(f"cannot write {text}: not a directory")
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {text}: no directory {target.parent}")
+    return target
 
 
 def _refuse_the_catalogue(catalogue, text: str, target: Path) -> None:  # noqa: ANN001

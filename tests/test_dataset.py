@@ -190,3 +190,17 @@ def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
     assert not target.exists()
     with pytest.raises(UsageError, match="the export needs about"):
         _check_free_space(target, 1 << 62)
+
+
+def test_a_missing_folder_is_refused_before_any_estimate(built, tmp_path, capsys, monkeypatch):
+    """``export -o /nonexistent/dir/x.csv``: the refusal is the one line, not an estimate of work that will not
+    happen followed by it (every export here announces its estimate)."""
+    from whist_catalogue.scripts import catalogue_commands
+    from whist_catalogue.scripts.main import main
+
+    monkeypatch.setattr(catalogue_commands, "ESTIMATE_SECONDS", 0.0)
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    assert capsys.readouterr().err.startswith("exporting ")  # the estimate, when the export goes ahead
+    missing = tmp_path / "nowhere" / "x.csv"
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(missing), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"whist-catalogue: error: cannot write {missing}: no directory {missing.parent}\n"
