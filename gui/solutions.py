@@ -315,7 +315,8 @@ class LeHerPage(QWidget):
         self.cards = QSpinBox()
         self.cards.setRange(limits.minimum, limits.maximum)
         self.cards.setValue(13)
-        self.cards.setToolTip(f"N, the number of card values ({limits.minimum}–{limits.maximum}); 13 is the classic game")
+        self.cards.setToolTip(f"N, the number of card values ({limits.minimum}–{limits.maximum}); "
+                              "13 is the classic game")
         self.cards.setKeyboardTracking(False)
         self.cards.valueChanged.connect(self.solve)
         cards_label = QLabel("&N (cards):")

@@ -119,7 +119,8 @@ class ValueAnswer(NamedTuple):
         meets few distinct values)."""
         deal = self.suit.deal
         head = f'{{"deal": {_to_json(self.deal)}, "label": {_to_json(deal.label)}, "n": {deal.n}, '
-        leads = f'"best_leads": {{"west": {_to_json(list(self.west_leads))}, "east": {_to_json(list(self.east_leads))}}}'
+        leads = (f'"best_leads": {{"west": {_to_json(list(self.west_leads))}, '
+                 f'"east": {_to_json(list(self.east_leads))}}}')
         if self.beyond is None:
             assert self.value is not None
             known = printed.get(self.value)
@@ -175,7 +176,8 @@ class OutcomeAnswer(NamedTuple):
     def to_json(self) -> dict[str, object]:
         from whist_catalogue.theory.packed import unpack
 
-        return json.loads(self.json_line({code: _to_json(unpack(code).to_json()) for code in (*self.codes, self.total)}))
+        values = {code: _to_json(unpack(code).to_json()) for code in (*self.codes, self.total)}
+        return json.loads(self.json_line(values))
 
     def json_line(self, values: Mapping[int, str]) -> str:
         # A card's name (a rank letter or a whole number) needs no escaping.
