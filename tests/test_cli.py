@@ -259,3 +259,26 @@ def test_a_huge_suit_names_the_normal_leads_theorem_8_2_makes_best(capsys):
                 assert lead == {"suit": 0, "card": str(normal_lead(deal, west))} and "Theorem 8.2" in note
             seen[lead is not None] += 1
     assert seen[True] > 20
+
+
+def test_an_answer_record_s_json_is_its_line(capsys):
+    """``to_json`` (the API) and ``json_line`` (a batch's hot loop) of each answer record say the same, and the
+    command prints the record's own text."""
+    from whist_catalogue.store.solvers import answer
+    from whist_catalogue.theory.answers import ValueAnswer
+    from whist_catalogue.theory.deals import parse_suit
+    from whist_catalogue.theory.multisuit import DealEvaluator
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.scripts.deal_commands import _outcome_answer, _value_answer, _ValueJson
+
+    table = SuitTable()
+    for text in ("K Q 10 / A J 9", "WE" * 40, "WWEE" * 30):
+        suit = parse_suit(text)
+        record = _value_answer(text, suit, answer(table, suit.deal))
+        assert isinstance(record, ValueAnswer) and json.loads(record.json_line({})) == record.to_json()
+        assert main(["value", text]) == 0 and capsys.readouterr().out == record.text()
+    evaluate = DealEvaluator(table)
+    for text in ("KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975", "WE" * 40):
+        record = _outcome_answer(text, evaluate)
+        assert json.loads(record.json_line(_ValueJson())) == record.to_json()
+        assert main(["outcome", text]) == 0 and capsys.readouterr().out == record.text()
