@@ -32,14 +32,7 @@ from whist_catalogue.theory.deals import (
     parse_suit_name,
     suit_name,
 )
-from whist_catalogue.theory.answers import (
-    BeyondOutcome,
-    BeyondSolvers,
-    MovesAnswer,
-    NormalLead,
-    OutcomeAnswer,
-    ValueAnswer,
-)
+from whist_catalogue.theory.answers import BeyondOutcome, MovesAnswer, OutcomeAnswer, ValueAnswer
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
@@ -219,7 +212,7 @@ def run_value(args: argparse.Namespace) -> int:
             answers: list[str] = []
             try:
                 for written, suit, found in zip(texts, suits, _answers(table, suits)):
-                    answer = _value_answer(written.text, suit, found)
+                    answer = ValueAnswer.of(written.text, suit, found)
                     answers.append(answer.json_line(printed) if args.json else answer.text())
             finally:
                 sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
@@ -280,17 +273,6 @@ def _close(solver: "Solver") -> None:
         close()
 
 
-def _value_answer(text: str, suit: Suit, found: "SuitAnswer") -> ValueAnswer:
-    """The store's answer (:func:`~whist_catalogue.store.solvers.answer`) as ``value`` shows it."""
-    solution = found.solution
-    if solution is None:
-        beyond = _beyond(found, suit.name_of)
-        return ValueAnswer(text, suit, beyond.value, found.outcome, (beyond.west.card,) if beyond.west.best else (),
-                           (beyond.east.card,) if beyond.east.best else (), beyond)
-    return ValueAnswer(text, suit, solution.value, solution.outcome, tuple(map(suit.name_of, solution.west_leads)),
-                       tuple(map(suit.name_of, solution.east_leads)))
-
-
 def run_outcome(args: argparse.Namespace) -> int:
     with _table(args) as table:
         _run_outcome(args, table)
@@ -340,14 +322,14 @@ def _outcome_answer(text: str, evaluate: "DealEvaluator") -> OutcomeAnswer | Bey
             suit = parse_suit(text)
             deal, name_of = suit.deal, suit.name_of
         if deal.n >= _LINEAR_FROM_N:
-            return _beyond_outcome(text, _answer(evaluate, deal), name_of)
+            return BeyondOutcome.of(text, _answer(evaluate, deal), name_of)
     try:
         written = evaluate(text)
     except DealTooLargeError:
         suits = parse_multisuit(text)
         if len(suits) != 1:
             raise
-        return _beyond_outcome(text, _answer(evaluate, suits[0].deal), suits[0].name_of)
+        return BeyondOutcome.of(text, _answer(evaluate, suits[0].deal), suits[0].name_of)
     analysis = written.evaluation
     west, east = analysis.west_lead, analysis.east_lead
     return OutcomeAnswer(text, written.parts, analysis.codes, analysis.total, analysis.outcome,
@@ -407,19 +389,3 @@ def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":
     if deal.n == 0:
         raise InvalidDealError("empty deal")
     return answer(evaluate.table, deal)
-
-
-def _beyond(found: "SuitAnswer", name_of: Callable[[int], str]) -> BeyondSolvers:
-    """What the linear-time theory gave a suit beyond every solver (:class:`~whist_catalogue.single_suit.
-    linear_time.LinearAnswer`), its cards named by ``name_of``."""
-    assert found.linear is not None
-    detection, leads, outcome = found.linear.detection, found.linear.leads, found.outcome
-    west = NormalLead("West", name_of(leads.west), leads.west_is_best, leads.west_guarantee, outcome.west_leads)
-    east = NormalLead("East", name_of(leads.east), leads.east_is_best, leads.east_guarantee,
-                      found.deal.n - outcome.east_leads)
-    return BeyondSolvers(detection.value, detection.kind, Value(detection.lower), Value(detection.upper), west, east,
-                         found.not_given)
-
-
-def _beyond_outcome(text: str, found: "SuitAnswer", name_of: Callable[[int], str] = str) -> BeyondOutcome:
-    return BeyondOutcome(text, found.deal.n, found.outcome, _beyond(found, name_of))

@@ -269,12 +269,12 @@ def test_an_answer_record_s_json_is_its_line(capsys):
     from whist_catalogue.theory.deals import parse_suit
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
-    from whist_catalogue.scripts.deal_commands import _outcome_answer, _value_answer, _ValueJson
+    from whist_catalogue.scripts.deal_commands import _outcome_answer, _ValueJson
 
     table = SuitTable()
     for text in ("K Q 10 / A J 9", "WE" * 40, "WWEE" * 30):
         suit = parse_suit(text)
-        record = _value_answer(text, suit, answer(table, suit.deal))
+        record = ValueAnswer.of(text, suit, answer(table, suit.deal))
         assert isinstance(record, ValueAnswer) and json.loads(record.json_line({})) == record.to_json()
         assert main(["value", text]) == 0 and capsys.readouterr().out == record.text()
     evaluate = DealEvaluator(table)

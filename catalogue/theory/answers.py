@@ -22,13 +22,15 @@ records, or subclasses adding fields to ``to_json``.
 from __future__ import annotations
 
 import json
-from typing import Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 from whist_catalogue.errors import counted
-from whist_catalogue.theory.deals import Suit, parse_suit
+from whist_catalogue.theory.deals import Deal, Suit, parse_suit
+from whist_catalogue.theory.solution import SuitSolution
 from whist_catalogue.theory.values import Outcome, Value
 
 __all__ = [
+    "Found",
     "outcome_json",
     "outcome_text",
     "ValueAnswer",
@@ -53,6 +55,23 @@ def outcome_json(o: Outcome) -> dict[str, int]:
 def outcome_text(o: Outcome) -> str:
     return (f"West takes {counted(o.west_leads, 'trick')} with West on lead, "
             f"{counted(o.east_leads, 'trick')} with East on lead")
+
+
+class Found(Protocol):
+    """A single suit's answer where it is made (:class:`whist_catalogue.store.solvers.SuitAnswer`): the records
+    below are built from it, by the command line and the app alike."""
+
+    @property
+    def deal(self) -> Deal: ...
+    @property
+    def solution(self) -> SuitSolution | None: ...
+    @property
+    def linear(self) -> Any:
+        """:class:`whist_catalogue.single_suit.linear_time.LinearAnswer` (a layer below this one cannot name it)."""
+    @property
+    def outcome(self) -> Outcome: ...
+    @property
+    def not_given(self) -> str: ...
 
 
 class NormalLead(NamedTuple):
@@ -88,6 +107,16 @@ class BeyondSolvers(NamedTuple):
     east: NormalLead
     not_given: str
 
+    @classmethod
+    def of(cls, found: Found, name_of: Callable[[int], str]) -> BeyondSolvers:
+        """What the linear-time theory gave a suit beyond every solver, its cards named by ``name_of``."""
+        detection, leads, outcome = found.linear.detection, found.linear.leads, found.outcome
+        west = NormalLead("West", name_of(leads.west), leads.west_is_best, leads.west_guarantee, outcome.west_leads)
+        east = NormalLead("East", name_of(leads.east), leads.east_is_best, leads.east_guarantee,
+                          found.deal.n - outcome.east_leads)
+        return cls(detection.value, detection.kind, Value(detection.lower), Value(detection.upper), west, east,
+                   found.not_given)
+
     def value_text(self, outcome: Outcome) -> str:
         if self.value is not None:
             return f"{self.value.text()}  (Theorem 12.1: the value is {self.kind})"
@@ -110,6 +139,17 @@ class ValueAnswer(NamedTuple):
     east_leads: tuple[str, ...]
     beyond: BeyondSolvers | None = None
     """Set when only the linear-time theory reaches the deal; then the leads are the normal leads it names."""
+
+    @classmethod
+    def of(cls, text: str, suit: Suit, found: Found) -> ValueAnswer:
+        """The answer to ``suit``, written as ``text``, from what the solvers (or the linear-time theory) found."""
+        solution = found.solution
+        if solution is None:
+            beyond = BeyondSolvers.of(found, suit.name_of)
+            return cls(text, suit, beyond.value, found.outcome, (beyond.west.card,) if beyond.west.best else (),
+                       (beyond.east.card,) if beyond.east.best else (), beyond)
+        return cls(text, suit, solution.value, solution.outcome, tuple(map(suit.name_of, solution.west_leads)),
+                   tuple(map(suit.name_of, solution.east_leads)))
 
     def to_json(self) -> dict[str, object]:
         return json.loads(self.json_line({}))
@@ -206,6 +246,10 @@ class BeyondOutcome(NamedTuple):
     n: int
     outcome: Outcome
     beyond: BeyondSolvers
+
+    @classmethod
+    def of(cls, text: str, found: Found, name_of: Callable[[int], str] = str) -> BeyondOutcome:
+        return cls(text, found.deal.n, found.outcome, BeyondSolvers.of(found, name_of))
 
     def to_json(self) -> dict[str, object]:
         b = self.beyond
