@@ -105,9 +105,9 @@ def test_a_deal_above_the_size_bound_is_refused_at_once(command, notation, reque
 def test_a_line_longer_than_the_bound_is_refused_without_reading_on(monkeypatch):
     import io
 
-    from whist_catalogue.scripts import main
+    from whist_catalogue.scripts import cli
 
-    monkeypatch.setattr(main, "MAX_LINE_BYTES", 100)
+    monkeypatch.setattr(cli, "MAX_LINE_BYTES", 100)
     monkeypatch.setattr(sys, "stdin", io.StringIO("EWEW\n" + "W" * 150 + "E" * 150 + "\nEW\n"))
     code, out, err = run_cli("value", "-")
     assert "stdin line 2: longer than 100 bytes" in _one_line(err, code) and out.startswith("EWEW")
