@@ -185,6 +185,7 @@ def test_the_summary_is_what_the_json_says():
     assert [said[k] for k in ("E[West's tricks], West leads", "E[West's tricks], East leads")] == \
         [Fraction(obj["expected_west_leads"]), Fraction(obj["expected_east_leads"])]
     assert result.headline() == "suits 4,4,3,2: 4 suits, 13 tricks, 588,000 deals"
+    assert distribution((1,)).headline() == "suits 1: 1 suit, 1 trick, 2 deals"
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from whist_catalogue.constants import SCALE, SCALE_BITS
-from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.errors import InvalidValueError, counted
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
 if TYPE_CHECKING:
@@ -140,9 +140,8 @@ class OutcomeDistribution:
         )
 
     def headline(self) -> str:
-        k = len(self.sizes)
-        return (f"suits {','.join(map(str, self.sizes))}: {k} suit{'s' if k != 1 else ''}, {self.tricks} tricks, "
-                f"{self.deals:,} deals")
+        return (f"suits {','.join(map(str, self.sizes))}: {counted(len(self.sizes), 'suit')}, "
+                f"{counted(self.tricks, 'trick')}, {self.deals:,} deals")
 
     def text(self) -> str:
         """The distribution for a terminal (``whist-catalogue distribution``): every outcome, then :meth:`summary`."""
