@@ -1,13 +1,13 @@
-"""Errors a user can cause: bad input or a bad catalogue.
+"""Errors a user can cause: bad input or a bad catalogue — every exception class of the package.
 
-Every one of them derives from :class:`WhistError`, so the command line and the
+Every one a user can cause derives from :class:`WhistError`, so the command line and the
 app can turn them into one clear line (exit status 2) in a single place. Where
 it makes sense they also derive from the matching built-in, python-chess style,
-so ``except ValueError`` keeps working for library users.
-
-The package's one rule (docs/architecture.md): every exception class is declared here, grouped by the
-layer that raises it, so that a caller catches by importing one module and no layer imports another's
-internals to name an error.
+so ``except ValueError`` keeps working for library users. Those that are not a
+user's (:class:`ChunkError`, :class:`MalformedContentError`, :class:`CertificationError`) are
+named here too, so that every exception class has one home (docs/architecture.md), grouped
+by the layer that raises it; the modules that raise an error import it from here.
+:func:`counted` says a count in a message ("1 card", "2 cards").
 """
 
 from __future__ import annotations
@@ -82,11 +82,6 @@ class MalformedContentError(ValueError):
     ``database_errors`` reports it as a damaged catalogue (:class:`CatalogueDamagedError`)."""
 
 
-class ChunkError(ValueError):
-    """The bytes are not a well-formed chunk of the level store (damaged, truncated, or not a chunk at all);
-    reported as a damaged catalogue, like :class:`MalformedContentError`."""
-
-
 class MissingDependency(WhistError, ImportError):
     """An optional library this needs is not installed (the message says how to get it)."""
 
@@ -98,3 +93,35 @@ class ExportTargetError(WhistError, ValueError):
 
 class DistributionError(WhistError, ValueError):
     """Suit sizes that are not a list of positive integers, or a level whose counts no source has."""
+
+
+# -- the command line, the engine and the games ---------------------------------------------------------
+
+
+class UsageError(WhistError, ValueError):
+    """A command-line option, or a combination of options, that the command cannot take (found after parsing)."""
+
+
+class ClusterError(WhistError):
+    """A ``--cluster`` address that is malformed or does not answer, or the cluster extra missing."""
+
+
+class InvalidMatrixError(GameArgumentError):
+    """A pay-off matrix that is empty, ragged, or holds something that is not a number."""
+
+
+class ChunkError(ValueError):
+    """The bytes are not a well-formed chunk of value codes (damaged, truncated, or not a chunk at all).
+
+    Not a :class:`WhistError`: the store reports it as a damaged catalogue (:class:`CatalogueDamagedError`)."""
+
+
+class CertificationError(ValueError):
+    """A claimed solution in which a strategy fails to guarantee the claimed value.
+
+    Not a :class:`WhistError`: the games certify their own solutions, so a failure is a bug (exit status 70)."""
+
+
+def counted(k: int, noun: str, nouns: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1 entry``, ``3 entries``: a count and its noun, singular only for 1."""
+    return f"{k} {noun if k == 1 else nouns or noun + 's'}"

@@ -17,13 +17,9 @@ from typing import Any
 
 from whist_catalogue import documentation
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json, whole_number
+from whist_catalogue.errors import UsageError
+from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
-
-
-class CatalogueUsageError(WhistError, ValueError):
-    """A bad option value for one of the catalogue's sub-commands."""
 
 
 MAX_RECURSIVE_N = 10
@@ -129,7 +125,7 @@ def run_build(args: argparse.Namespace) -> int:
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
     if args.workdir and not args.cluster:
-        raise CatalogueUsageError("--workdir goes with --cluster")
+        raise UsageError("--workdir goes with --cluster")
     if args.cluster:
         from whist_catalogue.engine.cluster import chunk_computer, connect, parse_address, work_directory
 
@@ -227,9 +223,9 @@ def _check_limit(name: str, value: int | None, bound: int | None = None) -> None
 
     bound = MAX_ROWS if bound is None else bound
     if value is not None and value < 0:
-        raise CatalogueUsageError(f"--{name} must not be negative, got {value}")
+        raise UsageError(f"--{name} must not be negative, got {value}")
     if value is not None and value > bound:
-        raise CatalogueUsageError(f"--{name} must be at most {bound:,}, got {value}")
+        raise UsageError(f"--{name} must be at most {bound:,}, got {value}")
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -332,28 +328,31 @@ def _print_stats(stats: dict) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.dataset import export_levels, export_plan, export_to_file, require_pyarrow
+    from whist_catalogue.store.dataset import (check_export_target, export_levels, export_plan, export_to_file,
+                                               require_pyarrow)
     from whist_catalogue.store.fields import resolve_columns
     from whist_catalogue.store.search import compile_search
 
     _check_limit("limit", args.limit)
     fmt = args.format or ("jsonl" if args.json else "csv")
     if args.level is not None and args.level < 1:
-        raise CatalogueUsageError(f"--level must be at least 1, got {args.level}")
+        raise UsageError(f"--level must be at least 1, got {args.level}")
     try:
         fields = resolve_columns(args.columns)
     except ValueError as exc:
-        raise CatalogueUsageError(f"--columns: {exc}") from None
+        raise UsageError(f"--columns: {exc}") from None
     if fmt == "parquet" and args.output is None:
-        raise CatalogueUsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
+        raise UsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
     if args.expression is not None:
         compile_search(args.expression)  # reject a bad expression before opening anything
+    if args.output is not None:
+        check_export_target(args.output)  # a folder that is not there is said before any estimate, not after
     require_pyarrow()
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue:
         if args.level is not None and args.level not in catalogue.complete_levels():
-            raise CatalogueUsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
+            raise UsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
         plan = export_plan(catalogue, fmt, fields, expression=args.expression, level=args.level, limit=args.limit)
         if plan.seconds >= ESTIMATE_SECONDS or plan.size >= ESTIMATE_BYTES:  # a small export just runs
             sys.stderr.write(plan.describe() + "\n")
@@ -410,7 +409,7 @@ def run_verify(args: argparse.Namespace) -> int:
     _check_limit("sample", sample, MAX_SAMPLE)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
     if not 0 <= recursive <= MAX_RECURSIVE_N:
-        raise CatalogueUsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
+        raise UsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " deals", unit_scale=True) as bar:

@@ -217,3 +217,17 @@ def test_the_old_deal_table_from_an_export_and_duckdb(built, tmp_path):
                  abs(r.value.infinitesimal.index), r.h, r.ace, r.flags,
                  sum(1 << (c - 1) for c in r.solution.west_leads)) for r in reference_records(4)]
     assert rows == expected
+
+
+def test_a_missing_folder_is_refused_before_any_estimate(built, tmp_path, capsys, monkeypatch):
+    """``export -o /nonexistent/dir/x.csv``: the refusal is the one line, not an estimate of work that will not
+    happen followed by it (every export here announces its estimate)."""
+    from whist_catalogue.scripts import catalogue_commands
+    from whist_catalogue.scripts.main import main
+
+    monkeypatch.setattr(catalogue_commands, "ESTIMATE_SECONDS", 0.0)
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    assert capsys.readouterr().err.startswith("exporting ")  # the estimate, when the export goes ahead
+    missing = tmp_path / "nowhere" / "x.csv"
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(missing), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"whist-catalogue: error: cannot write {missing}: no directory {missing.parent}\n"

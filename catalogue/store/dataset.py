@@ -44,6 +44,7 @@ __all__ = [
     "export_levels",
     "export_plan",
     "export_to_file",
+    "check_export_target",
     "ExportPlan",
     "BYTES_PER_DEAL",
 ]
@@ -310,13 +311,7 @@ def export_to_file(catalogue: Catalogue, path: str | os.PathLike[str], **options
     nothing written when refused or interrupted); ``options`` as :func:`export_levels` takes them.  Returns how
     many deals were written."""
     text = os.fspath(path)  # as given: Path() would drop a trailing "/"
-    target = Path(os.path.realpath(text))  # a symlink is written through, never replaced
-    if target.is_dir():
-        raise ExportTargetError(f"cannot write {text}: it is a directory")
-    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
-        raise ExportTargetError(f"cannot write {text}: not a directory")
-    if not target.parent.is_dir():
-        raise ExportTargetError(f"cannot write {text}: no directory {target.parent}")
+    target = check_export_target(text)
     _refuse_the_catalogue(catalogue, text, target)
     plan = options.get("plan")
     if plan is not None:
@@ -336,6 +331,20 @@ def export_to_file(catalogue: Catalogue, path: str | os.PathLike[str], **options
     except OSError as exc:
         raise ExportTargetError(f"cannot write {text}: {exc.strerror}") from None
     return count
+
+
+def check_export_target(path: str | os.PathLike[str]) -> Path:
+    """The file ``path`` names (through a symlink: it is written through, never replaced), if it can be one —
+    else :class:`~whist_catalogue.errors.ExportTargetError`, before any work."""
+    text = os.fspath(path)
+    target = Path(os.path.realpath(text))
+    if target.is_dir():
+        raise ExportTargetError(f"cannot write {text}: it is a directory")
+    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
+        raise ExportTargetError(f"cannot write {text}: not a directory")
+    if not target.parent.is_dir():
+        raise ExportTargetError(f"cannot write {text}: no directory {target.parent}")
+    return target
 
 
 def _check_free_space(target: Path, text: str, size: int) -> None:
