@@ -144,7 +144,8 @@ def test_a_batch_of_look_ups_equals_one_look_up_at_a_time(chunked):
 
 
 def test_derived_best_moves_equal_the_engines_moves_kernel(chunked):
-    """Above the rows: best moves from α over level n−1's chunks against the engine's own moves kernel."""
+    """Best moves from α over level n−1's chunks against the engine's own moves kernel (400 deals a level, as
+    one batch, and the first ten one look-up at a time)."""
     top = min(CHECK_N, 9 if JIT else 6)
     previous = None
     rng = np.random.default_rng(7)
@@ -152,8 +153,10 @@ def test_derived_best_moves_equal_the_engines_moves_kernel(chunked):
         for level in levels(top):
             if previous is not None:
                 moves = compute_moves(level.n, previous)
-                for r in rng.choice(len(level), min(400, len(level)), replace=False).tolist():
-                    record = cat.record(Deal(level.n, unrank(level.n, r)))
+                ranks = rng.choice(len(level), min(400, len(level)), replace=False).tolist()
+                records = cat.records([Deal(level.n, unrank(level.n, r)) for r in ranks])
+                assert [cat.record(r.deal) for r in records[:10]] == records[:10]
+                for r, record in zip(ranks, records):
                     assert record.move_masks == tuple(int(m) for m in moves[r]), (level.n, r)
             previous = level
 

@@ -103,6 +103,11 @@ Best = tuple[list[bool], list[bool], list[list[bool]], list[list[bool]]]
 each as booleans over the hand's positions."""
 
 
+@lru_cache(maxsize=4096)
+def _outcome(value: Value) -> Outcome:
+    return rho(value)
+
+
 def _values(n: int, wests: np.ndarray, values_at: ValuesAt) -> list[Value]:
     numerator, infinitesimal = values_at(n, colex_ranks(wests, 2 * n))
     return [_decoded(a, b) for a, b in zip(numerator.tolist(), infinitesimal.tolist())]
@@ -161,8 +166,7 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
     columns = DealColumns(chunk, places, masks=masks)
     found: list[DealRecord] = []
     table = chunk.table
-    table_values = [_decoded(a, b) for a, b in zip(table.numerator.tolist(), table.infinitesimal.tolist())]
-    outcomes = [rho(v) for v in table_values]
+    numerators, ranks = table.numerator.tolist(), table.infinitesimal.tolist()
     h_lower, h_upper, h, t0 = (a.tolist() for a in columns.quantities(2))
     greedy_west, greedy_east = (a.tolist() for a in columns.greedy())
     for start in range(0, len(places), _BATCH):
@@ -173,8 +177,9 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
                                                          columns.flags[part].tolist(), moves), start):
             deal = Deal(n, west)
             assert deal.ace_holder is not None  # n ≥ 1
+            value = _decoded(numerators[code], ranks[code])
             found.append(DealRecord(
-                deal=deal, value=table_values[code], outcome=outcomes[code], move_masks=tuple(move),
+                deal=deal, value=value, outcome=_outcome(value), move_masks=tuple(move),
                 h_lower=h_lower[i], h_upper=h_upper[i], h=h[i],
                 greedy=Outcome(greedy_west[i], greedy_east[i]),
                 five_card=("W" if t0[i] >= 0 else "E", "W" if t0[i] > 0 else "E"),  # Theorem 7.2
