@@ -206,12 +206,17 @@ def _no_room(path: Path) -> bool:
 
 
 def sqlite_maintenance(engine: Engine, *, analyze: bool = True) -> None:
-    """After a build: refresh the query planner's statistics (ANALYZE: about 1 s at n ≤ 12) and fold the WAL into the file."""
+    """After a build: refresh the query planner's statistics (ANALYZE), give back the free pages when they are a
+    quarter of the file or more (VACUUM: the fifth migration frees the 35 MB of per-deal rows of n ≤ 10), and
+    fold the WAL into the file."""
     raw = engine.raw_connection()
     try:
         cursor = raw.cursor()
         if analyze:
             cursor.execute("ANALYZE")
+        free = cursor.execute("PRAGMA freelist_count").fetchone()[0]
+        if 4 * free >= cursor.execute("PRAGMA page_count").fetchone()[0] and free > 0:
+            cursor.execute("VACUUM")
         cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         cursor.close()
     finally:
