@@ -1,0 +1,452 @@
+"""The Numba search of two-hand whist: every deal, any suits, trumps or none (see :mod:`.solver` for the API).
+
+**A position** at the start of a trick is four numbers.  Its cards in play are bits 0 … 2k − 1 of one
+64-bit word, suit by suit, each suit's cards lowest first, the trump suit (while it has cards) at the
+bottom; only the cards still in play are there, so the bits say the cards' *relative* order, which is all
+that matters (docs/spec.md §2): cards of a suit that are adjacent among the cards in play and held by one
+hand are equivalent, and here they are adjacent bits.
+
+* ``W``: West's cards (East holds the other bits below the sentinel);
+* ``B``: the lowest card of each suit in play, and the sentinel bit 2k above the top card;
+* ``tf``: 1 when the bottom suit is trumps;
+* ``lead``: 0 when West leads the trick, 1 when East does.
+
+A trick removes two bits and shifts the bits above each down: the position after it is canonical again,
+so it is its own key in the transposition table (``W``, and ``B`` with ``tf`` and ``lead`` in its top
+bits) — positions that differ only in cards already played meet there, within a deal and across deals.
+
+**The search** asks a null-window question, "does West take at least t of the tricks left?", trick by
+trick: the leader's card, then the follower's reply (follow suit if you can, else ruff or discard; the
+highest trump wins, else the highest card of the suit led).  Equivalent cards are tried once (the lowest
+of each run).  The table keeps, for each position, bounds on West's tricks and the card that decided.
+A position whose suits are all even is a theory leaf (:mod:`.leaves`, Theorem 9.1 of the multi-suit
+paper): its answer is exact without search.  Exact values come from a few null-window questions
+(MTD(f)-style stepping from a guess).
+
+Counters (``stats``): nodes searched, theory leaves, table cut-offs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+from whist_catalogue.twohand.leaves import rho
+
+__all__ = [
+    "TABLE_COLUMNS",
+    "STAT_NODES",
+    "STAT_LEAVES",
+    "STAT_CUTOFFS",
+    "N_STATS",
+    "solve_root",
+    "solve_batch",
+    "solve_after_lead",
+    "play_line",
+]
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_TRUMP_FLAG = np.uint64(1) << np.uint64(62)
+_EAST_FLAG = np.uint64(1) << np.uint64(63)
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_SHIFT29 = np.uint64(29)
+
+TABLE_COLUMNS = 3
+"""A table entry: West's cards, ``B`` with the trump and leader flags, and the data (lower bound, upper
+bound, the deciding card's bit + 1, a byte each)."""
+STAT_NODES, STAT_LEAVES, STAT_CUTOFFS = 0, 1, 2
+N_STATS = 3
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _ctlz(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], context.get_constant(types.boolean, True))  # x is never 0 here
+
+    return x(x), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, True))
+
+    return x(x), codegen
+
+
+@njit(cache=True, inline="always")
+def _pop(x):
+    return np.int64(_ctpop(x))
+
+
+@njit(cache=True, inline="always")
+def _low(x):
+    """The lowest set bit of x, isolated."""
+    return x & (~x + _ONE)
+
+
+@njit(cache=True, inline="always")
+def _high(x):
+    """The highest set bit of a nonzero x, isolated."""
+    return _ONE << (np.uint64(63) - _ctlz(x))
+
+
+@njit(cache=True, inline="always")
+def _index(b):
+    """The position of an isolated bit."""
+    return np.int64(_cttz(b))
+
+
+@njit(cache=True, inline="always")
+def _delete(x, b):
+    """x with the bit at isolated bit b taken out and the bits above it shifted down."""
+    return ((x & ~((b << _ONE) - _ONE)) >> _ONE) | (x & (b - _ONE))
+
+
+@njit(cache=True, inline="always")
+def _delete_card(B, b):
+    """The suit starts and sentinel after the card at b is played: if b started its suit, the card above
+    (or the next suit's start, or the sentinel) starts it now."""
+    return _delete(B, b) | (B & b)
+
+
+@njit(cache=True, inline="always")
+def _segment(B, b):
+    """The cards of the suit holding the card at b, as a mask."""
+    above = B & ~((b << _ONE) - _ONE)
+    below = B & ((b << _ONE) - _ONE)
+    return _low(above) - _high(below)
+
+
+@njit(cache=True, inline="always")
+def _bottoms(hand, B):
+    """The lowest card of each run of equivalent cards of ``hand``: one card a run is enough to search."""
+    return hand & ~((hand << _ONE) & ~B)
+
+
+@njit(cache=True, inline="always")
+def _trump_mask(B, tf):
+    if tf == 0:
+        return _ZERO
+    return _low(B & (B - _ONE)) - _ONE
+
+
+@njit(cache=True, inline="always")
+def _slot(W, K2, size_mask):
+    h = (W * _MIX1) ^ (K2 * _MIX2)
+    h ^= h >> _SHIFT29
+    return np.int64(h & size_mask)
+
+
+@njit(cache=True, inline="always")
+def _leaf(W, B, lead, codes):
+    """West's tricks when every suit is even and small enough to value (Theorem 9.1), else −1."""
+    if codes.shape[0] == 0:
+        return -1  # leaves turned off
+    sentinel = _high(B)
+    starts = B
+    total = np.int64(0)
+    while starts != sentinel:
+        lo = _low(starts)
+        starts ^= lo
+        seg = _low(starts) - lo
+        n = _pop(seg)
+        west = W & seg
+        if 2 * _pop(west) != n or n > 16:
+            return -1
+        total += codes[np.int64((west >> np.uint64(_index(lo))) | (_ONE << np.uint64(n)))]
+    west_leads, east_leads = rho(total)
+    return west_leads if lead == 0 else east_leads
+
+
+@njit(cache=True, inline="always")
+def _play(W, B, tf, tmask, p, q):
+    """The position after the leader's p and the follower's q (isolated bits): (W, B, tf)."""
+    hi = p if p > q else q
+    lo = q if p > q else p
+    W2 = _delete(_delete(W, hi), lo)
+    B2 = _delete_card(_delete_card(B, hi), lo)
+    tf2 = tf
+    if tf != 0:
+        left = _pop(tmask) - (1 if (p & tmask) != 0 else 0) - (1 if (q & tmask) != 0 else 0)
+        if left == 0:
+            tf2 = np.int64(0)
+    return W2, B2, tf2
+
+
+@njit(cache=True, inline="always")
+def _follower_wins(S, tmask, p, q):
+    if (q & S) != 0:
+        return q > p
+    return (q & tmask) != 0
+
+
+# The recursion is one function typed once, so that every call meets one compiled version (Numba would
+# otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
+@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1])", cache=True)
+def _ge(W, B, tf, lead, t, only, tt, codes, stats):
+    """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
+    lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
+    k = _pop(W)
+    if t <= 0:
+        return True
+    if t > k:
+        return False
+    stats[STAT_NODES] += 1
+    K2 = B | (_TRUMP_FLAG if tf != 0 else _ZERO) | (_EAST_FLAG if lead != 0 else _ZERO)
+    i = _slot(W, K2, np.uint64(tt.shape[0] - 1))
+    lo = np.int64(0)
+    hi = k
+    best = _ZERO
+    if only == _ZERO:
+        v = _leaf(W, B, lead, codes)
+        if v >= 0:
+            stats[STAT_LEAVES] += 1
+            return v >= t
+        if tt[i, 0] == W and tt[i, 1] == K2:
+            data = tt[i, 2]
+            lo = np.int64(data & np.uint64(255))
+            hi = np.int64((data >> np.uint64(8)) & np.uint64(255))
+            if lo >= t or hi < t:
+                stats[STAT_CUTOFFS] += 1
+                return lo >= t
+            b = np.int64((data >> np.uint64(16)) & np.uint64(255))
+            if b > 0:
+                best = _ONE << np.uint64(b - 1)
+    sentinel = _high(B)
+    E = (sentinel - _ONE) & ~W
+    leader = W if lead == 0 else E
+    follower = E if lead == 0 else W
+    tmask = _trump_mask(B, tf)
+    follower_runs = _bottoms(follower, B)
+    cands = only if only != _ZERO else _bottoms(leader, B)
+    if (best & cands) == _ZERO:
+        best = _low(cands)
+    # West leading looks for one lead that holds against every reply; East leading, for one lead that no
+    # West reply answers.  ``found`` is the answer to "West takes t" once the loop is through.
+    found = lead != 0
+    decisive = best
+    rest = cands ^ best
+    p = best
+    while True:
+        S = _segment(B, p)
+        if (follower & S) != _ZERO:
+            replies = follower_runs & S
+            first = _low(replies & ~((p << _ONE) - _ONE))  # the cheapest card that wins
+        else:
+            replies = follower_runs
+            first = _low(replies & tmask)  # the cheapest ruff
+        if first == _ZERO:
+            first = _low(replies)
+        others = replies ^ first
+        q = first
+        answered = lead == 0  # West led: every reply so far leaves West t tricks
+        while True:
+            follower_wins = _follower_wins(S, tmask, p, q)
+            west_won = follower_wins if lead != 0 else not follower_wins
+            W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
+            if west_won:
+                r = _ge(W2, B2, tf2, np.int64(0), t - 1, _ZERO, tt, codes, stats)
+            else:
+                r = _ge(W2, B2, tf2, np.int64(1), t, _ZERO, tt, codes, stats)
+            if r != (lead == 0):
+                answered = r  # East's refutation of West's lead, or West's answer to East's lead
+                break
+            if others == _ZERO:
+                break
+            q = _low(others)
+            others ^= q
+        if answered == (lead == 0):
+            found = lead == 0
+            decisive = p
+            break
+        if rest == _ZERO:
+            break
+        p = _low(rest)
+        rest ^= p
+    if only != _ZERO:
+        return found
+    if found:
+        lo = t
+    else:
+        hi = t - 1
+    tt[i, 0] = W
+    tt[i, 1] = K2
+    tt[i, 2] = np.uint64(lo) | (np.uint64(hi) << np.uint64(8)) | (np.uint64(_index(decisive) + 1) << np.uint64(16))
+    return found
+
+
+@njit(cache=True)
+def _value(W, B, tf, lead, guess, tt, codes, stats):
+    """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
+    lo = np.int64(0)
+    hi = _pop(W)
+    g = guess
+    while lo < hi:
+        t = min(max(g, lo + 1), hi)
+        if _ge(W, B, tf, lead, t, _ZERO, tt, codes, stats):
+            lo = t
+            g = t + 1
+        else:
+            hi = t - 1
+            g = t - 1
+    return lo
+
+
+@njit(cache=True)
+def _lead_value(W, B, tf, lead, p, guess, tt, codes, stats):
+    """West's tricks from the start of this trick on when the leader plays p."""
+    lo = np.int64(0)
+    hi = _pop(W)
+    g = guess
+    while lo < hi:
+        t = min(max(g, lo + 1), hi)
+        if _ge(W, B, tf, lead, t, p, tt, codes, stats):
+            lo = t
+            g = t + 1
+        else:
+            hi = t - 1
+            g = t - 1
+    return lo
+
+
+@njit(cache=True, inline="always")
+def _run_top(hand, B, b):
+    """The highest card of the run of equivalent cards that b starts."""
+    while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
+        b <<= _ONE
+    return b
+
+
+@njit(cache=True)
+def solve_root(W, B, tf, lead, tt, codes, stats, results):
+    """West's tricks from a trick start with ``lead`` on lead; every legal card's result into ``results``
+    (by card position; the others untouched)."""
+    v = _value(W, B, tf, lead, (_pop(W) + 1) // 2, tt, codes, stats)
+    sentinel = _high(B)
+    leader = W if lead == 0 else (sentinel - _ONE) & ~W
+    cands = _bottoms(leader, B)
+    while cands != _ZERO:
+        p = _low(cands)
+        cands ^= p
+        r = _lead_value(W, B, tf, lead, p, v, tt, codes, stats)
+        top = _run_top(leader, B, p)
+        b = p
+        while b <= top:
+            results[_index(b)] = r
+            b <<= _ONE
+    return v
+
+
+@njit(cache=True)
+def solve_batch(Ws, Bs, tfs, tt, codes, stats, values, results):
+    """:func:`solve_root` for both leaders of many deals: ``values[d]`` (West's tricks with West, with East on
+    lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
+    leader's), ``stats[d]`` the deal's counters."""
+    for d in range(Ws.shape[0]):
+        for lead in range(2):
+            values[d, lead] = solve_root(Ws[d], Bs[d], tfs[d], lead, tt, codes, stats[d], results[d, lead])
+
+
+@njit(cache=True)
+def solve_after_lead(W, B, tf, lead, p, tt, codes, stats, results):
+    """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
+    ``results`` by card position; returns the result of the lead (the follower's best)."""
+    sentinel = _high(B)
+    E = (sentinel - _ONE) & ~W
+    follower = E if lead == 0 else W
+    S = _segment(B, p)
+    tmask = _trump_mask(B, tf)
+    runs = _bottoms(follower, B)
+    replies = runs & S if (follower & S) != 0 else runs
+    guess = (_pop(W) + 1) // 2
+    best = np.int64(-1)
+    while replies != _ZERO:
+        q = _low(replies)
+        replies ^= q
+        follower_wins = _follower_wins(S, tmask, p, q)
+        west_won = follower_wins if lead != 0 else not follower_wins
+        W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
+        r = _value(W2, B2, tf2, 0 if west_won else 1, guess, tt, codes, stats) + (1 if west_won else 0)
+        guess = r - (1 if west_won else 0)
+        top = _run_top(follower, B, q)
+        b = q
+        while b <= top:
+            results[_index(b)] = r
+            b <<= _ONE
+        if best < 0 or (lead == 0 and r < best) or (lead != 0 and r > best):
+            best = r
+    return best
+
+
+@njit(cache=True)
+def play_line(W, B, tf, lead, led, ids, tt, codes, stats, line):
+    """An optimal line of play to the end: the cards played, in order, as ``ids`` of their positions (``ids``
+    is consumed).  ``led`` is the bit of a card already led (0: none); the line starts with the reply then.
+    Each side plays its lowest card among those that keep the position's value.  Returns the cards written."""
+    count = 0
+    size = _pop(W)
+    v = -1
+    while W != _ZERO:  # both hands hold as many cards at a trick start
+        sentinel = _high(B)
+        E = (sentinel - _ONE) & ~W
+        if led == _ZERO:
+            if v < 0:
+                v = _value(W, B, tf, lead, (size + 1) // 2, tt, codes, stats)
+            leader = W if lead == 0 else E
+            cands = _bottoms(leader, B)
+            p = _low(cands)
+            while cands != _ZERO:
+                p = _low(cands)
+                cands ^= p
+                if _lead_value(W, B, tf, lead, p, v, tt, codes, stats) == v:
+                    break
+        else:
+            p = led
+            led = _ZERO
+            if v < 0:
+                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, stats)
+        follower = E if lead == 0 else W
+        S = _segment(B, p)
+        tmask = _trump_mask(B, tf)
+        runs = _bottoms(follower, B)
+        replies = runs & S if (follower & S) != 0 else runs
+        q = _low(replies)
+        west_won = False
+        W2, B2, tf2 = W, B, tf
+        child = np.int64(0)
+        while replies != _ZERO:
+            q = _low(replies)
+            replies ^= q
+            follower_wins = _follower_wins(S, tmask, p, q)
+            west_won = follower_wins if lead != 0 else not follower_wins
+            W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
+            child = v - (1 if west_won else 0)
+            if _value(W2, B2, tf2, 0 if west_won else 1, child, tt, codes, stats) == child:
+                break
+        line[count] = ids[_index(p)]
+        line[count + 1] = ids[_index(q)]
+        count += 2
+        # The ids follow their cards down as the two bits are taken out.
+        hi = max(_index(p), _index(q))
+        lo = min(_index(p), _index(q))
+        n = 2 * _pop(W)
+        for j in range(hi, n - 1):
+            ids[j] = ids[j + 1]
+        for j in range(lo, n - 2):
+            ids[j] = ids[j + 1]
+        W, B, tf = W2, B2, tf2
+        lead = 0 if west_won else 1
+        v = child
+    return count
