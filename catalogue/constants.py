@@ -58,5 +58,5 @@ MAX_RANKED_N = 31
 2n ≤ 62 bits fits a signed 64-bit integer."""
 MAX_HAND_SIZE = 10_000_000
 """The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
-MAX_SEARCH_N = 13
+MAX_SEARCH_N = 26
 """The most cards a hand the exact two-hand search takes (:mod:`whist_catalogue.twohand`): provisional."""

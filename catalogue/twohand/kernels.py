@@ -59,6 +59,7 @@ TABLE_COLUMNS = 3
 bound, the deciding card's bit + 1, a byte each)."""
 STAT_NODES, STAT_LEAVES, STAT_CUTOFFS = 0, 1, 2
 N_STATS = 3
+LEAD_ORDER = 3
 
 
 @intrinsic
@@ -192,6 +193,61 @@ def _follower_wins(S, tmask, p, q):
     return (q & tmask) != 0
 
 
+@njit(cache=True, inline="always")
+def _run_top(hand, B, b):
+    """The highest card of the run of equivalent cards that b starts."""
+    while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
+        b <<= _ONE
+    return b
+
+
+@njit(cache=True, inline="always")
+def _sure_tricks(leader, follower, B, tmask):
+    """Tricks the leader takes by cashing winners, whatever the follower does: a lower bound.
+
+    In a suit, the leader's top run (his cards above the follower's highest) wins a trick a card; once the
+    follower has no card of the suit left, every card the leader has left in it wins too.  With trumps, a
+    follower who still holds trumps may ruff: the leader first draws them with his top trumps when his top
+    run of trumps covers them (then every suit counts as without trumps); else only the top trumps and, in
+    each side suit, the top cards the follower must still follow to count.  Discards by the follower only
+    make the leader's cards better, so the count stays a lower bound.
+    """
+    ruffs = _pop(follower & tmask)
+    drawn = True
+    if ruffs > 0:
+        top = _top_run(leader & tmask, follower & tmask)
+        if ruffs > top:
+            drawn = False
+    total = np.int64(0)
+    sentinel = _high(B)
+    starts = B
+    while starts != sentinel:
+        lo = _low(starts)
+        starts ^= lo
+        S = _low(starts) - lo
+        mine = leader & S
+        if mine == _ZERO:
+            continue
+        theirs = follower & S
+        run = _top_run(mine, theirs)
+        held = _pop(theirs)
+        if drawn:
+            total += _pop(mine) if held <= run else run
+        elif (S & tmask) != _ZERO:
+            total += run
+        else:
+            total += run if run < held else held
+    return total
+
+
+@njit(cache=True, inline="always")
+def _top_run(mine, theirs):
+    """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
+    if theirs == _ZERO:
+        return _pop(mine)
+    return _pop(mine & ~((_high(theirs) << _ONE) - _ONE))
+
+
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
 # otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
 @njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1])", cache=True)
@@ -229,6 +285,12 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
     tmask = _trump_mask(B, tf)
+    if only == _ZERO:
+        sure = _sure_tricks(leader, follower, B, tmask)
+        if lead == 0 and sure >= t:
+            return True
+        if lead != 0 and k - sure < t:
+            return False
     follower_runs = _bottoms(follower, B)
     cands = only if only != _ZERO else _bottoms(leader, B)
     if (best & cands) == _ZERO:
@@ -238,6 +300,16 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
     found = lead != 0
     decisive = best
     rest = cands ^ best
+    winners = _ZERO
+    if LEAD_ORDER >= 2:
+        tops = B >> _ONE
+        c = rest
+        while c != _ZERO:
+            x = _low(c)
+            c ^= x
+            if (_run_top(leader, B, x) & tops) != _ZERO:
+                winners |= x
+    later = rest ^ winners
     p = best
     while True:
         S = _segment(B, p)
@@ -271,10 +343,14 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
             found = lead == 0
             decisive = p
             break
-        if rest == _ZERO:
+        if winners != _ZERO:
+            p = _high(winners) if LEAD_ORDER == 3 else _low(winners)
+            winners ^= p
+        elif later != _ZERO:
+            p = _high(later) if LEAD_ORDER == 1 or LEAD_ORDER == 3 else _low(later)
+            later ^= p
+        else:
             break
-        p = _low(rest)
-        rest ^= p
     if only != _ZERO:
         return found
     if found:
@@ -321,19 +397,11 @@ def _lead_value(W, B, tf, lead, p, guess, tt, codes, stats):
     return lo
 
 
-@njit(cache=True, inline="always")
-def _run_top(hand, B, b):
-    """The highest card of the run of equivalent cards that b starts."""
-    while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
-        b <<= _ONE
-    return b
-
-
 @njit(cache=True)
-def solve_root(W, B, tf, lead, tt, codes, stats, results):
-    """West's tricks from a trick start with ``lead`` on lead; every legal card's result into ``results``
-    (by card position; the others untouched)."""
-    v = _value(W, B, tf, lead, (_pop(W) + 1) // 2, tt, codes, stats)
+def solve_root(W, B, tf, lead, guess, tt, codes, stats, results):
+    """West's tricks from a trick start with ``lead`` on lead (the search starts from ``guess``); every legal
+    card's result into ``results`` (by card position; the others untouched)."""
+    v = _value(W, B, tf, lead, guess, tt, codes, stats)
     sentinel = _high(B)
     leader = W if lead == 0 else (sentinel - _ONE) & ~W
     cands = _bottoms(leader, B)
@@ -355,8 +423,10 @@ def solve_batch(Ws, Bs, tfs, tt, codes, stats, values, results):
     lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
     leader's), ``stats[d]`` the deal's counters."""
     for d in range(Ws.shape[0]):
-        for lead in range(2):
-            values[d, lead] = solve_root(Ws[d], Bs[d], tfs[d], lead, tt, codes, stats[d], results[d, lead])
+        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (_pop(Ws[d]) + 1) // 2, tt, codes, stats[d], results[d, 0])
+        values[d, 0] = west
+        # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
+        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, stats[d], results[d, 1])
 
 
 @njit(cache=True)

@@ -50,7 +50,7 @@ __all__ = [
     "solve_many",
 ]
 
-TABLE_BITS = 20
+TABLE_BITS = 22
 """The transposition table holds 2^TABLE_BITS entries of 24 bytes (24 MB), kept for the process: its keys are
 whole canonical positions, so what one deal learns stays true for every other."""
 
@@ -362,7 +362,7 @@ def _search(position: Position, line: bool, theory: bool) -> TwoHandSolution:
     codes = leaf_codes() if theory else _NO_LEAVES
     stats = np.zeros(kernels.N_STATS, dtype=np.int64)
     W, B = np.uint64(layout.west), np.uint64(layout.starts)
-    answers = []
+    answers: list[LeaderAnswer] = []
     leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
     for leader in leaders:
         lead = 0 if leader == "W" else 1
@@ -370,7 +370,8 @@ def _search(position: Position, line: bool, theory: bool) -> TwoHandSolution:
         led_bit = 0
         led = position.led if position.leader == leader else None
         if led is None:
-            tricks = kernels.solve_root(W, B, layout.trumps, lead, _table(), codes, stats, results)
+            guess = answers[0].west_tricks if answers else (deal.n + 1) // 2
+            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, stats, results)
         else:
             led_bit = 1 << layout.cards.index(led)
             tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
