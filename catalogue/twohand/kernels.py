@@ -59,7 +59,6 @@ TABLE_COLUMNS = 3
 bound, the deciding card's bit + 1, a byte each)."""
 STAT_NODES, STAT_LEAVES, STAT_CUTOFFS = 0, 1, 2
 N_STATS = 3
-LEAD_ORDER = 3
 
 
 @intrinsic
@@ -151,27 +150,6 @@ def _slot(W, K2, size_mask):
 
 
 @njit(cache=True, inline="always")
-def _leaf(W, B, lead, codes):
-    """West's tricks when every suit is even and small enough to value (Theorem 9.1), else −1."""
-    if codes.shape[0] == 0:
-        return -1  # leaves turned off
-    sentinel = _high(B)
-    starts = B
-    total = np.int64(0)
-    while starts != sentinel:
-        lo = _low(starts)
-        starts ^= lo
-        seg = _low(starts) - lo
-        n = _pop(seg)
-        west = W & seg
-        if 2 * _pop(west) != n or n > 16:
-            return -1
-        total += codes[np.int64((west >> np.uint64(_index(lo))) | (_ONE << np.uint64(n)))]
-    west_leads, east_leads = rho(total)
-    return west_leads if lead == 0 else east_leads
-
-
-@njit(cache=True, inline="always")
 def _play(W, B, tf, tmask, p, q):
     """The position after the leader's p and the follower's q (isolated bits): (W, B, tf)."""
     hi = p if p > q else q
@@ -202,50 +180,70 @@ def _run_top(hand, B, b):
 
 
 @njit(cache=True, inline="always")
-def _sure_tricks(leader, follower, B, tmask):
-    """Tricks the leader takes by cashing winners, whatever the follower does: a lower bound.
+def _top_run(mine, theirs):
+    """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
+    if theirs == _ZERO:
+        return _pop(mine)
+    return _pop(mine & ~((_high(theirs) << _ONE) - _ONE))
 
-    In a suit, the leader's top run (his cards above the follower's highest) wins a trick a card; once the
-    follower has no card of the suit left, every card the leader has left in it wins too.  With trumps, a
-    follower who still holds trumps may ruff: the leader first draws them with his top trumps when his top
-    run of trumps covers them (then every suit counts as without trumps); else only the top trumps and, in
-    each side suit, the top cards the follower must still follow to count.  Discards by the follower only
-    make the leader's cards better, so the count stays a lower bound.
+
+@njit(cache=True, inline="always")
+def _survey(W, B, lead, tmask, codes):
+    """One pass over the suits of a trick start: (West's tricks if it is a theory leaf else −1, the leader's sure
+    tricks, the leader's winning leads).
+
+    **A theory leaf**: every suit even (and of at most 8 cards a hand): West's tricks are ρ(Σ val), Theorem 9.1
+    of the multi-suit paper (:mod:`.leaves`); nobody can ruff or discard from there, so trumps cannot matter.
+
+    **Sure tricks**: in a suit, the leader's top run (his cards above the follower's highest) wins a trick a
+    card; once the follower has no card of the suit left, every card the leader has left in it wins too.  With
+    trumps, a follower who still holds trumps may ruff: the leader first draws them with his top trumps when
+    his top run of trumps covers them (then every suit counts as without trumps); else only his top trumps and,
+    in each side suit, the top cards the follower must still follow to count.  The follower's discards only make
+    the leader's cards better, so the count is a lower bound on the leader's tricks.
+
+    **Winning leads**: the lowest card of the leader's top run in each suit, tried first.
     """
-    ruffs = _pop(follower & tmask)
-    drawn = True
-    if ruffs > 0:
-        top = _top_run(leader & tmask, follower & tmask)
-        if ruffs > top:
-            drawn = False
-    total = np.int64(0)
     sentinel = _high(B)
+    E = (sentinel - _ONE) & ~W
+    leader = W if lead == 0 else E
+    follower = E if lead == 0 else W
+    ruffs = _pop(follower & tmask)
+    drawn = ruffs == 0 or ruffs <= _top_run(leader & tmask, follower & tmask)
+    leaf = codes.shape[0] > 0  # an empty table: leaves turned off
+    total = np.int64(0)
+    sure = np.int64(0)
+    winners = _ZERO
     starts = B
     while starts != sentinel:
         lo = _low(starts)
         starts ^= lo
         S = _low(starts) - lo
         mine = leader & S
+        theirs = follower & S
+        held = _pop(theirs)
+        count = _pop(mine)
+        if leaf:
+            if count != held or 2 * count > 16:
+                leaf = False
+            else:
+                total += codes[np.int64(((W & S) >> np.uint64(_index(lo))) | (_ONE << np.uint64(2 * count)))]
         if mine == _ZERO:
             continue
-        theirs = follower & S
-        run = _top_run(mine, theirs)
-        held = _pop(theirs)
+        top = mine if theirs == _ZERO else mine & ~((_high(theirs) << _ONE) - _ONE)
+        run = _pop(top)
+        if top != _ZERO:
+            winners |= _low(top)
         if drawn:
-            total += _pop(mine) if held <= run else run
+            sure += count if held <= run else run
         elif (S & tmask) != _ZERO:
-            total += run
+            sure += run
         else:
-            total += run if run < held else held
-    return total
-
-
-@njit(cache=True, inline="always")
-def _top_run(mine, theirs):
-    """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
-    if theirs == _ZERO:
-        return _pop(mine)
-    return _pop(mine & ~((_high(theirs) << _ONE) - _ONE))
+            sure += run if run < held else held
+    if leaf:
+        west_leads, east_leads = rho(total)
+        return (west_leads if lead == 0 else east_leads), sure, winners
+    return np.int64(-1), sure, winners
 
 
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
@@ -260,56 +258,46 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
     if t > k:
         return False
     stats[STAT_NODES] += 1
+    tmask = _trump_mask(B, tf)
+    leaf, sure, winners = _survey(W, B, lead, tmask, codes)
+    if leaf >= 0:
+        stats[STAT_LEAVES] += 1
+        return leaf >= t
+    if only == _ZERO:
+        if lead == 0 and sure >= t:
+            return True
+        if lead != 0 and k - sure < t:
+            return False
     K2 = B | (_TRUMP_FLAG if tf != 0 else _ZERO) | (_EAST_FLAG if lead != 0 else _ZERO)
     i = _slot(W, K2, np.uint64(tt.shape[0] - 1))
     lo = np.int64(0)
     hi = k
     best = _ZERO
-    if only == _ZERO:
-        v = _leaf(W, B, lead, codes)
-        if v >= 0:
-            stats[STAT_LEAVES] += 1
-            return v >= t
-        if tt[i, 0] == W and tt[i, 1] == K2:
-            data = tt[i, 2]
-            lo = np.int64(data & np.uint64(255))
-            hi = np.int64((data >> np.uint64(8)) & np.uint64(255))
-            if lo >= t or hi < t:
-                stats[STAT_CUTOFFS] += 1
-                return lo >= t
-            b = np.int64((data >> np.uint64(16)) & np.uint64(255))
-            if b > 0:
-                best = _ONE << np.uint64(b - 1)
+    if only == _ZERO and tt[i, 0] == W and tt[i, 1] == K2:
+        data = tt[i, 2]
+        lo = np.int64(data & np.uint64(255))
+        hi = np.int64((data >> np.uint64(8)) & np.uint64(255))
+        if lo >= t or hi < t:
+            stats[STAT_CUTOFFS] += 1
+            return lo >= t
+        b = np.int64((data >> np.uint64(16)) & np.uint64(255))
+        if b > 0:
+            best = _ONE << np.uint64(b - 1)
     sentinel = _high(B)
     E = (sentinel - _ONE) & ~W
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
-    tmask = _trump_mask(B, tf)
-    if only == _ZERO:
-        sure = _sure_tricks(leader, follower, B, tmask)
-        if lead == 0 and sure >= t:
-            return True
-        if lead != 0 and k - sure < t:
-            return False
     follower_runs = _bottoms(follower, B)
     cands = only if only != _ZERO else _bottoms(leader, B)
     if (best & cands) == _ZERO:
         best = _low(cands)
+    # Leads in order: the table's, then the winning leads, then the others, highest first.
+    winners &= cands & ~best
+    later = cands & ~best & ~winners
     # West leading looks for one lead that holds against every reply; East leading, for one lead that no
     # West reply answers.  ``found`` is the answer to "West takes t" once the loop is through.
     found = lead != 0
     decisive = best
-    rest = cands ^ best
-    winners = _ZERO
-    if LEAD_ORDER >= 2:
-        tops = B >> _ONE
-        c = rest
-        while c != _ZERO:
-            x = _low(c)
-            c ^= x
-            if (_run_top(leader, B, x) & tops) != _ZERO:
-                winners |= x
-    later = rest ^ winners
     p = best
     while True:
         S = _segment(B, p)
@@ -344,10 +332,10 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
             decisive = p
             break
         if winners != _ZERO:
-            p = _high(winners) if LEAD_ORDER == 3 else _low(winners)
+            p = _high(winners)
             winners ^= p
         elif later != _ZERO:
-            p = _high(later) if LEAD_ORDER == 1 or LEAD_ORDER == 3 else _low(later)
+            p = _high(later)
             later ^= p
         else:
             break

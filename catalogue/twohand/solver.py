@@ -48,6 +48,7 @@ __all__ = [
     "TwoHandSolution",
     "solve",
     "solve_many",
+    "clear_table",
 ]
 
 TABLE_BITS = 22
@@ -259,6 +260,13 @@ def _table() -> np.ndarray:
     if table is None:
         table = _state["table"] = np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
     return table
+
+
+def clear_table() -> None:
+    """Forget what the search learnt (for timing a search from nothing; answers never depend on it)."""
+    table = _state.get("table")
+    if table is not None:
+        table[:] = 0
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
