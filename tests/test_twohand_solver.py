@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from typing import Sequence
 
 import pytest
 
@@ -59,33 +60,38 @@ def random_deal(rng: random.Random, n: int, suits: int | None = None) -> TwoHand
     return TwoHandDeal(tuple(dealt), rng.choice([None, rng.randrange(len(dealt))]))
 
 
-def assert_equals_minimax(deal: TwoHandDeal, solution: TwoHandSolution, memo: bool) -> None:
-    assert solution.outcome is not None
-    for answer, leader in zip(solution.answers, "WE"):
+def assert_equals_minimax(deal: TwoHandDeal, solutions: Sequence[TwoHandSolution], memo: bool) -> None:
+    """Each solution of the deal has minimax's outcome and every first card's result, both leaders."""
+    for leader in "WE":
         tricks, results = every_card(deal, leader, memo)
-        assert answer.leader == leader
-        assert answer.west_tricks == tricks, (deal.text(), leader)
-        assert {(r.suit, r.card): r.west_tricks for r in answer.moves} == results, (deal.text(), leader)
+        for solution in solutions:
+            answer = solution.answer(leader)
+            assert answer.west_tricks == tricks, (deal.text(), leader)
+            assert {(r.suit, r.card): r.west_tricks for r in answer.moves} == results, (deal.text(), leader)
 
 
 def test_every_deal_of_up_to_4_cards_a_hand_over_up_to_3_suits_with_each_trump_choice():
-    """8,778 deals: plain minimax, no memo at all (about 8 s), against the batch solver; the symmetric ones come
-    from the theory, the others from the search."""
+    """8,778 deals: plain minimax, no memo at all (about 8 s), against the batch solver three ways — as it
+    answers (the symmetric deals from the theory, the others from the table of endings), searching with the
+    theory's leaves only, and searching with neither."""
     deals = [d for n in range(1, 5) for k in range(1, 4) for d in every_deal(n, k)]
     assert len(deals) == 8778
-    solutions = solve_many(deals)
-    assert {s.source for s in solutions} == {"theory", "search"}
-    for deal, solution in zip(deals, solutions):
-        assert_equals_minimax(deal, solution, memo=False)
+    answered = solve_many(deals)
+    assert {s.source for s in answered} == {"theory", "search"}
+    ways = zip(answered, solve_many(deals, endings=False), solve_many(deals, theory=False, endings=False))
+    for deal, solutions in zip(deals, ways):
+        assert_equals_minimax(deal, solutions, memo=False)
 
 
 def test_thousands_of_random_deals_of_up_to_6_cards_a_hand():
-    """2,500 seeded deals of 1 to 6 cards a hand in 1 to 5 suits, against minimax remembering exact hands."""
+    """2,500 seeded deals of 1 to 6 cards a hand in 1 to 5 suits (so some endings are beyond the table's four
+    suits), against minimax remembering exact hands: as answered, and searched without the endings."""
     rng = random.Random(2929)
     deals = [random_deal(rng, rng.randint(1, 6)) for _ in range(2500)]
     assert sum(d.n == 6 for d in deals) > 300 and sum(d.trump is not None for d in deals) > 1000
-    for deal, solution in zip(deals, solve_many(deals, theory=rng.random() < 0.5)):
-        assert_equals_minimax(deal, solution, memo=True)
+    assert sum(len(d.suits) > 4 for d in deals) > 100
+    for deal, solutions in zip(deals, zip(solve_many(deals), solve_many(deals, endings=False))):
+        assert_equals_minimax(deal, solutions, memo=True)
 
 
 def test_positions_after_the_lead():
@@ -96,7 +102,7 @@ def test_positions_after_the_lead():
         leader = rng.choice("WE")
         west, east = hands(deal)
         led = rng.choice(sorted(west if leader == "W" else east))
-        solution = solve(Position(deal, leader, led), line=False)
+        solution = solve(Position(deal, leader, led), line=False, endings=rng.random() < 0.5)
         (answer,) = solution.answers
         replies = every_reply(deal, leader, led, memo=True)
         assert {(r.suit, r.card): r.west_tricks for r in answer.moves} == replies, (deal.text(), leader, led)
@@ -138,7 +144,7 @@ def test_optimal_lines_of_deals_and_positions():
     sources = set()
     for _ in range(300):
         deal = random_deal(rng, rng.randint(1, 6), rng.randint(1, 4))
-        solution = solve(deal, theory=rng.random() < 0.8)
+        solution = solve(deal, theory=rng.random() < 0.8, endings=rng.random() < 0.5)
         sources.add(solution.source)
         for answer in solution.answers:
             assert_line_is_optimal(deal, answer)
@@ -171,13 +177,14 @@ class TestAnswers:
         assert solution.source == "theory" and solution.nodes == 0
         assert solution.value is not None and solution.value.text() == "2 + 1/2 − ε₀"
         assert solution.outcome == (2, 2)
-        searched = solve("AQ/KJ, 7/6", trumps="S", theory=False)
+        searched = solve("AQ/KJ, 7/6", trumps="S", theory=False, endings=False)
         assert searched.source == "search" and searched.value is None and searched.theory_leaves == 0
         assert searched.answers[0].moves == solution.answers[0].moves
 
     def test_json_and_text(self):
         solution = solve("trumps ♥: AK2/-, 5/QJ43")
         data = json.loads(json.dumps(solution.to_json()))
+        assert data["endings"] == solution.endings > 0 and data["nodes"] == solution.nodes
         assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "search"
         assert data["outcome"] == {"west_leads": solution.answers[0].west_tricks,
                                    "east_leads": solution.answers[1].west_tricks}

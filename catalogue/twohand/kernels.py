@@ -29,9 +29,12 @@ Counters (``stats``): nodes searched, theory leaves, table cut-offs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from whist_catalogue.twohand.bits import (
+    bottoms, delete, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
+)
+from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_index
 from whist_catalogue.twohand.leaves import rho
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "STAT_NODES",
     "STAT_LEAVES",
     "STAT_CUTOFFS",
+    "STAT_ENDINGS",
     "N_STATS",
     "solve_root",
     "solve_batch",
@@ -57,89 +61,8 @@ _SHIFT29 = np.uint64(29)
 TABLE_COLUMNS = 3
 """A table entry: West's cards, ``B`` with the trump and leader flags, and the data (lower bound, upper
 bound, the deciding card's bit + 1, a byte each)."""
-STAT_NODES, STAT_LEAVES, STAT_CUTOFFS = 0, 1, 2
-N_STATS = 3
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-@intrinsic
-def _ctlz(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], context.get_constant(types.boolean, True))  # x is never 0 here
-
-    return x(x), codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], context.get_constant(types.boolean, True))
-
-    return x(x), codegen
-
-
-@njit(cache=True, inline="always")
-def _pop(x):
-    return np.int64(_ctpop(x))
-
-
-@njit(cache=True, inline="always")
-def _low(x):
-    """The lowest set bit of x, isolated."""
-    return x & (~x + _ONE)
-
-
-@njit(cache=True, inline="always")
-def _high(x):
-    """The highest set bit of a nonzero x, isolated."""
-    return _ONE << (np.uint64(63) - _ctlz(x))
-
-
-@njit(cache=True, inline="always")
-def _index(b):
-    """The position of an isolated bit."""
-    return np.int64(_cttz(b))
-
-
-@njit(cache=True, inline="always")
-def _delete(x, b):
-    """x with the bit at isolated bit b taken out and the bits above it shifted down."""
-    return ((x & ~((b << _ONE) - _ONE)) >> _ONE) | (x & (b - _ONE))
-
-
-@njit(cache=True, inline="always")
-def _delete_card(B, b):
-    """The suit starts and sentinel after the card at b is played: if b started its suit, the card above
-    (or the next suit's start, or the sentinel) starts it now."""
-    return _delete(B, b) | (B & b)
-
-
-@njit(cache=True, inline="always")
-def _segment(B, b):
-    """The cards of the suit holding the card at b, as a mask."""
-    above = B & ~((b << _ONE) - _ONE)
-    below = B & ((b << _ONE) - _ONE)
-    return _low(above) - _high(below)
-
-
-@njit(cache=True, inline="always")
-def _bottoms(hand, B):
-    """The lowest card of each run of equivalent cards of ``hand``: one card a run is enough to search."""
-    return hand & ~((hand << _ONE) & ~B)
-
-
-@njit(cache=True, inline="always")
-def _trump_mask(B, tf):
-    if tf == 0:
-        return _ZERO
-    return _low(B & (B - _ONE)) - _ONE
+STAT_NODES, STAT_LEAVES, STAT_CUTOFFS, STAT_ENDINGS = 0, 1, 2, 3
+N_STATS = 4
 
 
 @njit(cache=True, inline="always")
@@ -147,44 +70,6 @@ def _slot(W, K2, size_mask):
     h = (W * _MIX1) ^ (K2 * _MIX2)
     h ^= h >> _SHIFT29
     return np.int64(h & size_mask)
-
-
-@njit(cache=True, inline="always")
-def _play(W, B, tf, tmask, p, q):
-    """The position after the leader's p and the follower's q (isolated bits): (W, B, tf)."""
-    hi = p if p > q else q
-    lo = q if p > q else p
-    W2 = _delete(_delete(W, hi), lo)
-    B2 = _delete_card(_delete_card(B, hi), lo)
-    tf2 = tf
-    if tf != 0:
-        left = _pop(tmask) - (1 if (p & tmask) != 0 else 0) - (1 if (q & tmask) != 0 else 0)
-        if left == 0:
-            tf2 = np.int64(0)
-    return W2, B2, tf2
-
-
-@njit(cache=True, inline="always")
-def _follower_wins(S, tmask, p, q):
-    if (q & S) != 0:
-        return q > p
-    return (q & tmask) != 0
-
-
-@njit(cache=True, inline="always")
-def _run_top(hand, B, b):
-    """The highest card of the run of equivalent cards that b starts."""
-    while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
-        b <<= _ONE
-    return b
-
-
-@njit(cache=True, inline="always")
-def _top_run(mine, theirs):
-    """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
-    if theirs == _ZERO:
-        return _pop(mine)
-    return _pop(mine & ~((_high(theirs) << _ONE) - _ONE))
 
 
 @njit(cache=True, inline="always")
@@ -204,36 +89,36 @@ def _survey(W, B, lead, tmask, codes):
 
     **Winning leads**: the lowest card of the leader's top run in each suit, tried first.
     """
-    sentinel = _high(B)
+    sentinel = high(B)
     E = (sentinel - _ONE) & ~W
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
-    ruffs = _pop(follower & tmask)
-    drawn = ruffs == 0 or ruffs <= _top_run(leader & tmask, follower & tmask)
+    ruffs = pop(follower & tmask)
+    drawn = ruffs == 0 or ruffs <= top_run(leader & tmask, follower & tmask)
     leaf = codes.shape[0] > 0  # an empty table: leaves turned off
     total = np.int64(0)
     sure = np.int64(0)
     winners = _ZERO
     starts = B
     while starts != sentinel:
-        lo = _low(starts)
+        lo = low(starts)
         starts ^= lo
-        S = _low(starts) - lo
+        S = low(starts) - lo
         mine = leader & S
         theirs = follower & S
-        held = _pop(theirs)
-        count = _pop(mine)
+        held = pop(theirs)
+        count = pop(mine)
         if leaf:
             if count != held or 2 * count > 16:
                 leaf = False
             else:
-                total += codes[np.int64(((W & S) >> np.uint64(_index(lo))) | (_ONE << np.uint64(2 * count)))]
+                total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (_ONE << np.uint64(2 * count)))]
         if mine == _ZERO:
             continue
-        top = mine if theirs == _ZERO else mine & ~((_high(theirs) << _ONE) - _ONE)
-        run = _pop(top)
+        top = mine if theirs == _ZERO else mine & ~((high(theirs) << _ONE) - _ONE)
+        run = pop(top)
         if top != _ZERO:
-            winners |= _low(top)
+            winners |= low(top)
         if drawn:
             sure += count if held <= run else run
         elif (S & tmask) != _ZERO:
@@ -248,17 +133,21 @@ def _survey(W, B, lead, tmask, codes):
 
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
 # otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
-@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1])", cache=True)
-def _ge(W, B, tf, lead, t, only, tt, codes, stats):
+@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int8[::1], int64[::1])",
+      cache=True)
+def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
     lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
-    k = _pop(W)
+    k = pop(W)
     if t <= 0:
         return True
     if t > k:
         return False
+    if k <= MAX_ENDING_N and ends.shape[0] > 0 and pop(B) <= MAX_ENDING_SUITS + 1 and only == _ZERO:
+        stats[STAT_ENDINGS] += 1
+        return ends[ending_index(W, B, tf, lead, k)] >= t
     stats[STAT_NODES] += 1
-    tmask = _trump_mask(B, tf)
+    tmask = trump_mask(B, tf)
     leaf, sure, winners = _survey(W, B, lead, tmask, codes)
     if leaf >= 0:
         stats[STAT_LEAVES] += 1
@@ -283,14 +172,14 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
         b = np.int64((data >> np.uint64(16)) & np.uint64(255))
         if b > 0:
             best = _ONE << np.uint64(b - 1)
-    sentinel = _high(B)
+    sentinel = high(B)
     E = (sentinel - _ONE) & ~W
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
-    follower_runs = _bottoms(follower, B)
-    cands = only if only != _ZERO else _bottoms(leader, B)
+    follower_runs = bottoms(follower, B)
+    cands = only if only != _ZERO else bottoms(leader, B)
     if (best & cands) == _ZERO:
-        best = _low(cands)
+        best = low(cands)
     # Leads in order: the table's, then the winning leads, then the others, highest first.
     winners &= cands & ~best
     later = cands & ~best & ~winners
@@ -300,42 +189,42 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
     decisive = best
     p = best
     while True:
-        S = _segment(B, p)
+        S = segment(B, p)
         if (follower & S) != _ZERO:
             replies = follower_runs & S
-            first = _low(replies & ~((p << _ONE) - _ONE))  # the cheapest card that wins
+            first = low(replies & ~((p << _ONE) - _ONE))  # the cheapest card that wins
         else:
             replies = follower_runs
-            first = _low(replies & tmask)  # the cheapest ruff
+            first = low(replies & tmask)  # the cheapest ruff
         if first == _ZERO:
-            first = _low(replies)
+            first = low(replies)
         others = replies ^ first
         q = first
         answered = lead == 0  # West led: every reply so far leaves West t tricks
         while True:
-            follower_wins = _follower_wins(S, tmask, p, q)
-            west_won = follower_wins if lead != 0 else not follower_wins
-            W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
+            taken = follower_wins(S, tmask, p, q)
+            west_won = taken if lead != 0 else not taken
+            W2, B2, tf2 = play(W, B, tf, tmask, p, q)
             if west_won:
-                r = _ge(W2, B2, tf2, np.int64(0), t - 1, _ZERO, tt, codes, stats)
+                r = _ge(W2, B2, tf2, np.int64(0), t - 1, _ZERO, tt, codes, ends, stats)
             else:
-                r = _ge(W2, B2, tf2, np.int64(1), t, _ZERO, tt, codes, stats)
+                r = _ge(W2, B2, tf2, np.int64(1), t, _ZERO, tt, codes, ends, stats)
             if r != (lead == 0):
                 answered = r  # East's refutation of West's lead, or West's answer to East's lead
                 break
             if others == _ZERO:
                 break
-            q = _low(others)
+            q = low(others)
             others ^= q
         if answered == (lead == 0):
             found = lead == 0
             decisive = p
             break
         if winners != _ZERO:
-            p = _high(winners)
+            p = high(winners)
             winners ^= p
         elif later != _ZERO:
-            p = _high(later)
+            p = high(later)
             later ^= p
         else:
             break
@@ -347,19 +236,19 @@ def _ge(W, B, tf, lead, t, only, tt, codes, stats):
         hi = t - 1
     tt[i, 0] = W
     tt[i, 1] = K2
-    tt[i, 2] = np.uint64(lo) | (np.uint64(hi) << np.uint64(8)) | (np.uint64(_index(decisive) + 1) << np.uint64(16))
+    tt[i, 2] = np.uint64(lo) | (np.uint64(hi) << np.uint64(8)) | (np.uint64(index(decisive) + 1) << np.uint64(16))
     return found
 
 
 @njit(cache=True)
-def _value(W, B, tf, lead, guess, tt, codes, stats):
+def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
     lo = np.int64(0)
-    hi = _pop(W)
+    hi = pop(W)
     g = guess
     while lo < hi:
         t = min(max(g, lo + 1), hi)
-        if _ge(W, B, tf, lead, t, _ZERO, tt, codes, stats):
+        if _ge(W, B, tf, lead, t, _ZERO, tt, codes, ends, stats):
             lo = t
             g = t + 1
         else:
@@ -369,14 +258,14 @@ def _value(W, B, tf, lead, guess, tt, codes, stats):
 
 
 @njit(cache=True)
-def _lead_value(W, B, tf, lead, p, guess, tt, codes, stats):
+def _lead_value(W, B, tf, lead, p, guess, tt, codes, ends, stats):
     """West's tricks from the start of this trick on when the leader plays p."""
     lo = np.int64(0)
-    hi = _pop(W)
+    hi = pop(W)
     g = guess
     while lo < hi:
         t = min(max(g, lo + 1), hi)
-        if _ge(W, B, tf, lead, t, p, tt, codes, stats):
+        if _ge(W, B, tf, lead, t, p, tt, codes, ends, stats):
             lo = t
             g = t + 1
         else:
@@ -386,62 +275,62 @@ def _lead_value(W, B, tf, lead, p, guess, tt, codes, stats):
 
 
 @njit(cache=True)
-def solve_root(W, B, tf, lead, guess, tt, codes, stats, results):
+def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     """West's tricks from a trick start with ``lead`` on lead (the search starts from ``guess``); every legal
     card's result into ``results`` (by card position; the others untouched)."""
-    v = _value(W, B, tf, lead, guess, tt, codes, stats)
-    sentinel = _high(B)
+    v = _value(W, B, tf, lead, guess, tt, codes, ends, stats)
+    sentinel = high(B)
     leader = W if lead == 0 else (sentinel - _ONE) & ~W
-    cands = _bottoms(leader, B)
+    cands = bottoms(leader, B)
     while cands != _ZERO:
-        p = _low(cands)
+        p = low(cands)
         cands ^= p
-        r = _lead_value(W, B, tf, lead, p, v, tt, codes, stats)
-        top = _run_top(leader, B, p)
+        r = _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats)
+        top = run_top(leader, B, p)
         b = p
         while b <= top:
-            results[_index(b)] = r
+            results[index(b)] = r
             b <<= _ONE
     return v
 
 
 @njit(cache=True)
-def solve_batch(Ws, Bs, tfs, tt, codes, stats, values, results):
+def solve_batch(Ws, Bs, tfs, tt, codes, ends, stats, values, results):
     """:func:`solve_root` for both leaders of many deals: ``values[d]`` (West's tricks with West, with East on
     lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
     leader's), ``stats[d]`` the deal's counters."""
     for d in range(Ws.shape[0]):
-        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (_pop(Ws[d]) + 1) // 2, tt, codes, stats[d], results[d, 0])
+        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (pop(Ws[d]) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
         values[d, 0] = west
         # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
-        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, stats[d], results[d, 1])
+        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, ends, stats[d], results[d, 1])
 
 
 @njit(cache=True)
-def solve_after_lead(W, B, tf, lead, p, tt, codes, stats, results):
+def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
     ``results`` by card position; returns the result of the lead (the follower's best)."""
-    sentinel = _high(B)
+    sentinel = high(B)
     E = (sentinel - _ONE) & ~W
     follower = E if lead == 0 else W
-    S = _segment(B, p)
-    tmask = _trump_mask(B, tf)
-    runs = _bottoms(follower, B)
+    S = segment(B, p)
+    tmask = trump_mask(B, tf)
+    runs = bottoms(follower, B)
     replies = runs & S if (follower & S) != 0 else runs
-    guess = (_pop(W) + 1) // 2
+    guess = (pop(W) + 1) // 2
     best = np.int64(-1)
     while replies != _ZERO:
-        q = _low(replies)
+        q = low(replies)
         replies ^= q
-        follower_wins = _follower_wins(S, tmask, p, q)
-        west_won = follower_wins if lead != 0 else not follower_wins
-        W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
-        r = _value(W2, B2, tf2, 0 if west_won else 1, guess, tt, codes, stats) + (1 if west_won else 0)
+        taken = follower_wins(S, tmask, p, q)
+        west_won = taken if lead != 0 else not taken
+        W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+        r = _value(W2, B2, tf2, 0 if west_won else 1, guess, tt, codes, ends, stats) + (1 if west_won else 0)
         guess = r - (1 if west_won else 0)
-        top = _run_top(follower, B, q)
+        top = run_top(follower, B, q)
         b = q
         while b <= top:
-            results[_index(b)] = r
+            results[index(b)] = r
             b <<= _ONE
         if best < 0 or (lead == 0 and r < best) or (lead != 0 and r > best):
             best = r
@@ -449,57 +338,57 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, stats, results):
 
 
 @njit(cache=True)
-def play_line(W, B, tf, lead, led, ids, tt, codes, stats, line):
+def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
     """An optimal line of play to the end: the cards played, in order, as ``ids`` of their positions (``ids``
     is consumed).  ``led`` is the bit of a card already led (0: none); the line starts with the reply then.
     Each side plays its lowest card among those that keep the position's value.  Returns the cards written."""
     count = 0
-    size = _pop(W)
+    size = pop(W)
     v = -1
     while W != _ZERO:  # both hands hold as many cards at a trick start
-        sentinel = _high(B)
+        sentinel = high(B)
         E = (sentinel - _ONE) & ~W
         if led == _ZERO:
             if v < 0:
-                v = _value(W, B, tf, lead, (size + 1) // 2, tt, codes, stats)
+                v = _value(W, B, tf, lead, (size + 1) // 2, tt, codes, ends, stats)
             leader = W if lead == 0 else E
-            cands = _bottoms(leader, B)
-            p = _low(cands)
+            cands = bottoms(leader, B)
+            p = low(cands)
             while cands != _ZERO:
-                p = _low(cands)
+                p = low(cands)
                 cands ^= p
-                if _lead_value(W, B, tf, lead, p, v, tt, codes, stats) == v:
+                if _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats) == v:
                     break
         else:
             p = led
             led = _ZERO
             if v < 0:
-                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, stats)
+                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, ends, stats)
         follower = E if lead == 0 else W
-        S = _segment(B, p)
-        tmask = _trump_mask(B, tf)
-        runs = _bottoms(follower, B)
+        S = segment(B, p)
+        tmask = trump_mask(B, tf)
+        runs = bottoms(follower, B)
         replies = runs & S if (follower & S) != 0 else runs
-        q = _low(replies)
+        q = low(replies)
         west_won = False
         W2, B2, tf2 = W, B, tf
         child = np.int64(0)
         while replies != _ZERO:
-            q = _low(replies)
+            q = low(replies)
             replies ^= q
-            follower_wins = _follower_wins(S, tmask, p, q)
-            west_won = follower_wins if lead != 0 else not follower_wins
-            W2, B2, tf2 = _play(W, B, tf, tmask, p, q)
+            taken = follower_wins(S, tmask, p, q)
+            west_won = taken if lead != 0 else not taken
+            W2, B2, tf2 = play(W, B, tf, tmask, p, q)
             child = v - (1 if west_won else 0)
-            if _value(W2, B2, tf2, 0 if west_won else 1, child, tt, codes, stats) == child:
+            if _value(W2, B2, tf2, 0 if west_won else 1, child, tt, codes, ends, stats) == child:
                 break
-        line[count] = ids[_index(p)]
-        line[count + 1] = ids[_index(q)]
+        line[count] = ids[index(p)]
+        line[count + 1] = ids[index(q)]
         count += 2
         # The ids follow their cards down as the two bits are taken out.
-        hi = max(_index(p), _index(q))
-        lo = min(_index(p), _index(q))
-        n = 2 * _pop(W)
+        hi = max(index(p), index(q))
+        lo = min(index(p), index(q))
+        n = 2 * pop(W)
         for j in range(hi, n - 1):
             ids[j] = ids[j + 1]
         for j in range(lo, n - 2):

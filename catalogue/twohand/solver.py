@@ -38,6 +38,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
+from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
 from whist_catalogue.twohand.position import Position, as_position
 
@@ -96,7 +97,7 @@ class LeaderAnswer(NamedTuple):
 class TwoHandSolution(Immutable):
     """The exact answer for a two-hand deal or position (:func:`solve`)."""
 
-    __slots__ = ("position", "answers", "source", "value", "nodes", "theory_leaves")
+    __slots__ = ("position", "answers", "source", "value", "nodes", "theory_leaves", "endings")
     position: Position
     answers: tuple[LeaderAnswer, ...]
     """West on lead, then East, for a whole deal; the one leader's answer for a position."""
@@ -109,15 +110,18 @@ class TwoHandSolution(Immutable):
     """Positions the search visited (0 for the theory)."""
     theory_leaves: int
     """Positions of the search answered by Theorem 9.1 (symmetric ones)."""
+    endings: int
+    """Positions of the search answered by the table of small endings (:mod:`.endings`)."""
 
     def __init__(self, position: Position, answers: tuple[LeaderAnswer, ...], source: Source,
-                 value: Value | None = None, nodes: int = 0, theory_leaves: int = 0) -> None:
+                 value: Value | None = None, nodes: int = 0, theory_leaves: int = 0, endings: int = 0) -> None:
         object.__setattr__(self, "position", position)
         object.__setattr__(self, "answers", answers)
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "nodes", nodes)
         object.__setattr__(self, "theory_leaves", theory_leaves)
+        object.__setattr__(self, "endings", endings)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -155,6 +159,7 @@ class TwoHandSolution(Immutable):
         if self.source == "search":
             out["nodes"] = self.nodes
             out["theory_leaves"] = self.theory_leaves
+            out["endings"] = self.endings
         if position.leader is None:
             west, east = self.answers
             out["outcome"] = {"west_leads": west.west_tricks, "east_leads": east.west_tricks}
@@ -180,7 +185,8 @@ class TwoHandSolution(Immutable):
         if self.source == "theory":
             where = f"theory (Theorem 9.1: value {self.value.text()})" if self.value is not None else "theory"
         else:
-            where = f"search ({self.nodes:,} positions, {self.theory_leaves:,} answered by Theorem 9.1)"
+            where = (f"search ({self.nodes:,} positions searched, {self.theory_leaves:,} answered by Theorem 9.1,"
+                     f" {self.endings:,} by the table of endings)")
         lines = [position.text(), f"  answered by {where}"]
         if position.leader is None:
             west, east = self.answers
@@ -270,6 +276,12 @@ def clear_table() -> None:
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
+_NO_ENDINGS = np.zeros(0, dtype=np.int8)
+
+
+def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The leaves' suit values and the endings' table the kernels read (empty: turned off)."""
+    return (leaf_codes() if theory else _NO_LEAVES), (ending_table() if endings else _NO_ENDINGS)
 
 
 def _check_size(deal: TwoHandDeal) -> None:
@@ -349,13 +361,13 @@ def _results_of(layout: _Layout, results: np.ndarray) -> tuple[CardResult, ...]:
     return tuple(CardResult(s, r, x) for s, r, x in found)
 
 
-def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.ndarray,
+def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.ndarray, ends: np.ndarray,
              stats: np.ndarray) -> tuple[PlayedCard, ...]:
     ids = np.arange(len(layout.cards), dtype=np.int64)
     out = np.zeros(len(layout.cards), dtype=np.int64)
     lead = 0 if position_leader == "W" else 1
     count = kernels.play_line(np.uint64(layout.west), np.uint64(layout.starts), layout.trumps, lead,
-                              np.uint64(led_bit), ids, _table(), codes, stats, out)
+                              np.uint64(led_bit), ids, _table(), codes, ends, stats, out)
     played = out[:count].tolist()
     if led_bit:
         played = played[1:]  # the card led is the position's, not the line's
@@ -364,10 +376,10 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     )
 
 
-def _search(position: Position, line: bool, theory: bool) -> TwoHandSolution:
+def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoHandSolution:
     deal = position.deal
     layout = _layout(deal)
-    codes = leaf_codes() if theory else _NO_LEAVES
+    codes, ends = _kernel_tables(theory, endings)
     stats = np.zeros(kernels.N_STATS, dtype=np.int64)
     W, B = np.uint64(layout.west), np.uint64(layout.starts)
     answers: list[LeaderAnswer] = []
@@ -379,27 +391,28 @@ def _search(position: Position, line: bool, theory: bool) -> TwoHandSolution:
         led = position.led if position.leader == leader else None
         if led is None:
             guess = answers[0].west_tricks if answers else (deal.n + 1) // 2
-            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, stats, results)
+            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, ends, stats, results)
         else:
             led_bit = 1 << layout.cards.index(led)
             tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
-                                              stats, results)
-        played = _line_of(layout, leader, led_bit, codes, stats) if line else None
+                                              ends, stats, results)
+        played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
         answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results), played))
     return TwoHandSolution(position, tuple(answers), "search", None, int(stats[kernels.STAT_NODES]),
-                           int(stats[kernels.STAT_LEAVES]))
+                           int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
 
 
 # -- the API ---------------------------------------------------------------------------------------------
 
 
 def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
-          theory: bool = True, table: SuitTable | None = None) -> TwoHandSolution:
+          theory: bool = True, endings: bool = True, table: SuitTable | None = None) -> TwoHandSolution:
     """The exact answer for a deal (both leaders) or a position (its leader; after a lead, the follower).
 
     ``trumps`` names the trump suit of a deal whose text names none (``"H"``, ``"♥"``, ``"2"``, or a 0-based
     int).  ``line``: an optimal line of play too.  ``theory=False`` searches a symmetric deal as any other,
-    without the theory's leaves (for checking the one against the other).  ``table`` values symmetric deals'
+    without the theory's leaves, and ``endings=False`` without the table of endings (:mod:`.endings`): for
+    checking the one against the other.  ``table`` values symmetric deals'
     suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable` with a solver).
     """
     position = as_position(deal, trumps)
@@ -407,11 +420,12 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
     if known is not None:
         return _theory(position, known, line)
     _check_size(position.deal)
-    return _search(position, line, theory)
+    return _search(position, line, theory, endings)
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
-               line: bool = False, theory: bool = True, table: SuitTable | None = None) -> list[TwoHandSolution]:
+               line: bool = False, theory: bool = True, endings: bool = True,
+               table: SuitTable | None = None) -> list[TwoHandSolution]:
     """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
     card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
     positions = [as_position(d, trumps) for d in deals]
@@ -432,8 +446,8 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
         values = np.zeros((len(batch), 2), dtype=np.int64)
         results = np.full((len(batch), 2, 64), -1, dtype=np.int64)
         stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
-        codes = leaf_codes() if theory else _NO_LEAVES
-        kernels.solve_batch(Ws, Bs, tfs, _table(), codes, stats, values, results)
+        codes, ends = _kernel_tables(theory, endings)
+        kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
         for j, i in enumerate(batch):
             layout = layouts[j]
             answers = tuple(
@@ -441,9 +455,9 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
                 for lead, leader in enumerate(("W", "E"))
             )
             out[i] = TwoHandSolution(positions[i], answers, "search", None, int(stats[j, kernels.STAT_NODES]),
-                                     int(stats[j, kernels.STAT_LEAVES]))
+                                     int(stats[j, kernels.STAT_LEAVES]), int(stats[j, kernels.STAT_ENDINGS]))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
-            out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory)
+            out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
     return [s for s in out if s is not None]
 
