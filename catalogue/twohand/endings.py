@@ -9,7 +9,7 @@ filled by retrograde analysis, k = 1, 2, …: an ending's value is the best lead
 game, one trick), the position after the trick being an ending of k − 1 cards already in the table.
 
 Each ending's index: the colex rank of West's cards among the 2k, the rank of the cut points among the sets of
-at most three, the trump bit and the leader — one byte of West's tricks each, 1,058,000 bytes in all for
+at most three, the trump bit and the leader — one byte of West's tricks each, 1,008,720 bytes in all for
 k ≤ 6 (built in about 0.1 s), shipped zlib-compressed (150 kB) in :data:`ENDINGS_FILE` beside this module
 (:func:`write_endings` regenerates it).
 """
