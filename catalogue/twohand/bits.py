@@ -13,38 +13,44 @@ bit scans do the counting (:func:`_ctpop`, :func:`_ctlz`, :func:`_cttz`).
 
 from __future__ import annotations
 
+from typing import Any, Callable, cast
+
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-_ONE = ONE
+_ONE = ONE  # the kernels' spelling
 _ZERO = ZERO
 
 
-@intrinsic
-def _ctpop(typingctx, x):
+def _population_count(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
 
     return x(x), codegen
 
 
-@intrinsic
-def _ctlz(typingctx, x):
+def _leading_zeros(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctlz(args[0], context.get_constant(types.boolean, True))  # x is never 0 here
 
     return x(x), codegen
 
 
-@intrinsic
-def _cttz(typingctx, x):
+def _trailing_zeros(typingctx, x):
     def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], context.get_constant(types.boolean, True))
+        return builder.cttz(args[0], context.get_constant(types.boolean, True))  # nor here
 
     return x(x), codegen
+
+
+# LLVM's own instructions, called from the kernels as functions of one integer (typed as such for the checker:
+# Numba's ``intrinsic`` hides the typing context it passes).
+_ctpop = cast(Callable[[Any], Any], intrinsic(_population_count))
+_ctlz = cast(Callable[[Any], Any], intrinsic(_leading_zeros))
+_cttz = cast(Callable[[Any], Any], intrinsic(_trailing_zeros))
 
 
 @njit(cache=True, inline="always")

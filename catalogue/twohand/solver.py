@@ -23,6 +23,7 @@ Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of diff
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Literal, NamedTuple
 
 import numpy as np
@@ -141,7 +142,8 @@ class TwoHandSolution(Immutable):
         return self.position.suits[suit].card_name(rank)
 
     def _moves_json(self, answer: LeaderAnswer) -> list[dict]:
-        return [{"suit": r.suit, "card": self._card(r.suit, r.card), "west_tricks": r.west_tricks} for r in answer.moves]
+        names = [s.card_name for s in self.position.suits]
+        return [{"suit": s, "card": names[s](r), "west_tricks": x} for s, r, x in answer.moves]
 
     def _line_json(self, answer: LeaderAnswer) -> list[dict] | None:
         if answer.line is None:
@@ -228,32 +230,39 @@ class _Layout(NamedTuple):
     starts: int
     """The lowest card of each suit, and the sentinel bit above the top card."""
     trumps: int
-    cards: tuple[tuple[int, int], ...]
-    """(suit, rank) of each bit."""
+    suits: tuple[tuple[int, int, tuple[int, ...]], ...]
+    """Each suit in the deal's order: (its suit index, its lowest card's bit, its ranks lowest first)."""
+
+    @property
+    def cards(self) -> list[tuple[int, int]]:
+        """(suit, rank) of each bit."""
+        placed = sorted(self.suits, key=lambda x: x[1])
+        return [(s, r) for s, _, ranks in placed for r in ranks]
 
 
-def _layout(deal: TwoHandDeal, played: Iterable[tuple[int, int]] = ()) -> _Layout:
-    order = list(range(len(deal.suits)))
+@lru_cache(maxsize=65536)
+def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """West's cards of a suit as bits over its cards lowest first, and its ranks lowest first (a batch meets
+    the same suits again)."""
+    ranks = tuple(sorted(west + east))
+    owned = set(west)
+    return sum(1 << i for i, r in enumerate(ranks) if r in owned), ranks
+
+
+def _layout(deal: TwoHandDeal) -> _Layout:
+    order = range(len(deal.suits))
     if deal.trump is not None:
-        order.remove(deal.trump)
-        order.insert(0, deal.trump)
-    gone = set(played)
-    west = starts = 0
-    cards: list[tuple[int, int]] = []
+        order = [deal.trump, *(s for s in order if s != deal.trump)]
+    west = starts = offset = 0
+    placed: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * len(deal.suits)
     for s in order:
         suit = deal.suits[s]
-        west_ranks = set(suit.west)
-        ranks = [r for r in sorted(suit.west + suit.east) if (s, r) not in gone]
-        if not ranks:
-            continue
-        starts |= 1 << len(cards)
-        for r in ranks:
-            if r in west_ranks:
-                west |= 1 << len(cards)
-            cards.append((s, r))
-    starts |= 1 << len(cards)
-    trumps = 1 if deal.trump is not None and cards and cards[0][0] == deal.trump else 0
-    return _Layout(west, starts, trumps, tuple(cards))
+        bits, ranks = _suit_bits(suit.west, suit.east)
+        west |= bits << offset
+        starts |= 1 << offset
+        placed[s] = (s, offset, ranks)
+        offset += len(ranks)
+    return _Layout(west, starts | 1 << offset, 0 if deal.trump is None else 1, tuple(placed))
 
 
 # -- the process's search state ----------------------------------------------------------------------------
@@ -355,16 +364,21 @@ def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution
 # -- the search's answer ---------------------------------------------------------------------------------
 
 
-def _results_of(layout: _Layout, results: np.ndarray) -> tuple[CardResult, ...]:
-    found = [(s, r, int(x)) for (s, r), x in zip(layout.cards, results.tolist()) if x >= 0]
-    found.sort()
-    return tuple(CardResult(s, r, x) for s, r, x in found)
+def _results_of(layout: _Layout, results: list[int]) -> tuple[CardResult, ...]:
+    """The legal cards' results (``results`` by bit, −1 for the others), suit by suit, lowest first."""
+    return tuple(
+        CardResult(s, r, x)
+        for s, start, ranks in layout.suits
+        for r, x in zip(ranks, results[start : start + len(ranks)])
+        if x >= 0
+    )
 
 
 def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.ndarray, ends: np.ndarray,
              stats: np.ndarray) -> tuple[PlayedCard, ...]:
-    ids = np.arange(len(layout.cards), dtype=np.int64)
-    out = np.zeros(len(layout.cards), dtype=np.int64)
+    cards = layout.cards
+    ids = np.arange(len(cards), dtype=np.int64)
+    out = np.zeros(len(cards), dtype=np.int64)
     lead = 0 if position_leader == "W" else 1
     count = kernels.play_line(np.uint64(layout.west), np.uint64(layout.starts), layout.trumps, lead,
                               np.uint64(led_bit), ids, _table(), codes, ends, stats, out)
@@ -372,7 +386,7 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     if led_bit:
         played = played[1:]  # the card led is the position's, not the line's
     return tuple(
-        PlayedCard("W" if layout.west >> i & 1 else "E", *layout.cards[i]) for i in played
+        PlayedCard("W" if layout.west >> i & 1 else "E", *cards[i]) for i in played
     )
 
 
@@ -386,7 +400,7 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
     leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
     for leader in leaders:
         lead = 0 if leader == "W" else 1
-        results = np.full(len(layout.cards), -1, dtype=np.int64)
+        results = np.full(2 * deal.n, -1, dtype=np.int64)
         led_bit = 0
         led = position.led if position.leader == leader else None
         if led is None:
@@ -397,7 +411,7 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
             tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
                                               ends, stats, results)
         played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
-        answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results), played))
+        answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
     return TwoHandSolution(position, tuple(answers), "search", None, int(stats[kernels.STAT_NODES]),
                            int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
 
@@ -448,14 +462,13 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
         stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
         codes, ends = _kernel_tables(theory, endings)
         kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
-        for j, i in enumerate(batch):
-            layout = layouts[j]
-            answers = tuple(
-                LeaderAnswer(leader, None, int(values[j, lead]), _results_of(layout, results[j, lead]), None)
-                for lead, leader in enumerate(("W", "E"))
-            )
-            out[i] = TwoHandSolution(positions[i], answers, "search", None, int(stats[j, kernels.STAT_NODES]),
-                                     int(stats[j, kernels.STAT_LEAVES]), int(stats[j, kernels.STAT_ENDINGS]))
+        for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
+            zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
+        ):
+            answers = (LeaderAnswer("W", None, west, _results_of(layout, west_results), None),
+                       LeaderAnswer("E", None, east, _results_of(layout, east_results), None))
+            out[i] = TwoHandSolution(positions[i], answers, "search", None, counts[kernels.STAT_NODES],
+                                     counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS])
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
             out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
