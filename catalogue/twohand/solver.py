@@ -31,7 +31,6 @@ import numpy as np
 from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.errors import BeyondSearchError, DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal, suit_name
-from whist_catalogue.theory.immutable import Immutable
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
 from whist_catalogue.theory.multisuit import optimal_line
@@ -58,6 +57,7 @@ TABLE_BITS = 22
 whole canonical positions, so what one deal learns stays true for every other."""
 
 Source = Literal["theory", "search"]
+_new_tuple = tuple.__new__  # a named tuple built without its Python-level __new__: a batch builds thousands
 
 
 class PlayedCard(NamedTuple):
@@ -95,34 +95,24 @@ class LeaderAnswer(NamedTuple):
         return tuple(r for r in self.moves if r.west_tricks == best)
 
 
-class TwoHandSolution(Immutable):
-    """The exact answer for a two-hand deal or position (:func:`solve`)."""
+class TwoHandSolution(NamedTuple):
+    """The exact answer for a two-hand deal or position (:func:`solve`).  A named tuple, as the theory's
+    ``Evaluation``: a batch builds one a deal, and a frozen class with checks costs several times as much."""
 
-    __slots__ = ("position", "answers", "source", "value", "nodes", "theory_leaves", "endings")
     position: Position
     answers: tuple[LeaderAnswer, ...]
     """West on lead, then East, for a whole deal; the one leader's answer for a position."""
     source: Source
     """``"theory"``: a symmetric position answered from its suits' values (Theorem 9.1), no search;
     ``"search"``: the exact search."""
-    value: Value | None
+    value: Value | None = None
     """Σ val(suit), for an answer from the theory only: a deal outside the theory has no value in V."""
-    nodes: int
+    nodes: int = 0
     """Positions the search visited (0 for the theory)."""
-    theory_leaves: int
+    theory_leaves: int = 0
     """Positions of the search answered by Theorem 9.1 (symmetric ones)."""
-    endings: int
+    endings: int = 0
     """Positions of the search answered by the table of small endings (:mod:`.endings`)."""
-
-    def __init__(self, position: Position, answers: tuple[LeaderAnswer, ...], source: Source,
-                 value: Value | None = None, nodes: int = 0, theory_leaves: int = 0, endings: int = 0) -> None:
-        object.__setattr__(self, "position", position)
-        object.__setattr__(self, "answers", answers)
-        object.__setattr__(self, "source", source)
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "nodes", nodes)
-        object.__setattr__(self, "theory_leaves", theory_leaves)
-        object.__setattr__(self, "endings", endings)
 
     @property
     def outcome(self) -> Outcome | None:
@@ -141,8 +131,7 @@ class TwoHandSolution(Immutable):
     def _card(self, suit: int, rank: int) -> str:
         return self.position.suits[suit].card_name(rank)
 
-    def _moves_json(self, answer: LeaderAnswer) -> list[dict]:
-        names = [s.card_name for s in self.position.suits]
+    def _moves_json(self, answer: LeaderAnswer, names: list) -> list[dict]:
         return [{"suit": s, "card": names[s](r), "west_tricks": x} for s, r, x in answer.moves]
 
     def _line_json(self, answer: LeaderAnswer) -> list[dict] | None:
@@ -155,6 +144,7 @@ class TwoHandSolution(Immutable):
         ``outcome.west_leads`` / ``east_leads`` and per leader ``moves`` and ``line``; a position gives
         ``to_play``, ``west_tricks``, ``moves`` and ``line``."""
         position = self.position
+        names = [s.card_name for s in position.suits]
         out: dict = {"deal": position.deal.text(), "trumps": position.trump, "source": self.source}
         if self.value is not None:
             out["value"] = self.value.to_json()
@@ -165,7 +155,7 @@ class TwoHandSolution(Immutable):
         if position.leader is None:
             west, east = self.answers
             out["outcome"] = {"west_leads": west.west_tricks, "east_leads": east.west_tricks}
-            out["moves"] = {"west_leads": self._moves_json(west), "east_leads": self._moves_json(east)}
+            out["moves"] = {"west_leads": self._moves_json(west, names), "east_leads": self._moves_json(east, names)}
             if west.line is not None:
                 out["line"] = {"west_leads": self._line_json(west), "east_leads": self._line_json(east)}
             return out
@@ -175,7 +165,7 @@ class TwoHandSolution(Immutable):
             out["led"] = {"suit": position.led[0], "card": self._card(*position.led)}
         out["to_play"] = answer.to_play
         out["west_tricks"] = answer.west_tricks
-        out["moves"] = self._moves_json(answer)
+        out["moves"] = self._moves_json(answer, names)
         if answer.line is not None:
             out["line"] = self._line_json(answer)
         return out
@@ -244,9 +234,11 @@ class _Layout(NamedTuple):
 def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
     """West's cards of a suit as bits over its cards lowest first, and its ranks lowest first (a batch meets
     the same suits again)."""
-    ranks = tuple(sorted(west + east))
-    owned = set(west)
-    return sum(1 << i for i, r in enumerate(ranks) if r in owned), ranks
+    ranks = sorted(west + east)
+    mask = 0
+    for r in west:
+        mask |= 1 << ranks.index(r)
+    return mask, tuple(ranks)
 
 
 def _layout(deal: TwoHandDeal) -> _Layout:
@@ -366,12 +358,12 @@ def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution
 
 def _results_of(layout: _Layout, results: list[int]) -> tuple[CardResult, ...]:
     """The legal cards' results (``results`` by bit, −1 for the others), suit by suit, lowest first."""
-    return tuple(
-        CardResult(s, r, x)
+    return tuple([
+        _new_tuple(CardResult, (s, r, x))
         for s, start, ranks in layout.suits
         for r, x in zip(ranks, results[start : start + len(ranks)])
         if x >= 0
-    )
+    ])
 
 
 def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.ndarray, ends: np.ndarray,
@@ -465,10 +457,10 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
         for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
             zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
         ):
-            answers = (LeaderAnswer("W", None, west, _results_of(layout, west_results), None),
-                       LeaderAnswer("E", None, east, _results_of(layout, east_results), None))
-            out[i] = TwoHandSolution(positions[i], answers, "search", None, counts[kernels.STAT_NODES],
-                                     counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS])
+            answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
+                       _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
+            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
+                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS]))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
             out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
