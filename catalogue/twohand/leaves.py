@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from whist_catalogue.constants import SCALE_BITS
-from whist_catalogue.theory.small_suits import TABLE_MAX_N, preloaded
+from whist_catalogue.theory.small_suits import TABLE_MAX_N, table_arrays
 
 __all__ = ["LEAF_MAX_N", "LEAF_KEYS", "leaf_codes", "rho"]
 
@@ -45,11 +45,9 @@ _HALF = 1 << (SCALE_BITS - 1)
 def leaf_codes() -> np.ndarray:
     """The packed value of every even suit with 1 ≤ n ≤ :data:`LEAF_MAX_N` at its key (0 elsewhere: the empty
     suit, key 1, is worth 0, and uneven keys are never asked)."""
-    codes, _ = preloaded(LEAF_MAX_N)
+    keys, codes, _ = table_arrays()
     table = np.zeros(LEAF_KEYS, dtype=np.int64)
-    table[np.fromiter(codes.keys(), dtype=np.int64, count=len(codes))] = np.fromiter(
-        codes.values(), dtype=np.int64, count=len(codes)
-    )
+    table[np.frombuffer(keys, dtype=np.uint32)] = np.frombuffer(codes, dtype=np.int64)
     return table  # writable: the kernels are compiled for one array type, and this one is shared read-only by use
 
 
