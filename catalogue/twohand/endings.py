@@ -4,14 +4,17 @@
 The search (:mod:`.kernels`) looks an ending up instead of searching it: the last tricks of every deal end
 here, and they are most of a search's positions.  A position is its cards' relative order (:mod:`.bits`), so
 the endings are finitely many: for k cards a hand, West's k cards among the 2k (C(2k, k) ways), the suits' cut
-points among the 2k − 1 gaps (at most three), whether the bottom suit is trumps, and who leads.  The table is
-filled by retrograde analysis, k = 1, 2, …: an ending's value is the best lead's worst reply (the rules of the
-game, one trick), the position after the trick being an ending of k − 1 cards already in the table.
+points among the 2k − 1 gaps (at most three), whether the bottom suit is trumps, and who leads.  Only West's
+lead is stored: with East on lead, swapping the hands gives an ending with "West" on lead, and West takes the
+tricks the other does not.  The table is filled by retrograde analysis, k = 1, 2, …: an ending's value is the
+best lead's worst reply (the rules of the game, one trick), the position after the trick being an ending of
+k − 1 cards already in the table.
 
 Each ending's index: the colex rank of West's cards among the 2k, the rank of the cut points among the sets of
-at most three, the trump bit and the leader — one byte of West's tricks each, 1,008,720 bytes in all for
-k ≤ 6 (built in about 0.1 s), shipped zlib-compressed (150 kB) in :data:`ENDINGS_FILE` beside this module
-(:func:`write_endings` regenerates it).
+at most three, and the trump bit — one byte of West's tricks each, 504,360 bytes in all for k ≤ 6 (built in
+about 0.1 s), shipped zlib-compressed (95 kB) in :data:`ENDINGS_FILE` beside this module (:func:`write_endings`
+regenerates it).  Seven cards a hand would take 2.6 million more bytes (590 kB shipped) and save about 40 % of
+the search's positions at 9 and 13 cards a hand (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ from numba import njit
 from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, index, low, play, pop, segment, trump_mask
 
 __all__ = [
-    "MAX_ENDING_N", "MAX_ENDING_SUITS", "OFFSETS", "ENDINGS_FILE", "ending_index", "build_endings", "built_endings",
+    "MAX_ENDING_N", "MAX_ENDING_SUITS", "OFFSETS", "ENDINGS_FILE", "ending_index", "ending_value", "build_endings",
+    "built_endings",
     "endings", "encode_endings", "write_endings",
 ]
 
 MAX_ENDING_N = 6
-"""The largest ending in the table, in cards a hand: 857,472 endings of 6 cards; 7 would be six times more."""
+"""The largest ending in the table, in cards a hand: 428,736 entries of 6 cards; 7 would be six times more."""
 MAX_ENDING_SUITS = 4
 """The most suits an ending in the table has (a pack has four; an ending of more suits is searched)."""
 ENDINGS_FILE = "endings.bin"
@@ -50,7 +54,7 @@ def _cut_sets(k: int) -> int:
 def _sizes() -> np.ndarray:
     offsets = [0, 0]  # k = 0 has no entry: nothing left to play
     for k in range(1, MAX_ENDING_N + 1):
-        offsets.append(offsets[-1] + comb(2 * k, k) * _cut_sets(k) * 4)
+        offsets.append(offsets[-1] + comb(2 * k, k) * _cut_sets(k) * 2)
     return np.array(offsets, dtype=np.int64)
 
 
@@ -60,8 +64,8 @@ _CUTS = np.array([_cut_sets(k) if k else 0 for k in range(MAX_ENDING_N + 1)], dt
 
 
 @njit(cache=True, inline="always")
-def ending_index(W, B, tf, lead, k):
-    """Where the ending (k cards a hand, at most four suits) is in the table."""
+def ending_index(W, B, tf, k):
+    """Where the ending (k cards a hand, at most four suits, West on lead) is in the table."""
     rank = np.int64(0)
     i = 1
     x = W
@@ -82,7 +86,16 @@ def ending_index(W, B, tf, lead, k):
         cuts ^= b
         cut_rank += _BINOM[index(b) - 1, i]
         i += 1
-    return OFFSETS[k] + ((rank * _CUTS[k] + cut_rank) * 2 + tf) * 2 + lead
+    return OFFSETS[k] + (rank * _CUTS[k] + cut_rank) * 2 + tf
+
+
+@njit(cache=True, inline="always")
+def ending_value(W, B, tf, lead, k, table):
+    """West's tricks in an ending.  The table holds West on lead only: with East on lead, the hands swapped
+    make East the one on lead as "West", and West takes the tricks East would not."""
+    if lead == 0:
+        return np.int64(table[ending_index(W, B, tf, k)])
+    return k - np.int64(table[ending_index(((ONE << np.uint64(2 * k)) - ONE) & ~W, B, tf, k)])
 
 
 @njit(cache=True)
@@ -110,7 +123,7 @@ def _one_trick(W, B, tf, lead, k, table):
             value = np.int64(1 if west_won else 0)
             if k > 1:
                 W2, B2, tf2 = play(W, B, tf, tmask, p, q)
-                value += table[ending_index(W2, B2, tf2, np.int64(0 if west_won else 1), k - 1)]
+                value += ending_value(W2, B2, tf2, np.int64(0 if west_won else 1), k - 1, table)
             if (lead == 0 and value < worst) or (lead != 0 and value > worst):
                 worst = value
         if (lead == 0 and worst > best) or (lead != 0 and worst < best):
@@ -138,8 +151,7 @@ def build_endings(table):
                         if c2 < size:
                             B |= ONE << np.uint64(c2)
                         for tf in range(2):
-                            for lead in range(2):
-                                table[ending_index(W, B, tf, lead, k)] = _one_trick(W, B, tf, lead, k, table)
+                            table[ending_index(W, B, tf, k)] = _one_trick(W, B, tf, np.int64(0), k, table)
             if W == last:
                 break
             # The next mask with k bits set (Gosper's hack).

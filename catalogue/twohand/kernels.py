@@ -34,7 +34,7 @@ from numba import njit
 from whist_catalogue.twohand.bits import (
     bottoms, delete, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
-from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_index
+from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
 from whist_catalogue.twohand.leaves import rho
 
 __all__ = [
@@ -145,7 +145,7 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
         return False
     if k <= MAX_ENDING_N and ends.shape[0] > 0 and pop(B) <= MAX_ENDING_SUITS + 1 and only == _ZERO:
         stats[STAT_ENDINGS] += 1
-        return ends[ending_index(W, B, tf, lead, k)] >= t
+        return ending_value(W, B, tf, lead, k, ends) >= t
     stats[STAT_NODES] += 1
     tmask = trump_mask(B, tf)
     leaf, sure, winners = _survey(W, B, lead, tmask, codes)
