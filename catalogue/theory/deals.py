@@ -683,7 +683,7 @@ class TwoHandDeal(Immutable):
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
         from whist_catalogue.theory.display import two_hand_html
 
-        return two_hand_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return two_hand_html(self)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
 
 def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:

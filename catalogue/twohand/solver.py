@@ -23,7 +23,7 @@ Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of diff
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Iterable, Literal, NamedTuple
 
 import numpy as np
@@ -242,9 +242,10 @@ def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple
 
 
 def _layout(deal: TwoHandDeal) -> _Layout:
-    order = range(len(deal.suits))
+    order = list(range(len(deal.suits)))
     if deal.trump is not None:
-        order = [deal.trump, *(s for s in order if s != deal.trump)]
+        order.remove(deal.trump)
+        order.insert(0, deal.trump)
     west = starts = offset = 0
     placed: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * len(deal.suits)
     for s in order:
@@ -305,12 +306,10 @@ def _theory_table(deal: TwoHandDeal, table: SuitTable | None) -> SuitTable | Non
     return table
 
 
+@cache
 def _default_table() -> SuitTable:
-    table = _state.get("suits")
-    if table is None:
-        table = SuitTable()
-        _state["suits"] = table  # type: ignore[assignment]  # a cache of two kinds of object
-    return table  # type: ignore[return-value]
+    """The preloaded suits (every suit with n ≤ 8), for the process."""
+    return SuitTable()
 
 
 # -- the theory's answer ---------------------------------------------------------------------------------
