@@ -5,8 +5,8 @@ through the table and without it."""
 
 from __future__ import annotations
 
+import lzma
 import os
-import zlib
 from math import comb
 
 import numpy as np
@@ -62,7 +62,7 @@ def test_a_file_that_is_not_the_table_is_built_again(tmp_path, monkeypatch):
     """A damaged or foreign file is not read as the table: the table is built instead."""
     fake = tmp_path / "twohand"
     fake.mkdir()
-    (fake / ENDINGS_FILE).write_bytes(b"WHIST-TWO-HAND-ENDINGS-1\n" + zlib.compress(b"\x00" * 10))
+    (fake / ENDINGS_FILE).write_bytes(b"WHIST-TWO-HAND-ENDINGS-2\n" + lzma.compress(b"\x00" * 10))
     monkeypatch.setattr(module, "__file__", str(fake / "endings.py"))
     endings.cache_clear()
     try:

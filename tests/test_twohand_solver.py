@@ -94,6 +94,17 @@ def test_thousands_of_random_deals_of_up_to_6_cards_a_hand():
         assert_equals_minimax(deal, solutions, memo=True)
 
 
+def test_random_deals_of_7_cards_a_hand_the_largest_endings_in_the_table():
+    """80 seeded deals of 7 cards a hand (every one of them an ending of the table when in at most 4 suits)."""
+    rng = random.Random(7777)
+    deals = [random_deal(rng, 7, rng.randint(2, 5)) for _ in range(80)]
+    answered = solve_many(deals)
+    searched = [(d, s) for d, s in zip(deals, answered) if s.source == "search"]
+    assert len(searched) > 60 and all(s.endings > 0 for d, s in searched if len(d.suits) <= 4)
+    for deal, solutions in zip(deals, zip(answered, solve_many(deals, endings=False))):
+        assert_equals_minimax(deal, solutions, memo=True)
+
+
 def test_positions_after_the_lead():
     """Every reply to a random lead of random deals, searched and from the theory alike."""
     rng = random.Random(77)

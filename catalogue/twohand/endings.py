@@ -11,16 +11,16 @@ best lead's worst reply (the rules of the game, one trick), the position after t
 k − 1 cards already in the table.
 
 Each ending's index: the colex rank of West's cards among the 2k, the rank of the cut points among the sets of
-at most three, and the trump bit — one byte of West's tricks each, 504,360 bytes in all for k ≤ 6 (built in
-about 0.1 s), shipped zlib-compressed (95 kB) in :data:`ENDINGS_FILE` beside this module (:func:`write_endings`
-regenerates it).  Seven cards a hand would take 2.6 million more bytes (590 kB shipped) and save about 40 % of
-the search's positions at 9 and 13 cards a hand (docs/benchmarks.md).
+at most three, and the trump bit — one byte of West's tricks each, 3,098,952 bytes in all for k ≤ 7 (built in
+about a second), shipped LZMA-compressed (300 kB; read in about 20 ms) in :data:`ENDINGS_FILE` beside this
+module (:func:`write_endings` regenerates it).  Seven cards a hand rather than six save about 40 % of the
+search's positions at 9 and 13 cards a hand (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import lzma
 import os
-import zlib
 from functools import cache
 from math import comb
 
@@ -35,12 +35,13 @@ __all__ = [
     "endings", "encode_endings", "write_endings",
 ]
 
-MAX_ENDING_N = 6
-"""The largest ending in the table, in cards a hand: 428,736 entries of 6 cards; 7 would be six times more."""
+MAX_ENDING_N = 7
+"""The largest ending in the table, in cards a hand: 2,594,592 entries of 7 cards (West on lead); 8 would be six
+times more."""
 MAX_ENDING_SUITS = 4
 """The most suits an ending in the table has (a pack has four; an ending of more suits is searched)."""
 ENDINGS_FILE = "endings.bin"
-_MAGIC = b"WHIST-TWO-HAND-ENDINGS-1\n"
+_MAGIC = b"WHIST-TWO-HAND-ENDINGS-2\n"
 
 _BINOM = np.array([[comb(n, r) for r in range(2 * MAX_ENDING_N + 1)] for n in range(2 * MAX_ENDING_N + 1)],
                   dtype=np.int64)
@@ -161,8 +162,8 @@ def build_endings(table):
 
 
 def encode_endings(table: np.ndarray) -> bytes:
-    """The file's bytes: magic, then the table zlib-compressed."""
-    return _MAGIC + zlib.compress(table.astype(np.int8).tobytes(), 9)
+    """The file's bytes: magic, then the table LZMA-compressed (half zlib's size for this table)."""
+    return _MAGIC + lzma.compress(table.astype(np.int8).tobytes(), preset=9 | lzma.PRESET_EXTREME)
 
 
 def built_endings() -> np.ndarray:
@@ -180,10 +181,10 @@ def endings() -> np.ndarray:
         with open(os.path.join(os.path.dirname(__file__), ENDINGS_FILE), "rb") as f:
             raw = f.read()
         if raw.startswith(_MAGIC):
-            table = np.frombuffer(zlib.decompress(raw[len(_MAGIC):]), dtype=np.int8).copy()
+            table = np.frombuffer(lzma.decompress(raw[len(_MAGIC):]), dtype=np.int8).copy()
             if table.shape == (int(OFFSETS[-1]),):
                 return table
-    except (OSError, zlib.error):
+    except (OSError, lzma.LZMAError):
         pass
     return built_endings()
 
