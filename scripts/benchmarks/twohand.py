@@ -154,17 +154,27 @@ def _ours(deals: list[TwoHandDeal]):
     batch = solve_many(deals)
     whole, whole_cpu = time.perf_counter() - t, time.process_time() - cpu
     assert [s.answers for s in batch] == [s.answers for s in solutions]
-    return solutions, per_deal, per_deal_cpu, whole, whole_cpu
+    # What a command line does in process: the deals' texts in, one JSON line a deal out.
+    texts = [d.text() for d in deals]
+    clear_table()
+    t, cpu = time.perf_counter(), time.process_time()
+    lines = [json.dumps(s.to_json(), ensure_ascii=False) for s in solve_many(texts)]
+    text_wall, text_cpu = time.perf_counter() - t, time.process_time() - cpu
+    assert len(lines) == len(deals)
+    texts_line = (f"  ours, texts in and JSON lines out (solve_many, to_json, json.dumps), in process: {text_wall:.3f} s,"
+                  f" {1e3 * text_wall / len(deals):.3f} ms a deal ({text_cpu:.2f} s CPU)")
+    return solutions, per_deal, per_deal_cpu, whole, whole_cpu, texts_line
 
 
 def _leaf_rate(solutions) -> str:
     searched = [s for s in solutions if s.source == "search"]
     nodes = sum(s.nodes for s in searched)
     leaves = sum(s.theory_leaves for s in searched)
+    ends = sum(s.endings for s in searched)
     met = sum(1 for s in searched if s.theory_leaves)
-    return (f"  theory leaves: {leaves:,} of {nodes:,} positions searched ({100 * leaves / max(nodes, 1):.1f} %);"
-            f" {met} of {len(searched)} searched deals met one; {len(solutions) - len(searched)} answered by the"
-            f" theory outright")
+    return (f"  theory leaves: {leaves:,} of {nodes:,} positions searched ({100 * leaves / max(nodes, 1):.2f} %);"
+            f" {met} of {len(searched)} searched deals met one; {len(solutions) - len(searched)} deals answered by the"
+            f" theory outright; {ends:,} endings looked up ({ends / max(len(searched), 1):,.0f} a deal)")
 
 
 @contextmanager
@@ -197,7 +207,7 @@ def _compare(label: str, deals: list[TwoHandDeal]) -> None:
         dds.append(time.perf_counter() - t)
         dds_cpu.append(time.process_time() - cpu)
         expected.append(answers)
-    solutions, ours, ours_cpu, whole, whole_cpu = _ours(deals)
+    solutions, ours, ours_cpu, whole, whole_cpu, texts_line = _ours(deals)
     cards = 0
     for deal, solution, (west, east) in zip(deals, solutions, expected):
         for leader, theirs in (("W", west), ("E", east)):
@@ -210,6 +220,7 @@ def _compare(label: str, deals: list[TwoHandDeal]) -> None:
     print(_line("ours, solve_many([deal]) deal by deal", ours, ours_cpu))
     print(f"  ours, solve_many(all {len(deals)}) in one call: {whole:.3f} s, {1e3 * whole / len(deals):.3f} ms a deal"
           f" ({whole_cpu:.2f} s CPU)")
+    print(texts_line)
     print(f"  -> deal by deal {sum(dds) / sum(ours):.1f}x DDS in wall time, {sum(dds_cpu) / sum(ours_cpu):.1f}x in CPU;"
           f" as a batch {sum(dds) / whole:.1f}x, CPU {sum(dds_cpu) / whole_cpu:.1f}x; slowest deal (CPU)"
           f" {1e3 * max(ours_cpu):.3f} ms against DDS's {1e3 * max(dds_cpu):.3f} ms (wall {1e3 * max(ours):.3f} ms"
@@ -220,10 +231,11 @@ def _compare(label: str, deals: list[TwoHandDeal]) -> None:
 def ours_only(label: str, deals: list[TwoHandDeal]) -> None:
     print(f"{label}: {len(deals)} deals (no referee fits a pack here)", flush=True)
     with _no_collector():
-        solutions, ours, ours_cpu, whole, whole_cpu = _ours(deals)
+        solutions, ours, ours_cpu, whole, whole_cpu, texts_line = _ours(deals)
     print(_line("ours, solve_many([deal]) deal by deal", ours, ours_cpu))
     print(f"  ours, solve_many(all {len(deals)}) in one call: {whole:.3f} s, {1e3 * whole / len(deals):.3f} ms a deal"
           f" ({whole_cpu:.2f} s CPU)")
+    print(texts_line)
     print(_leaf_rate(solutions), flush=True)
 
 
