@@ -239,6 +239,27 @@ def ours_only(label: str, deals: list[TwoHandDeal]) -> None:
     print(_leaf_rate(solutions), flush=True)
 
 
+def ingredients(label: str, deals: list[TwoHandDeal]) -> None:
+    """What the exact leaves save: positions searched and CPU time with the table of endings and Theorem 9.1's
+    leaves, without each, and without both (the same deals, the same answers)."""
+    from whist_catalogue.twohand.solver import clear_table, solve_many
+
+    answers = None
+    for name, theory, endings in (("both", True, True), ("no endings", True, False),
+                                  ("no theory leaves", False, True), ("neither", False, False)):
+        with _no_collector():
+            clear_table()
+            cpu = time.process_time()
+            solutions = solve_many(deals, theory=theory, endings=endings)
+            cpu = time.process_time() - cpu
+        found = [s.answers for s in solutions]
+        assert answers is None or found == answers
+        answers = found
+        nodes = sum(s.nodes for s in solutions)
+        print(f"  {label}, {name}: {nodes / len(deals):,.0f} positions searched a deal, {1e3 * cpu / len(deals):.3f} ms"
+              f" CPU a deal", flush=True)
+
+
 def time_command(command: list[str], deals: list[TwoHandDeal], label: str) -> None:
     """Pipe the deals into ``command`` (one process, start-up included) and check its answers against ours."""
     from whist_catalogue.twohand.solver import solve_many
@@ -293,6 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--trumps", type=int, default=4000, metavar="DEALS", help="9-card deals with trumps")
     parser.add_argument("--big", type=int, default=1000, metavar="DEALS", help="13-card deals with trumps (ours only)")
     parser.add_argument("--seed", type=int, default=29)
+    parser.add_argument("--ingredients", type=int, default=0, metavar="DEALS",
+                        help="also time the first DEALS deals of each family without the endings and the theory leaves")
     parser.add_argument("--cli", nargs="*", metavar="COMMAND",
                         help="time COMMAND over each family's deals instead of the in-process solver"
                              " (default: whist-catalogue outcome --json -)")
@@ -321,6 +344,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             compare(label, deals)
     if families[2][1]:
         ours_only(*families[2])
+    if args.ingredients:
+        print(f"the exact leaves, on the first {args.ingredients} deals of each family:")
+        for label, deals in families:
+            if deals:
+                ingredients(label, deals[: args.ingredients])
     print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
