@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
+from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 
 RANKS = "AKQJT98765432"
@@ -313,6 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-trumps", type=int, default=1000, metavar="DEALS", help="13-card deals without trumps")
     parser.add_argument("--trumps", type=int, default=4000, metavar="DEALS", help="9-card deals with trumps")
     parser.add_argument("--big", type=int, default=1000, metavar="DEALS", help="13-card deals with trumps (ours only)")
+    parser.add_argument("--limit", type=int, default=0, metavar="DEALS",
+                        help="deals of MAX_SEARCH_N cards a hand with trumps, the search's limit (ours only)")
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--ingredients", type=int, default=0, metavar="DEALS",
                         help="also time the first DEALS deals of each family without the endings and the theory leaves")
@@ -326,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("13 cards a hand, no trumps, uneven suits", [random_two_hand(rng, 13, False, True) for _ in range(args.no_trumps)]),
         ("9 cards a hand, trumps", [random_two_hand(rng, 9, True) for _ in range(args.trumps)]),
         ("13 cards a hand, trumps", [random_two_hand(rng, 13, True) for _ in range(args.big)]),
+        (f"{MAX_SEARCH_N} cards a hand, trumps", [random_two_hand(rng, MAX_SEARCH_N, True) for _ in range(args.limit)]),
     ]
     print(f"load average (1 min) at the start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     if args.cli is not None:
@@ -342,8 +346,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for label, deals in families[:2]:
         if deals:
             compare(label, deals)
-    if families[2][1]:
-        ours_only(*families[2])
+    for family in families[2:]:
+        if family[1]:
+            ours_only(*family)
     if args.ingredients:
         print(f"the exact leaves, on the first {args.ingredients} deals of each family:")
         for label, deals in families:
