@@ -211,6 +211,10 @@ class TestAnswers:
         assert [(m["suit"], m["card"]) for m in position["moves"]] == [(1, "3"), (1, "4"), (1, "J"), (1, "Q")]
         assert position["moves"][0]["west_tricks"] == position["moves"][1]["west_tricks"]
 
+    def test_notebook_drawing(self):
+        html = solve("trumps ♥: AK2/-, 5/QJ43")._repr_html_()
+        assert "<svg" in html and "trumps ♥" in html and "outcome   West takes 0 tricks" in html
+
     def test_a_batch_answers_as_one_deal_at_a_time(self):
         rng = random.Random(4)
         deals = [random_deal(rng, rng.randint(1, 9), 4) for _ in range(200)]

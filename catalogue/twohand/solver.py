@@ -172,6 +172,14 @@ class TwoHandSolution(NamedTuple):
             out["line"] = self._line_json(answer)
         return out
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the deal's diagram, then :meth:`text`."""
+        import html
+
+        from whist_catalogue.theory.display import two_hand_html
+
+        return two_hand_html(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+
     def text(self) -> str:
         """The answer in lines: the deal, the outcome, every legal card's result (``*`` best), a line of play."""
         position = self.position
