@@ -1,10 +1,6 @@
 """The Numba search of two-hand whist: every deal, any suits, trumps or none (see :mod:`.solver` for the API).
 
-**A position** at the start of a trick is four numbers.  Its cards in play are bits 0 … 2k − 1 of one
-64-bit word, suit by suit, each suit's cards lowest first, the trump suit (while it has cards) at the
-bottom; only the cards still in play are there, so the bits say the cards' *relative* order, which is all
-that matters (docs/spec.md §2): cards of a suit that are adjacent among the cards in play and held by one
-hand are equivalent, and here they are adjacent bits.
+**A position** at the start of a trick is four numbers (:mod:`.bits` lays its cards out in one 64-bit word):
 
 * ``W``: West's cards (East holds the other bits below the sentinel);
 * ``B``: the lowest card of each suit in play, and the sentinel bit 2k above the top card;
@@ -18,12 +14,15 @@ bits) — positions that differ only in cards already played meet there, within 
 **The search** asks a null-window question, "does West take at least t of the tricks left?", trick by
 trick: the leader's card, then the follower's reply (follow suit if you can, else ruff or discard; the
 highest trump wins, else the highest card of the suit led).  Equivalent cards are tried once (the lowest
-of each run).  The table keeps, for each position, bounds on West's tricks and the card that decided.
-A position whose suits are all even is a theory leaf (:mod:`.leaves`, Theorem 9.1 of the multi-suit
-paper): its answer is exact without search.  Exact values come from a few null-window questions
-(MTD(f)-style stepping from a guess).
+of each run); the leads are tried the table's first, then each suit's top winners, then the rest from the
+highest, and the replies the cheapest winning card (or ruff) first.  The table keeps, for each position,
+bounds on West's tricks and the card that decided.  Before searching a position: an ending of at most
+:data:`~.endings.MAX_ENDING_N` cards a hand is looked up (:mod:`.endings`); a position whose suits are all
+even is a theory leaf (:mod:`.leaves`, Theorem 9.1 of the multi-suit paper); the leader's sure tricks bound
+West's tricks from one side.  Exact values come from a few null-window questions (MTD(f)-style stepping from a
+guess: for the second leader, the first leader's result).
 
-Counters (``stats``): nodes searched, theory leaves, table cut-offs.
+Counters (``stats``): positions searched, theory leaves, table cut-offs, endings looked up.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from whist_catalogue.twohand.bits import (
-    bottoms, delete, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
+    bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
 from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
 from whist_catalogue.twohand.leaves import rho
