@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterator, TypeAlias
 from whist_catalogue.constants import MAX_HAND_SIZE
 from whist_catalogue.errors import (
     AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, TrumpSuitError, UnevenHandsError,
+    counted,
 )
 from whist_catalogue.theory.immutable import Immutable
 
@@ -125,7 +126,8 @@ class Deal(Immutable):
         west = _mask(text, "W")
         if 2 * west.bit_count() != len(text):
             raise AsymmetricSuitError(
-                f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
+                f"asymmetric suit {label!r}: West holds {counted(west.bit_count(), 'card')}, "
+                f"East {len(text) - west.bit_count()}"
             )
         return cls(len(text) // 2, west)
 
@@ -281,7 +283,7 @@ class Suit(Immutable):
             return self._deal
         if not self.symmetric:
             raise AsymmetricSuitError(
-                f"asymmetric suit {self}: West holds {len(self.west)} cards, East {len(self.east)}"
+                f"asymmetric suit {self}: West holds {counted(len(self.west), 'card')}, East {len(self.east)}"
             )
         ranked = sorted(self.west + self.east)
         west = set(self.west)
@@ -449,7 +451,7 @@ def _parse_suit(text: str) -> Suit:
     suit = _read_suit(text)
     if not suit.symmetric:
         raise AsymmetricSuitError(
-            f"asymmetric suit {text.strip()!r}: West holds {len(suit.west)} cards, East {len(suit.east)}"
+            f"asymmetric suit {suit}: West holds {counted(len(suit.west), 'card')}, East {len(suit.east)}"
         )
     return suit
 
@@ -459,12 +461,15 @@ def _read_suit(text: str) -> Suit:
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10``, ``AK2/-`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
-    * an owner string, lowest card first: ``EWEW``; ``WWE`` is West's two lowest cards against East's highest.
+    * an owner string, lowest card first: ``EWEW``; ``WWE`` is West's two lowest cards against East's highest;
 
+    any of them after its suit's symbol, as ``--led ♠:T`` names a suit: ``♠AQ/KJ``.
     A deal of more than :data:`MAX_HAND_SIZE` cards a hand is refused first (:func:`check_deal_size`).
     """
     check_deal_size(text)
     stripped = text.strip()
+    if stripped[:1] in SUIT_SYMBOLS:
+        stripped = stripped[1:].strip()
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
@@ -539,9 +544,18 @@ _SUIT_SEPARATOR = re.compile(r"[,;]")
 
 
 def multisuit_parts(text: str) -> list[str]:
-    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``."""
+    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``.  A suit written after a
+    symbol must be the suit that symbol names (``♠`` the first, ``♥`` the second, …: docs/spec.md §2)."""
     check_deal_size(text)
-    return text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    if not text.isascii():  # a symbol at all: rare, and the batch's hot path stays one C-speed check
+        for i, part in enumerate(parts):
+            symbol = part.strip()[:1]
+            if symbol in SUIT_SYMBOLS and SUIT_SYMBOLS[i:i + 1] != (symbol,):
+                raise InvalidDealError(f"suit {i + 1} is written after {symbol}, which names suit "
+                                       f"{SUIT_SYMBOLS.index(symbol) + 1}: the symbols ♠ ♥ ♦ ♣ name the suits in "
+                                       "the order written")
+    return parts
 
 
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
