@@ -383,3 +383,22 @@ def test_a_level_the_engine_cannot_compute_from_is_damage(tmp_path):
     assert "level 8: the levels above it cannot be computed from its values as stored" in last and "Theorem 8.8" in last
     code, _, err = run_cli("build", "--max-n", "9", "--db", str(path), "--no-progress", "--no-games")
     assert code == 1 and "check failed" in err and "level 8: level 9 cannot be computed from its values" in err
+
+
+def test_postgresql_an_edited_level_row_is_named_not_served():
+    """Issue 15: "on PostgreSQL an edited row is served the same way" — a level row edited on the server answers
+    "check failed", exit 1, naming the level, as on SQLite."""
+    import sqlalchemy as sa
+    from catalogue_testing import postgres_server
+
+    with postgres_server() as url:
+        code, _, err = run_cli("build", "--max-n", "5", "--db", url, "--no-progress", "--no-games")
+        assert code == 0, err
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE level SET statistics = replace(statistics, '[1,', '[2,') WHERE n = 5"))
+        engine.dispose()
+        for argv in (["stats", "--n", "5"], ["search", "--count", "n = 5 and frac = 1/2"]):
+            code, out, err = run_cli(*argv, "--db", url)
+            assert code == 1 and out == "" and "check failed" in err and "level 5: its level row differs" in err, err
+        assert run_cli("stats", "--n", "4", "--db", url)[0] == 0
