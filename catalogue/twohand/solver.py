@@ -288,12 +288,12 @@ def clear_table() -> None:
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
-_NO_ENDINGS = np.zeros(0, dtype=np.int8)
+_NO_ENDINGS = np.zeros(1, dtype=np.int64)  # a table of no level
 
 
 def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]:
     """The leaves' suit values and the endings' table the kernels read (empty: turned off)."""
-    return (leaf_codes() if theory else _NO_LEAVES), (ending_table() if endings else _NO_ENDINGS)
+    return (leaf_codes() if theory else _NO_LEAVES), (ending_table().words if endings else _NO_ENDINGS)
 
 
 def _check_size(deal: TwoHandDeal) -> None:
