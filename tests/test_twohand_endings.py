@@ -37,10 +37,7 @@ from whist_catalogue.twohand.solver import solve_many
 
 def headers_only(k: int) -> np.ndarray:
     """A table's words holding level k's index and no values: for placing positions of a level not built."""
-    header = module._level_header(k)
-    words = np.zeros(k + 1, dtype=np.int64)
-    words[0], words[k] = k, k + 1
-    return np.concatenate([words, header])
+    return EndingTable.of_chunks({k: {}}).words
 
 
 def suits_of(W: int, B: int) -> list[tuple[int, int]]:

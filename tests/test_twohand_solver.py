@@ -77,7 +77,7 @@ def test_every_deal_of_up_to_4_cards_a_hand_over_up_to_3_suits_with_each_trump_c
     deals = [d for n in range(1, 5) for k in range(1, 4) for d in every_deal(n, k)]
     assert len(deals) == 8778
     answered = solve_many(deals)
-    assert {s.source for s in answered} == {"theory", "search"}
+    assert {s.source for s in answered} == {"theory", "endings"}  # every uneven one is an ending of the table
     ways = zip(answered, solve_many(deals, endings=False), solve_many(deals, theory=False, endings=False))
     for deal, solutions in zip(deals, ways):
         assert_equals_minimax(deal, solutions, memo=False)
@@ -99,8 +99,8 @@ def test_random_deals_of_7_cards_a_hand_endings_of_the_table():
     rng = random.Random(7777)
     deals = [random_deal(rng, 7, rng.randint(2, 5)) for _ in range(80)]
     answered = solve_many(deals)
-    searched = [(d, s) for d, s in zip(deals, answered) if s.source == "search"]
-    assert len(searched) > 60 and all(s.endings > 0 for d, s in searched if len(d.suits) <= 4)
+    searched = [(d, s) for d, s in zip(deals, answered) if s.source != "theory"]
+    assert len(searched) > 60 and all(s.source == ("endings" if len(d.suits) <= 4 else "search") for d, s in searched)
     for deal, solutions in zip(deals, zip(answered, solve_many(deals, endings=False))):
         assert_equals_minimax(deal, solutions, memo=True)
 
@@ -164,7 +164,7 @@ def test_optimal_lines_of_deals_and_positions():
         led = rng.choice(sorted(west if leader == "W" else east))
         for answer in solve(Position(deal, leader, led)).answers:
             assert_line_is_optimal(deal, answer)
-    assert sources == {"theory", "search"}
+    assert sources == {"theory", "endings", "search"}
 
 
 class TestAnswers:
@@ -172,7 +172,8 @@ class TestAnswers:
         # West: AK of spades; East: QJ of hearts. Without trumps West takes both tricks on lead and East none;
         # with hearts trumps East ruffs.
         plain = solve("AK/-, -/QJ")
-        assert plain.outcome == (2, 0) and plain.source == "search" and plain.value is None
+        assert plain.outcome == (2, 0) and plain.source == "endings" and plain.value is None
+        assert solve("AK/-, -/QJ", endings=False).source == "search"
         ruffed = solve("trumps ♥: AK/-, -/QJ")
         assert ruffed.outcome == (0, 0)
         assert solve("trumps ♠: AK/-, -/QJ").outcome == (2, 2)
@@ -196,14 +197,17 @@ class TestAnswers:
         solution = solve("trumps ♥: AK2/-, 5/QJ43")
         data = json.loads(json.dumps(solution.to_json()))
         assert data["endings"] == solution.endings > 0 and data["nodes"] == solution.nodes
-        assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "search"
+        assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "endings"
         assert data["outcome"] == {"west_leads": solution.answers[0].west_tricks,
                                    "east_leads": solution.answers[1].west_tricks}
         first = data["moves"]["west_leads"][0]
         assert set(first) == {"suit", "card", "west_tricks"} and first["suit"] in (0, 1)
         assert {c["player"] for c in data["line"]["east_leads"]} == {"W", "E"}
         text = solution.text()
-        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by search")
+        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by the table of endings shipped with whist-catalogue"
+                               " (4 cards a hand)")
+        searched = solve("trumps ♥: AK2/-, 5/QJ43", endings=False).text()
+        assert searched.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by search (")
         assert "outcome   West takes" in text and "West leads  suit 1 (♠)" in text
         position = solve(Position("trumps ♥: AK2/-, 5/QJ43", "W", (0, 14))).to_json()
         assert position["to_play"] == "E" and position["led"] == {"suit": 0, "card": "A"}

@@ -34,7 +34,7 @@ import lzma
 import os
 from functools import cache
 from math import comb
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -43,6 +43,7 @@ from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, high
 
 __all__ = [
     "MAX_ENDING_N", "MAX_ENDING_SUITS", "MAX_SUIT_CARDS", "MAX_TABLE_N", "ENDINGS_FILE", "ENTRIES_A_WORD",
+    "CHUNK_POSITIONS", "chunk_count", "chunk_range",
     "positions", "shapes", "Shapes", "level_size", "level_bytes", "EndingTable", "ending_index", "ending_value", "position_at",
     "build_level", "built_endings", "endings", "encode_endings", "write_endings",
 ]
@@ -58,6 +59,10 @@ MAX_TABLE_N = 15
 """The largest level the format holds: West's tricks in four bits."""
 ENTRIES_A_WORD = 16
 """Values a 64-bit word holds (four bits each): levels and chunks start at a word."""
+CHUNK_BITS = 20
+CHUNK_POSITIONS = 1 << CHUNK_BITS
+"""Positions a chunk of a level (512 KiB of values): what a table holds or lacks of a level, and what the
+catalogue stores, checksums and reads at a time."""
 ENDINGS_FILE = "endings.bin"
 _MAGIC = b"WHIST-TWO-HAND-ENDINGS-3\n"
 
@@ -226,8 +231,9 @@ def shapes(k: int) -> Shapes:
 
 @cache
 def _level_header(k: int) -> np.ndarray:
-    """Level k's section of a table before its values: its size, and the hash table of its shapes' first
-    indexes (keys, then offsets; 2^bits slots, at most half full, linear probing)."""
+    """Level k's section of a table before its chunk directory: its size, the bits of its hash table, its
+    chunks, and the hash table of its shapes' first indexes (keys, then first indexes; 2^bits slots, at most half
+    full, linear probing)."""
     keys, offsets = shapes(k)
     bits = max(4, (2 * len(keys) - 1).bit_length())
     size = 1 << bits
@@ -238,7 +244,8 @@ def _level_header(k: int) -> np.ndarray:
         while slots[h] != 0:
             h = (h + 1) & (size - 1)
         slots[h], firsts[h] = key, first
-    return np.concatenate([np.array([offsets[-1], bits], dtype=np.int64), slots, firsts])
+    chunks = -(-int(offsets[-1]) // CHUNK_POSITIONS)
+    return np.concatenate([np.array([offsets[-1], bits, chunks], dtype=np.int64), slots, firsts])
 
 
 def level_size(k: int) -> int:
@@ -249,6 +256,16 @@ def level_size(k: int) -> int:
 def level_bytes(k: int) -> int:
     """Bytes of level k's values: four bits a position, whole words."""
     return -(-level_size(k) // ENTRIES_A_WORD) * 8
+
+
+def chunk_count(k: int) -> int:
+    """Chunks of level k (:data:`CHUNK_POSITIONS` positions each, the last one fewer)."""
+    return -(-level_size(k) // CHUNK_POSITIONS)
+
+
+def chunk_range(k: int, chunk: int) -> tuple[int, int]:
+    """[start, stop): the positions of chunk ``chunk`` of level k."""
+    return chunk * CHUNK_POSITIONS, min(level_size(k), (chunk + 1) * CHUNK_POSITIONS)
 
 
 # -- the index ---------------------------------------------------------------------------------------------
@@ -347,13 +364,13 @@ def ending_index(W, B, tf, k, ends):
     size = np.int64(1) << bits
     h = np.int64((np.uint64(key) * _MIX) >> np.uint64(64 - bits))
     while True:
-        found = ends[section + 2 + h]
+        found = ends[section + 3 + h]
         if found == key:
             break
         if found == 0:
             return np.int64(-1)
         h = (h + 1) & (size - 1)
-    first_index = ends[section + 2 + size + h]
+    first_index = ends[section + 3 + size + h]
     idx = trump_rank
     code = np.int64(0)
     g = np.int64(0)
@@ -372,18 +389,102 @@ def ending_index(W, B, tf, k, ends):
 @njit(cache=True)
 def ending_value(W, B, tf, lead, k, ends):
     """West's tricks from a position of k cards a hand at the start of a trick (``lead`` 0: West on lead,
-    1: East), or −1 when ``ends`` lacks it.  East on lead is the hands swapped: West takes the tricks the one
-    on lead as "West" does not."""
-    if k > ends[0]:
+    1: East), or −1 when ``ends`` lacks it (its level, or the chunk of its level that holds it).  East on lead is
+    the hands swapped: West takes the tricks the one on lead as "West" does not."""
+    if k > ends[0] or ends[k] == 0:
         return np.int64(-1)
     full = (ONE << np.uint64(2 * k)) - ONE
     at = ending_index(W if lead == 0 else full & ~W, B, tf, k, ends)
     if at < 0:
         return np.int64(-1)
     section = ends[k]
-    data = section + 2 + (np.int64(2) << ends[section + 1])
-    v = (ends[data + (at >> np.int64(4))] >> ((at & np.int64(15)) << np.int64(2))) & np.int64(15)
+    base = ends[section + 3 + (np.int64(2) << ends[section + 1]) + (at >> np.int64(CHUNK_BITS))]
+    if base < 0:
+        return np.int64(-1)
+    within = at & np.int64(CHUNK_POSITIONS - 1)
+    v = (ends[base + (within >> np.int64(4))] >> ((within & np.int64(15)) << np.int64(2))) & np.int64(15)
     return v if lead == 0 else k - v
+
+
+@njit(cache=True)
+def _place(W, B, tf, k, ends):
+    """:func:`ending_index`, or −1 when ``ends`` has no index of level k."""
+    if k < 1 or k > ends[0] or ends[k] == 0:
+        return np.int64(-1)
+    return ending_index(W, B, tf, k, ends)
+
+
+@njit(cache=True)
+def _places(W, B, tf, lead, led, ends, out):
+    """The places a table needs to answer a position from itself (its value, and every legal card's result one
+    trick on) into ``out`` as rows (level, index); returns how many.  ``lead`` −1: a whole deal, both leaders;
+    else the leader (0 West, 1 East), and ``led`` the bit of a card already led (0: none).  The index is −1
+    where ``ends`` does not place a position (no index of its level, five suits, a suit of 14 cards)."""
+    k = pop(W)
+    full = (ONE << np.uint64(2 * k)) - ONE
+    E = full & ~W
+    tmask = trump_mask(B, tf)
+    count = 0
+    for leader in range(2):
+        if lead >= 0 and leader != lead:
+            continue
+        if led == ZERO:
+            out[count, 0] = k
+            out[count, 1] = _place(W if leader == 0 else E, B, tf, k, ends)
+            count += 1
+        hand = W if leader == 0 else E
+        other = E if leader == 0 else W
+        cards = led if led != ZERO else bottoms(hand, B)
+        runs = bottoms(other, B)
+        while cards != ZERO:
+            p = low(cards)
+            cards ^= p
+            S = segment(B, p)
+            replies = runs & S if (other & S) != ZERO else runs
+            while replies != ZERO and k > 1:
+                q = low(replies)
+                replies ^= q
+                taken = follower_wins(S, tmask, p, q)
+                west_won = taken if leader != 0 else not taken
+                W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+                seen = W2 if west_won else ((ONE << np.uint64(2 * k - 2)) - ONE) & ~W2
+                out[count, 0] = k - 1
+                out[count, 1] = _place(seen, B2, tf2, k - 1, ends)
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _answered(W, B, tf, lead, led, ends):
+    """Whether ``ends`` answers a position by itself: its value (each leader's, for ``lead`` −1) and, one trick
+    on, the position after every legal card and reply (after the card at bit ``led``, if one was led)."""
+    k = pop(W)
+    full = (ONE << np.uint64(2 * k)) - ONE
+    E = full & ~W
+    tmask = trump_mask(B, tf)
+    for leader in range(2):
+        if lead >= 0 and leader != lead:
+            continue
+        if led == ZERO and ending_value(W, B, tf, np.int64(leader), k, ends) < 0:
+            return False
+        hand = W if leader == 0 else E
+        other = E if leader == 0 else W
+        cards = led if led != ZERO else bottoms(hand, B)
+        runs = bottoms(other, B)
+        while cards != ZERO and k > 1:
+            p = low(cards)
+            cards ^= p
+            S = segment(B, p)
+            replies = runs & S if (other & S) != ZERO else runs
+            while replies != ZERO:
+                q = low(replies)
+                replies ^= q
+                taken = follower_wins(S, tmask, p, q)
+                west_won = taken if leader != 0 else not taken
+                W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+                if ending_value(W2, B2, tf2, np.int64(0 if west_won else 1), k - 1, ends) < 0:
+                    return False
+    return True
 
 
 # -- a position from its index, and the build ---------------------------------------------------------------
@@ -514,47 +615,103 @@ def _build_words(k, first, out, ends, keys, offsets):
 
 
 class EndingTable:
-    """Levels 1 … :attr:`max_k` of the table as the kernels read them: one int64 array, ``words``.
+    """Levels of the table as the kernels read them: one int64 array, ``words``.
 
-    Its layout: ``words[0]`` = K; ``words[k]`` = where level k's section starts; a section is level k's size,
-    the bits of its hash table, the hash table's keys and first indexes, then its values in words.  Only whole
-    levels 1 … K are held, so a position of k ≤ K cards a hand is in it when :func:`ending_index` places it."""
+    Its layout: ``words[0]`` = K, the largest level it may hold; ``words[k]`` = where level k's section starts
+    (0: level k is not held); a section is level k's size, the bits of its hash table, its chunks, the hash
+    table's keys and first indexes, the chunk directory (where each chunk's values start, −1: not held), then
+    the values.  A table may hold whole levels (the shipped one, the builder's) or some chunks of a level (what a
+    look-up in the catalogue needs): :func:`ending_value` is −1 for what it lacks, and the search goes on there.
+    ``origin`` says where the values came from (the answers name it)."""
 
-    __slots__ = ("words",)
+    __slots__ = ("words", "origin")
 
-    def __init__(self, words: np.ndarray) -> None:
+    def __init__(self, words: np.ndarray, origin: str = "the shipped table") -> None:
         self.words = words
+        self.origin = origin
 
     @classmethod
-    def of_levels(cls, levels: Sequence[np.ndarray | bytes]) -> EndingTable:
-        """The table of ``levels[k − 1]``, level k's values as bytes (two positions a byte, low nibble first), as
-        :func:`build_level` gives them and the catalogue stores them."""
+    def of_chunks(cls, chunks: Mapping[int, Mapping[int, np.ndarray | bytes]], origin: str = "the shipped table"
+                  ) -> EndingTable:
+        """The table of ``chunks[k][c]``: chunk c of level k's values as bytes (two positions a byte, low nibble
+        first, whole words), as :func:`build_level` gives them and the catalogue stores them."""
+        top = max(chunks, default=0)
+        starts = np.zeros(top + 1, dtype=np.int64)
+        starts[0] = top
         sections: list[np.ndarray] = []
-        at = 1 + len(levels)
-        starts = [len(levels)]
+        at = top + 1
+        for k in sorted(chunks):
+            header = _level_header(k)
+            held = chunks[k]
+            directory = np.full(chunk_count(k), -1, dtype=np.int64)
+            data: list[np.ndarray] = []
+            place = at + len(header) + len(directory)
+            for c in sorted(held):
+                given = held[c]
+                raw = np.frombuffer(given, dtype=np.uint8) if isinstance(given, bytes) else given
+                start, stop = chunk_range(k, c)
+                expected = -(-(stop - start) // ENTRIES_A_WORD) * 8
+                if raw.dtype != np.uint8 or raw.shape != (expected,):
+                    raise ValueError(f"chunk {c} of level {k} has {expected:,} bytes of values, not {raw.nbytes:,}")
+                directory[c] = place
+                data.append(raw.view(np.int64))
+                place += expected // 8
+            starts[k] = at
+            sections.extend([header, directory, *data])
+            at = place
+        return cls(np.concatenate([starts, *sections]), origin)
+
+    @classmethod
+    def of_levels(cls, levels: Sequence[np.ndarray | bytes], origin: str = "the shipped table") -> EndingTable:
+        """The table of whole levels 1 … K, ``levels[k − 1]`` level k's values as bytes."""
+        chunks: dict[int, dict[int, np.ndarray]] = {}
         for k, values in enumerate(levels, 1):
             raw = np.frombuffer(values, dtype=np.uint8) if isinstance(values, bytes) else values
             if raw.dtype != np.uint8 or raw.shape != (level_bytes(k),):
                 raise ValueError(f"level {k} of the table has {level_bytes(k):,} bytes of values, not {raw.nbytes:,}")
-            header = _level_header(k)
-            starts.append(at)
-            sections.append(header)
-            sections.append(raw.view(np.int64))
-            at += len(header) + raw.nbytes // 8
-        return cls(np.concatenate([np.array(starts, dtype=np.int64), *sections]))
+            chunks[k] = {c: raw[start // 2 : -(-stop // ENTRIES_A_WORD) * 8]
+                         for c in range(chunk_count(k)) for start, stop in [chunk_range(k, c)]}
+        return cls.of_chunks(chunks, origin)
 
     @property
     def max_k(self) -> int:
+        """The largest level the table may hold (whole or in part)."""
         return int(self.words[0])
 
-    def level(self, k: int) -> np.ndarray:
-        """Level k's values as bytes (a view)."""
-        if not 1 <= k <= self.max_k:
-            raise ValueError(f"the table holds levels 1 … {self.max_k}, not {k}")
+    def held(self, k: int) -> list[int]:
+        """The chunks of level k the table holds."""
+        if not 1 <= k <= self.max_k or self.words[k] == 0:
+            return []
         section = int(self.words[k])
-        size = int(self.words[section])
-        data = section + 2 + (2 << int(self.words[section + 1]))
-        return self.words[data : data - (-size // ENTRIES_A_WORD)].view(np.uint8)
+        directory = section + 3 + (2 << int(self.words[section + 1]))
+        return np.flatnonzero(self.words[directory : directory + int(self.words[section + 2])] >= 0).tolist()
+
+    def level(self, k: int) -> np.ndarray:
+        """Level k's values as bytes (a view): the table must hold all of it."""
+        if not 1 <= k <= self.max_k or len(self.held(k)) != chunk_count(k):
+            raise ValueError(f"the table does not hold all of level {k}")
+        section = int(self.words[k])
+        directory = section + 3 + (2 << int(self.words[section + 1]))
+        first = int(self.words[directory])
+        return self.words[first : first + level_bytes(k) // 8].view(np.uint8)
+
+    def places(self, W: int, B: int, tf: int, lead: int = -1, led: int = 0) -> list[tuple[int, int]]:
+        """(level, index) of every position the table needs to answer this one from itself — its value with
+        ``lead`` on lead (−1: either side) and every legal card's result (after the card at bit ``led``, if one
+        was led).  The index is −1 where the table has no index of the level (it holds none of it) or the
+        position is outside the table's format (five suits, a suit of 14 cards)."""
+        k = int(W).bit_count()
+        out = np.zeros((2 + 2 * (2 * k) * (2 * k), 2), dtype=np.int64)
+        count = _places(np.uint64(W), np.uint64(B), tf, lead, np.uint64(led), self.words, out)
+        return [(int(a), int(b)) for a, b in out[:count].tolist()]
+
+    def answers(self, W: int, B: int, tf: int, lead: int = -1, led: int = 0) -> bool:
+        """Whether the table answers this position by itself: its value with ``lead`` on lead (−1: either side)
+        and every legal card's result (after the card at bit ``led``, if one was led) are positions it holds."""
+        k = int(W).bit_count()
+        if k > self.max_k or self.words[k] == 0:
+            return False
+        return bool(_answered(np.uint64(W), np.uint64(B), tf, lead, np.uint64(led), self.words))
 
     @property
     def nbytes(self) -> int:

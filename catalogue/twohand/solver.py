@@ -12,8 +12,14 @@ Where the answer comes from:
   result by one trick of look-ahead (:mod:`whist_catalogue.theory.moves`), the line by the lead rule of §10.4
   (:func:`whist_catalogue.theory.multisuit.optimal_line`); no search.  Only here does an answer carry a value
   of V.
+* **endings** / **catalogue** — a position the table of endings (:mod:`.endings`) answers by itself: its
+  value, and every legal card's result one trick on, are positions of the table — the one shipped with the
+  package (up to :data:`~.endings.MAX_ENDING_N` cards a hand; ``"endings"``) or the catalogue's (``"catalogue"``,
+  ``endings=`` a table from :mod:`whist_catalogue.store.endings`).  The kernels look them up; the line of play
+  goes on by search where the table has no position.
 * **search** — every other position: the null-window search of :mod:`.kernels`, which itself stops at every
-  symmetric position it reaches (a theory leaf, :mod:`.leaves`); the answer says how many it met.
+  symmetric position it reaches (a theory leaf, :mod:`.leaves`) and at every ending of the table; the answer
+  says how many it met.
 
 Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of different sizes
 (``UnevenHandsError``), a card twice (``DuplicateCardError``), a trump suit the deal does not have
@@ -40,6 +46,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
+from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
 from whist_catalogue.twohand.position import Position, as_position
@@ -58,7 +65,7 @@ TABLE_BITS = 22
 """The transposition table holds 2^TABLE_BITS entries of 24 bytes (24 MB), kept for the process: its keys are
 whole canonical positions, so what one deal learns stays true for every other."""
 
-Source = Literal["theory", "search"]
+Source = Literal["theory", "endings", "catalogue", "search"]
 _new_tuple = tuple.__new__  # a named tuple built without its Python-level __new__: a batch builds thousands
 
 
@@ -106,7 +113,8 @@ class TwoHandSolution(NamedTuple):
     """West on lead, then East, for a whole deal; the one leader's answer for a position."""
     source: Source
     """``"theory"``: a symmetric position answered from its suits' values (Theorem 9.1), no search;
-    ``"search"``: the exact search."""
+    ``"endings"``: the shipped table of endings, ``"catalogue"``: the catalogue's (the position and every card's
+    result are its positions); ``"search"``: the exact search."""
     value: Value | None = None
     """Σ val(suit), for an answer from the theory only: a deal outside the theory has no value in V."""
     nodes: int = 0
@@ -150,7 +158,7 @@ class TwoHandSolution(NamedTuple):
         out: dict = {"deal": position.deal.text(), "trumps": position.trump, "source": self.source}
         if self.value is not None:
             out["value"] = self.value.to_json()
-        if self.source == "search":
+        if self.source != "theory":
             out["nodes"] = self.nodes
             out["theory_leaves"] = self.theory_leaves
             out["endings"] = self.endings
@@ -186,6 +194,8 @@ class TwoHandSolution(NamedTuple):
         count = len(position.suits)
         if self.source == "theory":
             where = f"theory (Theorem 9.1: value {self.value.text()})" if self.value is not None else "theory"
+        elif self.source in _TABLES:
+            where = f"{_TABLES[self.source]} ({self.deal_size()} cards a hand)"
         else:
             where = (f"search ({self.nodes:,} positions searched, {self.theory_leaves:,} answered by Theorem 9.1,"
                      f" {self.endings:,} by the table of endings)")
@@ -217,7 +227,13 @@ class TwoHandSolution(NamedTuple):
         return "\n".join(lines)
 
 
+    def deal_size(self) -> int:
+        return self.position.deal.n
+
+
 _SYMBOL = ("♠", "♥", "♦", "♣")
+_TABLES = {"endings": "the table of endings shipped with whist-catalogue",
+           "catalogue": "the catalogue's table of endings"}
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
@@ -291,9 +307,25 @@ _NO_LEAVES = np.zeros(0, dtype=np.int64)
 _NO_ENDINGS = np.zeros(1, dtype=np.int64)  # a table of no level
 
 
-def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]:
+def _ending_words(endings: bool | EndingTable) -> EndingTable | None:
+    if isinstance(endings, EndingTable):
+        return endings
+    return ending_table() if endings else None
+
+
+def _kernel_tables(theory: bool, endings: bool | EndingTable) -> tuple[np.ndarray, np.ndarray]:
     """The leaves' suit values and the endings' table the kernels read (empty: turned off)."""
-    return (leaf_codes() if theory else _NO_LEAVES), (ending_table().words if endings else _NO_ENDINGS)
+    table = _ending_words(endings)
+    return (leaf_codes() if theory else _NO_LEAVES), (_NO_ENDINGS if table is None else table.words)
+
+
+def _table_source(layout: _Layout, n: int, lead: int, led_bit: int, table: EndingTable | None) -> Source:
+    """Where a searched position's answer comes from: the table when it holds the position and every position
+    one trick on, else the search."""
+    if table is None or n > table.max_k or not table.answers(layout.west, layout.starts, layout.trumps, lead,
+                                                             led_bit):
+        return "search"
+    return "catalogue" if table.origin == "catalogue" else "endings"
 
 
 def _check_size(deal: TwoHandDeal) -> None:
@@ -391,10 +423,11 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     )
 
 
-def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoHandSolution:
+def _search(position: Position, line: bool, theory: bool, endings: bool | EndingTable) -> TwoHandSolution:
     deal = position.deal
     layout = _layout(deal)
     codes, ends = _kernel_tables(theory, endings)
+    source: Source = "search"
     stats = np.zeros(kernels.N_STATS, dtype=np.int64)
     W, B = np.uint64(layout.west), np.uint64(layout.starts)
     answers: list[LeaderAnswer] = []
@@ -413,7 +446,8 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
                                               ends, stats, results)
         played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
         answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
-    return TwoHandSolution(position, tuple(answers), "search", None, int(stats[kernels.STAT_NODES]),
+        source = _table_source(layout, deal.n, lead, led_bit, _ending_words(endings))
+    return TwoHandSolution(position, tuple(answers), source, None, int(stats[kernels.STAT_NODES]),
                            int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
 
 
@@ -421,14 +455,17 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
 
 
 def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
-          theory: bool = True, endings: bool = True, table: SuitTable | None = None) -> TwoHandSolution:
+          theory: bool = True, endings: bool | EndingTable = True, table: SuitTable | None = None
+          ) -> TwoHandSolution:
     """The exact answer for a deal (both leaders) or a position (its leader; after a lead, the follower).
 
     ``trumps`` names the trump suit of a deal whose text names none (``"H"``, ``"♥"``, ``"2"``, or a 0-based
     int).  ``line``: an optimal line of play too.  ``theory=False`` searches a symmetric deal as any other,
     without the theory's leaves, and ``endings=False`` without the table of endings (:mod:`.endings`): for
-    checking the one against the other.  ``table`` values symmetric deals'
-    suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable` with a solver).
+    checking the one against the other; ``endings`` a :class:`~.endings.EndingTable` (the catalogue's,
+    :mod:`whist_catalogue.store.endings`) answers from that table instead of the shipped one.  ``table`` values
+    symmetric deals' suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable`
+    with a solver).
     """
     position = as_position(deal, trumps)
     known = _theory_table(position.deal, table) if theory else None
@@ -439,7 +476,7 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
-               line: bool = False, theory: bool = True, endings: bool = True,
+               line: bool = False, theory: bool = True, endings: bool | EndingTable = True,
                table: SuitTable | None = None) -> list[TwoHandSolution]:
     """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
     card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
@@ -461,7 +498,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
-                endings: bool, table: SuitTable | None) -> list[TwoHandSolution]:
+                endings: bool | EndingTable, table: SuitTable | None) -> list[TwoHandSolution]:
     positions = [as_position(d, trumps) for d in deals]
     plans: list[SuitTable | None] = []
     for position in positions:
@@ -482,12 +519,14 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
         stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
         codes, ends = _kernel_tables(theory, endings)
         kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
+        looked_up = _ending_words(endings)
         for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
             zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
         ):
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
-            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
+            source = _table_source(layout, positions[i].deal.n, -1, 0, looked_up)
+            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
                                                   counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS]))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
