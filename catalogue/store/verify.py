@@ -17,6 +17,9 @@
    ``full``: every deal's value and check bits compared with the level recomputed by the engine.
 4. **stray chunks** — no chunk of a level the level table does not list.
 5. **solved games** — each stored game equals its checksum and the game solved again now.
+6. **endings** — the table of two-hand endings (:func:`whist_catalogue.store.endings.check_endings`): its rows
+   under their checksums, every chunk of every complete level as recorded, the counts, and a sample of positions
+   searched again without the table (``full``: every level computed again from the one below).
 
 The catalogue passes only if every check holds.  ``progress(step, done, total)`` counts deals: each level
 weighs what it holds, so the bar moves as the work does, and says ``done`` only when every check has run.
@@ -36,6 +39,7 @@ import sqlalchemy as sa
 
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import database_errors
+from whist_catalogue.store.endings import check_endings
 from whist_catalogue.store.levels import check_level_store, level_row_problem, raw_level_rows
 
 __all__ = ["LevelCheck", "VerifyReport", "VerifyContext", "CHECKS", "verify", "RECURSIVE_MAX_N", "DEFAULT_SAMPLE",
@@ -198,7 +202,8 @@ def _check_postgresql_indexes(ctx: VerifyContext) -> None:
     indexes = sa.text(
         "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
         "JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam "
-        "WHERE t.relname IN ('level', 'level_chunk', 'solved_game') AND a.amname = 'btree' "
+        "WHERE t.relname IN ('level', 'level_chunk', 'solved_game', 'ending_level', 'ending_chunk') "
+        "AND a.amname = 'btree' "
         "AND t.relnamespace = to_regnamespace(current_schema())::oid ORDER BY c.relname"
     )
     allowed = sa.text("SELECT has_function_privilege('bt_index_check(regclass, boolean)', 'EXECUTE')")
@@ -404,6 +409,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("levels", check_levels),
     ("stray chunks", check_stray_chunks),
     ("solved games", check_solved_games),
+    ("endings", check_endings),
 ]
 """The checks :func:`verify` runs, in order: (name, function of a :class:`VerifyContext`)."""
 
