@@ -27,6 +27,7 @@ import random
 import struct
 import time
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
@@ -69,6 +70,8 @@ ENDING_MAGIC = b"WEC1"
 _HEADER = struct.Struct("<4sBBHQQI")
 _LEVEL = 6
 """zlib's level for a chunk: 9 saves 3 % more here and takes twice as long."""
+CACHE_BYTES = 256 << 20
+"""Decoded chunks a reader keeps (512 KiB each): a batch's positions meet the same chunks again."""
 
 _chunks = table_of(EndingChunkRow)
 _levels = table_of(EndingLevelRow)
@@ -272,8 +275,8 @@ class EndingsEstimate:
     seconds: float
     bytes: float
     memory: int
-    """Bytes of the largest level held while the next is computed (level K − 1 for K), and the one computed
-    when a later level needs it."""
+    """Bytes of the table held at the peak: level k − 1 while level k is computed, and level k too when a later
+    level needs it."""
     measured: bool
     """True when the rates are the catalogue's own (its largest level's recorded time and bytes)."""
 
@@ -395,26 +398,31 @@ def _preflight(session: Session, location: Any) -> list[tuple[int, str]]:
     return repairs
 
 
-def _read_chunks(session: Session, k: int, keep: bool) -> dict[int, tuple[np.ndarray | None, np.ndarray]]:
-    """Level k's stored chunks that pass their checks: {index: (values if ``keep``, counts)}.  A chunk that fails
-    is deleted (it is computed again), and so are rows of no place in the level."""
+def _read_chunks(session: Session, k: int, into: EndingTable | None) -> dict[int, np.ndarray]:
+    """Level k's stored chunks that pass their checks, one at a time: each one's counts of West's tricks by its
+    index, and its values copied into ``into`` (a table holding level k) when given.  A chunk that fails is deleted
+    (it is computed again), and so are rows of no place in the level."""
     from whist_catalogue.twohand.endings import CHUNK_POSITIONS, chunk_count, level_size
 
     size, count = level_size(k), chunk_count(k)
-    found: dict[int, tuple[np.ndarray | None, np.ndarray]] = {}
+    found: dict[int, np.ndarray] = {}
+    bad = []
     with session.begin():
         session.execute(sa.delete(_chunks).where(_chunks.c.k == k, sa.or_(_chunks.c.chunk < 0,
                                                                            _chunks.c.chunk >= count)))
-        rows = session.execute(sa.select(_chunks.c.chunk, _chunks.c.data, _chunks.c.checksum, _chunks.c.start,
-                                         _chunks.c.stop).where(_chunks.c.k == k)).all()
-        bad = []
+        rows = session.connection().execution_options(yield_per=1).execute(
+            sa.select(_chunks.c.chunk, _chunks.c.data, _chunks.c.checksum, _chunks.c.start, _chunks.c.stop)
+            .where(_chunks.c.k == k))
         for index, data, checksum, start, stop in rows:
             try:
                 values = checked_ending_chunk(k, index, CHUNK_POSITIONS, size, data, checksum, start, stop)
             except ChunkError:
                 bad.append(index)
                 continue
-            found[index] = (values if keep else None, _tricks(values, stop - start, k))
+            found[index] = _tricks(values, stop - start, k)
+            if into is not None:
+                into.chunk_view(k, index)[:] = values
+        rows.close()
         if bad:
             session.execute(sa.delete(_chunks).where(_chunks.c.k == k, _chunks.c.chunk.in_(bad)))
     return found
@@ -424,13 +432,11 @@ def _load_level(session: Session, location: Any, k: int) -> EndingTable:
     """Level k read back from the catalogue, every chunk checked, as a table holding it alone."""
     from whist_catalogue.twohand.endings import EndingTable, chunk_count
 
-    if k == 0:
-        return EndingTable.of_chunks({})
-    found = _read_chunks(session, k, keep=True)
-    if len(found) != chunk_count(k):
+    table = EndingTable.allocate({k: range(chunk_count(k))} if k else {}, "catalogue")
+    if k and len(_read_chunks(session, k, table)) != chunk_count(k):
         raise CatalogueDamagedError(f"catalogue {location} is damaged: level {k} of the table of endings lost chunks"
                                     " while it was read (run whist-catalogue verify)")
-    return EndingTable.of_chunks({k: {c: v for c, (v, _) in found.items() if v is not None}}, "catalogue")
+    return table
 
 
 class Step(NamedTuple):
@@ -472,8 +478,9 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
             if k > 1:
                 yield Step("endings-load", k - 1, 0, 1, f"reading level {k - 1} of the table of endings back")
             below = _load_level(session, location, k - 1)
-        keep = k < todo[-1]
-        stored = _read_chunks(session, k, keep)
+        # Level k itself is kept (for level k + 1) only when this run goes on above it.
+        level = EndingTable.allocate({k: range(chunk_count(k))}, "catalogue") if k < todo[-1] else None
+        stored = _read_chunks(session, k, level)
         size = level_size(k)
         done = sum(chunk_range(k, c)[1] - chunk_range(k, c)[0] for c in stored)
         yield Step("endings", k, done, size)
@@ -486,10 +493,12 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
             with session.begin():
                 session.execute(sa.insert(_chunks).values(k=k, chunk=index, start=start, stop=stop, data=data,
                                                           checksum=hashlib.sha256(data).hexdigest()))
-            stored[index] = (values if keep else None, _tricks(values, stop - start, k))
+            stored[index] = _tricks(values, stop - start, k)
+            if level is not None:
+                level.chunk_view(k, index)[:] = values
             done += stop - start
             yield Step("endings", k, done, size)
-        counts = np.sum([c for _, c in stored.values()], axis=0)
+        counts = np.sum(list(stored.values()), axis=0)
         statistics = json.dumps({"west_tricks": counts.tolist()}, separators=(",", ":"))
         with session.begin():
             count, covered, stored_bytes = session.execute(
@@ -506,8 +515,7 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
         summary.stored.append(k)
         summary.stored_bytes += stored_bytes
         yield Step("endings-level", k, 1, 1, "stored level of the table of endings")
-        below = EndingTable.of_chunks({k: {c: v for c, (v, _) in stored.items() if v is not None}}) if keep else None
-        del stored
+        below = level
     with session.begin():
         summary.complete = sorted(r["k"] for r in raw_ending_rows(session.connection()) if r["complete"])
 
@@ -520,10 +528,12 @@ class CatalogueEndings:
     and tables for the search holding the chunks some positions need, each chunk checked as it is read and kept
     (decoded) for the next look-up."""
 
-    def __init__(self, catalogue: Any) -> None:
+    def __init__(self, catalogue: Any, cache_bytes: int = CACHE_BYTES) -> None:
         self.catalogue = catalogue
+        self.cache_bytes = cache_bytes
         self._rows: dict[int, dict[str, Any]] | None = None
-        self._chunks: dict[tuple[int, int], np.ndarray] = {}
+        self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
+        self._cached = 0
 
     def _damaged(self, what: str) -> CatalogueDamagedError:
         return self.catalogue.damaged(what)
@@ -558,12 +568,14 @@ class CatalogueEndings:
             raise self._damaged(problem)
         return row
 
-    def chunk(self, k: int, index: int) -> np.ndarray:
-        """Chunk ``index`` of complete level k's values, checked as it is read (then kept)."""
+    def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
+        """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
+        (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
         from whist_catalogue.twohand.endings import level_size
 
         found = self._chunks.get((k, index))
         if found is not None:
+            self._chunks.move_to_end((k, index))
             return found
         row = self._row(k)
         with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
@@ -577,7 +589,11 @@ class CatalogueEndings:
                                           stored.checksum, stored.start, stored.stop)
         except ChunkError as exc:
             raise self._damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
-        self._chunks[(k, index)] = values
+        if keep:
+            self._chunks[(k, index)] = values
+            self._cached += values.nbytes
+            while self._cached > self.cache_bytes and len(self._chunks) > 1:
+                self._cached -= self._chunks.popitem(last=False)[1].nbytes
         return values
 
     def table_for(self, positions: Iterable[tuple[int, int, int, int, int]]) -> EndingTable | None:
@@ -589,16 +605,17 @@ class CatalogueEndings:
         from whist_catalogue.twohand.endings import CHUNK_POSITIONS, MAX_ENDING_N, EndingTable, endings
 
         shipped = endings()
-        stored = sorted(k for k in self.complete_levels() if k > MAX_ENDING_N)
-        if not stored:
+        stored = {k for k in self.complete_levels() if k > MAX_ENDING_N}
+        asked = [p for p in positions if MAX_ENDING_N < int(p[0]).bit_count() <= max(stored, default=0) + 1]
+        levels = {k for p in asked for k in (int(p[0]).bit_count(), int(p[0]).bit_count() - 1)} & stored
+        if not levels:
             return None
-        skeleton = EndingTable.of_chunks({k: {} for k in stored})
+        # The index of only the levels these positions reach (a level's shapes take a tenth of a second to list).
+        skeleton = EndingTable.of_chunks({k: {} for k in levels})
         wanted: dict[int, set[int]] = {}
-        for W, B, tf, lead, led in positions:
-            if int(W).bit_count() - 1 > stored[-1] or int(W).bit_count() <= MAX_ENDING_N:
-                continue
+        for W, B, tf, lead, led in asked:
             for k, at in skeleton.places(W, B, tf, lead, led):
-                if k in stored and at >= 0:
+                if k in levels and at >= 0:
                     wanted.setdefault(k, set()).add(at // CHUNK_POSITIONS)
         chunks: dict[int, dict[int, np.ndarray]] = {k: {c: self.chunk(k, c) for c in sorted(held)}
                                                     for k, held in wanted.items()}
@@ -613,13 +630,12 @@ class CatalogueEndings:
         from whist_catalogue.twohand.endings import MAX_ENDING_N, EndingTable, chunk_count, endings
 
         shipped = endings()
-        chunks: dict[int, dict[int, np.ndarray]] = {}
+        table = EndingTable.allocate({k: range(chunk_count(k)) for k in range(1, top + 1)}, "catalogue")
         for k in range(1, top + 1):
-            if k <= MAX_ENDING_N:
-                chunks[k] = dict(_split(shipped.level(k), k))
-            else:
-                chunks[k] = {c: self.chunk(k, c) for c in range(chunk_count(k))}
-        return EndingTable.of_chunks(chunks, "catalogue")
+            parts = dict(_split(shipped.level(k), k)) if k <= MAX_ENDING_N else None
+            for c in range(chunk_count(k)):
+                table.chunk_view(k, c)[:] = parts[c] if parts is not None else self.chunk(k, c, keep=False)
+        return table
 
 
 def _split(values: np.ndarray, k: int) -> Iterator[tuple[int, np.ndarray]]:
@@ -677,7 +693,7 @@ def check_endings(ctx: Any) -> None:
         counts = np.zeros(k + 1, dtype=np.int64)
         stored_bytes = 0
         seen: set[int] = set()
-        level: dict[int, np.ndarray] = {}
+        table = EndingTable.allocate({k: range(expected)}, "catalogue")
         found: list[str] = []
         try:
             chunk_rows = ctx.query(sa.select(_chunks.c.chunk, _chunks.c.data, _chunks.c.checksum, _chunks.c.start,
@@ -697,7 +713,7 @@ def check_endings(ctx: Any) -> None:
                 continue
             seen.add(index)
             counts += _tricks(values, stop - start, k)
-            level[index] = values
+            table.chunk_view(k, index)[:] = values
         missing = sorted(set(range(expected)) - seen)
         if missing and not found:
             found.append(f"level {k} of the table of endings: chunk{'s' if len(missing) > 1 else ''}"
@@ -708,13 +724,12 @@ def check_endings(ctx: Any) -> None:
         if not found and counts.tolist() != _counts(row):
             found.append(f"level {k} of the table of endings: its counts differ from its chunks'")
         if not found:
-            table = EndingTable.of_chunks({k: level}, "catalogue")
             found.extend(_check_sample(k, table, ctx.rng, ctx.sample))
             if ctx.full and previous is not None:
                 if previous.max_k == k - 1:
                     for index in range(expected):
                         start, stop = chunk_range(k, index)
-                        if not np.array_equal(build_level(k, previous, start, stop), level[index]):
+                        if not np.array_equal(build_level(k, previous, start, stop), table.chunk_view(k, index)):
                             found.append(f"level {k} of the table of endings, chunk {index}: differs from the level"
                                          f" computed again from level {k - 1}")
                             break
@@ -723,7 +738,7 @@ def check_endings(ctx: Any) -> None:
             previous = None
         problems.extend(found)
         ctx.step(f"endings k = {k}")
-        del level
+        del table
 
 
 def _check_sample(k: int, table: EndingTable, rng: random.Random, sample: int) -> list[str]:

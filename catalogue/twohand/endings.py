@@ -34,7 +34,7 @@ import lzma
 import os
 from functools import cache
 from math import comb
-from typing import Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from numba import njit, prange
@@ -631,35 +631,53 @@ class EndingTable:
         self.origin = origin
 
     @classmethod
+    def allocate(cls, held: Mapping[int, Iterable[int]], origin: str = "the shipped table") -> EndingTable:
+        """A table with room for chunks ``held[k]`` of each level k, their values zero until written through
+        :meth:`chunk_view`: a level read or built chunk by chunk goes straight to its place (one copy in memory)."""
+        top = max(held, default=0)
+        plan: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        total = top + 1
+        for k in sorted(held):
+            header = _level_header(k)
+            directory = np.full(chunk_count(k), -1, dtype=np.int64)
+            place = total + len(header) + len(directory)
+            for c in sorted(set(held[k])):
+                start, stop = chunk_range(k, c)
+                directory[c] = place
+                place += -(-(stop - start) // ENTRIES_A_WORD)
+            plan.append((k, total, header, directory))
+            total = place
+        words = np.zeros(total, dtype=np.int64)
+        words[0] = top
+        for k, at, header, directory in plan:
+            words[k] = at
+            words[at : at + len(header)] = header
+            words[at + len(header) : at + len(header) + len(directory)] = directory
+        return cls(words, origin)
+
+    def chunk_view(self, k: int, c: int) -> np.ndarray:
+        """Chunk c of level k's values as bytes: a writable view into :attr:`words` (the chunk must be held)."""
+        section = int(self.words[k]) if 1 <= k <= self.max_k else 0
+        base = int(self.words[section + 3 + (2 << int(self.words[section + 1])) + c]) if section else -1
+        if base < 0:
+            raise ValueError(f"the table holds no chunk {c} of level {k}")
+        start, stop = chunk_range(k, c)
+        return self.words[base : base - (-(stop - start) // ENTRIES_A_WORD)].view(np.uint8)
+
+    @classmethod
     def of_chunks(cls, chunks: Mapping[int, Mapping[int, np.ndarray | bytes]], origin: str = "the shipped table"
                   ) -> EndingTable:
         """The table of ``chunks[k][c]``: chunk c of level k's values as bytes (two positions a byte, low nibble
         first, whole words), as :func:`build_level` gives them and the catalogue stores them."""
-        top = max(chunks, default=0)
-        starts = np.zeros(top + 1, dtype=np.int64)
-        starts[0] = top
-        sections: list[np.ndarray] = []
-        at = top + 1
-        for k in sorted(chunks):
-            header = _level_header(k)
-            held = chunks[k]
-            directory = np.full(chunk_count(k), -1, dtype=np.int64)
-            data: list[np.ndarray] = []
-            place = at + len(header) + len(directory)
-            for c in sorted(held):
-                given = held[c]
+        table = cls.allocate({k: list(held) for k, held in chunks.items()}, origin)
+        for k, held in chunks.items():
+            for c, given in held.items():
                 raw = np.frombuffer(given, dtype=np.uint8) if isinstance(given, bytes) else given
-                start, stop = chunk_range(k, c)
-                expected = -(-(stop - start) // ENTRIES_A_WORD) * 8
-                if raw.dtype != np.uint8 or raw.shape != (expected,):
-                    raise ValueError(f"chunk {c} of level {k} has {expected:,} bytes of values, not {raw.nbytes:,}")
-                directory[c] = place
-                data.append(raw.view(np.int64))
-                place += expected // 8
-            starts[k] = at
-            sections.extend([header, directory, *data])
-            at = place
-        return cls(np.concatenate([starts, *sections]), origin)
+                place = table.chunk_view(k, c)
+                if raw.dtype != np.uint8 or raw.shape != place.shape:
+                    raise ValueError(f"chunk {c} of level {k} has {place.nbytes:,} bytes of values, not {raw.nbytes:,}")
+                place[:] = raw
+        return table
 
     @classmethod
     def of_levels(cls, levels: Sequence[np.ndarray | bytes], origin: str = "the shipped table") -> EndingTable:
