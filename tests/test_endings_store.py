@@ -69,6 +69,8 @@ def test_verify_and_stats_show_the_table(built):
     code, out, _ = run_cli("verify", "--db", str(built), "--sample", "30", "--recursive-max-n", "3", "--json")
     report = json.loads(out)
     assert code == 0 and report["ok"] and "endings" in report["checks"], report["problems"]
+    assert report["ending_levels"] == list(range(1, TOP + 1)) and report["ending_sampled"] == 30 * TOP - 25
+    assert "the table of endings: k = 1–9 checked" in report["summary"]
     code, out, _ = run_cli("stats", "--db", str(built))
     assert code == 0 and f"endings k = {TOP}: {positions(TOP):,} positions in" in out
     code, out, _ = run_cli("stats", "--db", str(built), "--json")

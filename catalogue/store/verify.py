@@ -102,6 +102,10 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     """The checks that ran, in order."""
+    ending_levels: list[int] = field(default_factory=list)
+    """Levels of the table of two-hand endings checked whole (every chunk, the counts, a sample searched again)."""
+    ending_positions: int = 0
+    ending_sampled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -123,6 +127,9 @@ class VerifyReport:
             f" ({deals:,} deals), checksums {'match' if all(c.checksum_ok for c in complete) else 'DIFFER'},"
             f" {sampled} sampled deals recomputed{full}"
         )
+        if self.ending_levels:
+            text += (f"; the table of endings: k = {_span(self.ending_levels)} checked ({self.ending_positions:,}"
+                     f" positions), {self.ending_sampled} sampled positions searched again")
         problems = self.all_problems
         if problems:
             shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
@@ -137,8 +144,22 @@ class VerifyReport:
             "levels": [c.to_json() for c in self.levels],
             "problems": self.all_problems,
             "notes": self.notes,
+            "ending_levels": self.ending_levels,
+            "ending_positions": self.ending_positions,
+            "ending_sampled": self.ending_sampled,
             "summary": self.summary(),
         }
+
+
+def _span(ks: list[int]) -> str:
+    """``1–13``, ``4``, ``1–3, 5``."""
+    parts: list[str] = []
+    for k in sorted(ks):
+        if parts and parts[-1].split("–")[-1] == str(k - 1):
+            parts[-1] = f"{parts[-1].split('–')[0]}–{k}"
+        else:
+            parts.append(str(k))
+    return ", ".join(parts)
 
 
 @dataclass
