@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
@@ -43,6 +44,11 @@ __all__ = [
     "HandEditor",
     "CardButton",
     "heading",
+    "button",
+    "row",
+    "wrapped",
+    "breakable",
+    "matrix_view",
     "copy_text",
     "enlarge",
     "fit_table",
@@ -141,37 +147,72 @@ def examples_button(examples: Iterable[tuple[str, str]], pick: Callable[[str], N
 
 
 def heading(text: str) -> QLabel:
-    label = QLabel(text)
+    label = wrapped(text)  # a heading that cannot wrap widens its column past a narrow window
     label.setProperty("role", "heading")
     return label
+
+
+def button(text: str, tip: str, clicked: Callable[[], object] | None) -> QPushButton:
+    """A push button with its tooltip, calling ``clicked`` (if given) when clicked."""
+    widget = QPushButton(text)
+    widget.setToolTip(tip)
+    if clicked is not None:
+        widget.clicked.connect(clicked)
+    return widget
+
+
+def row(*items: QWidget | int) -> QHBoxLayout:
+    """Widgets side by side from the left (an int: that much space), the room left over at the right."""
+    layout = QHBoxLayout()
+    for item in items:
+        if isinstance(item, int):
+            layout.addSpacing(item)
+        else:
+            layout.addWidget(item)
+    layout.addStretch(1)
+    return layout
+
+
+def wrapped(text: str = "") -> QLabel:
+    """A label whose text wraps to the width it is given."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def breakable(text: str, run: int = 12) -> str:
+    """``text`` with a zero-width space between the letters of every word longer than ``run``: a long deal or
+    label (EWWEEW…, one word) may then break anywhere rather than widen its panel.  Such text is not for
+    selecting: a copy would keep the invisible spaces, which no deal parser accepts."""
+    return re.sub(rf"\S{{{run + 1},}}", lambda word: "\u200b".join(word.group()), text)
+
+
+def matrix_view(model: QAbstractItemModel, points: int) -> QTableView:
+    """A copyable table as large as its contents, its font ``points`` larger (matrices read at a glance)."""
+    view = CopyTableView()
+    view.setModel(model)
+    fit_table(view)
+    enlarge(view, points)
+    shrink_to_contents(view)
+    return view
 
 
 class MessageBar(QLabel):
     """An inline message under an input: red for an error, blue for a note; hidden when empty.
 
-    With ``keep_space`` the bar keeps the height of a one-line message while
-    empty, so a message appearing never moves what lies below it (the card
-    rows a user is clicking).  Its width never widens the window: a long,
-    unbreakable deal in a message is clipped, not a reason to resize.
+    Its width never widens the window: a long, unbreakable deal in a message is
+    clipped, not a reason to resize.
     """
 
     MAX_TEXT = 400
     """Characters shown of a message (a deal of n = 300 quoted in an error would fill the screen)."""
 
-    def __init__(self, parent: QWidget | None = None, *, keep_space: bool = False) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
-        self.keep_space = keep_space
-        if keep_space:
-            self._set_role("message-info")
-            self.setText("X")
-            self.setMinimumHeight(self.sizeHint().height())
-            self.setText("")
-            self._set_role("message-none")
-        else:
-            self.hide()
+        self.hide()
 
     def show_error(self, text: str) -> None:
         self._show(text, "message-error")
@@ -193,10 +234,7 @@ class MessageBar(QLabel):
     def clear_message(self) -> None:
         self.setText("")
         self.setToolTip("")
-        if self.keep_space:
-            self._set_role("message-none")
-        else:
-            self.hide()
+        self.hide()
 
     @property
     def shown(self) -> bool:
@@ -435,7 +473,7 @@ class HandEditor(QWidget):
                 self._buttons[side][rank] = button
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
-        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
+        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2, 1, 2)  # room to the right for why a deal is not drawn
         self.clear_button = QToolButton()
         self.clear_button.setText("Clear")
         self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -468,8 +506,12 @@ class HandEditor(QWidget):
         self._update_count()
         return fits
 
-    def clear(self) -> None:
+    def clear(self, why: str = "") -> None:
+        """Empty both hands; ``why``: the deal beside them cannot be drawn, and the count line says why."""
         self.set_hands((), ())
+        if why:
+            self.count_label.setText(f"not drawn: {why}")
+            self.count_label.setStyleSheet("color: #4b5563;")
 
     # -- edits ------------------------------------------------------------------------------
     def _toggled(self, side: str, rank: int, on: bool) -> None:

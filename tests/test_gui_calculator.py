@@ -177,3 +177,41 @@ def test_messages_never_move_the_card_rows(qtbot, window, calculator):
     qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)
     assert calculator.editors_area.mapTo(window, calculator.editors_area.rect().topLeft()).y() <= before.y()
     calculator.cancel_analysis()
+
+
+def test_esc_cancels_the_wait_as_the_message_says(qtbot, window, calculator):
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEWEWEW")  # n = 13, no catalogue: seconds of the engine
+    qtbot.waitUntil(lambda: "Cancel (Esc) stops it" in calculator.message.text(), timeout=10_000)
+    calculator.input.setFocus()
+    qtbot.keyClick(calculator.input, Qt.Key.Key_Escape)
+    assert not calculator.busy and "Cancelled" in calculator.message.text()
+    assert calculator.suits_model.rowCount() == 0 and calculator.analysis is None
+    wait_idle(qtbot, window, calculator, timeout=120_000)
+
+
+def test_the_engines_plan_is_never_cut_off_at_1000x700(qtbot, window, calculator):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEWEWEW")
+    qtbot.waitUntil(lambda: "Not in the catalogue" in calculator.message.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)  # beside it, the progress
+    qtbot.wait(50)  # laid out
+    message = calculator.message
+    assert message.heightForWidth(message.width()) > message.fontMetrics().height()  # two lines at least ...
+    assert message.height() >= message.heightForWidth(message.width())  # ... and every one of them shown
+    calculator.cancel_analysis()
+    wait_idle(qtbot, window, calculator, timeout=120_000)
+
+
+def test_a_long_suit_wraps_in_the_play_panel_rather_than_widen_it(qtbot, window, calculator):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    enter(qtbot, window, calculator, "AQ/KJ, EWWEEWWEWEEWWEEW")  # eight cards a hand in the second suit
+    panel = calculator.play_panel
+    qtbot.wait(50)  # laid out again at the width the panel is given
+    # nothing runs past the window, the table and the Note column included
+    assert calculator.play_area.horizontalScrollBar().maximum() == 0
+    west = [panel.card_button("W", rank, suit=1) for rank in panel.play.hand("W", 1)]
+    rows = {button.mapTo(panel, button.rect().topLeft()).y() for button in west}
+    assert len(rows) == 2 and all(button.isVisible() for button in west)
+    assert panel.tricks_view.mapTo(window, panel.tricks_view.rect().topRight()).x() <= window.width()
