@@ -172,35 +172,37 @@ class LatestOnly:
     """One kind of background work for a view, delivering only the answer to the latest request.
 
     When the user asks again before an answer arrives (another deal typed), the
-    older answer is stale: it is dropped, whether a result or an error.
+    older answer is stale: it is dropped, whether a result, an error or an abort.
+    :meth:`cancel` drops the latest too; :meth:`stop` asks it to stop and still
+    delivers how it ends (``aborted``, or its answer if it finished first).
     """
 
     def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None],
-                 progress: Callable[[Any], None] | None = None) -> None:
+                 progress: Callable[[Any], None] | None = None, aborted: Callable[[], None] | None = None) -> None:
         self._pool = pool
-        self._returned = returned
-        self._errored = errored
-        self._progress = progress
+        self._handlers: dict[str, Callable[..., None] | None] = {
+            "returned": returned, "errored": errored, "progress": progress, "aborted": aborted}
         self._generation = 0
-        self.busy = False
-        """Whether an answer is still awaited."""
+        self.worker: Worker | None = None
+        """The latest request's worker while its answer is awaited, else None."""
 
-        self._worker: Worker | None = None
+    @property
+    def busy(self) -> bool:
+        """Whether an answer is still awaited."""
+        return self.worker is not None
 
     def run(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Worker:
         self._generation += 1
         generation = self._generation
-        self.busy = True
-        self._worker = self._pool.run(
-            func,
-            *args,
-            **kwargs,
-            returned=lambda result: self._deliver(generation, self._returned, result),
-            errored=lambda exc: self._deliver(generation, self._errored, exc),
-        )
-        if self._progress is not None:
-            self._worker.signals.progress.connect(lambda step: self._report(generation, step))
-        return self._worker
+        handlers = {name: (lambda *payload, name=name: self._deliver(generation, name, payload))
+                    for name, handler in self._handlers.items() if handler is not None}
+        self.worker = self._pool.run(func, *args, **kwargs, **handlers)
+        return self.worker
+
+    def stop(self) -> None:
+        """Ask the latest work to stop at its next abort point; how it ends is still delivered."""
+        if self.worker is not None:
+            self.worker.abort()
 
     def cancel(self) -> None:
         """Stop waiting: whatever the latest request answers is dropped, and its worker is asked to abort.
@@ -209,21 +211,17 @@ class LatestOnly:
         other work with no abort point runs to its end in the background, its answer discarded.
         """
         self._generation += 1
-        self.busy = False
-        if self._worker is not None:
-            self._worker.abort()
-            self._worker = None
+        self.stop()
+        self.worker = None
 
-    def _report(self, generation: int, step: Any) -> None:
-        if generation == self._generation and self._progress is not None:
-            self._progress(step)
-
-    def _deliver(self, generation: int, callback: Callable[[Any], None], payload: Any) -> None:
+    def _deliver(self, generation: int, name: str, payload: tuple[Any, ...]) -> None:
         if generation != self._generation:
             return
-        self.busy = False
-        callback(payload)
-
+        if name != "progress":
+            self.worker = None
+        handler = self._handlers[name]
+        assert handler is not None
+        handler(*payload)
 
 
 class EngineStep(NamedTuple):
