@@ -81,8 +81,26 @@ class MainWindow(QMainWindow):
         self.context.catalogue_changed.connect(self._update_source)
         self._update_source()
         self.resize(1360, 900)
+        self._placed = False
         if settings is not None:
             self.restore_state(settings)
+
+    def showEvent(self, event) -> None:  # Qt override
+        super().showEvent(event)
+        if not self._placed:  # the frame's size is known once shown
+            self._placed = True
+            self._fit_to_screen()
+
+    def _fit_to_screen(self) -> None:
+        """Keep the window, frame included, inside its screen's free area: the first launch asks for 1360 × 900,
+        and a 1000 × 700 screen (or a window remembered from a larger one) has less room."""
+        free = self.screen().availableGeometry()
+        frame = self.frameGeometry().size() - self.size()
+        width = min(self.width(), free.width() - frame.width())
+        height = min(self.height(), free.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+            self.move(free.topLeft())
 
     # -- memory between launches ------------------------------------------------------------------
     def restore_state(self, settings: QSettings) -> None:
