@@ -32,3 +32,11 @@ def test_bad_sizes_are_a_message_and_a_newer_request_wins(qtbot):
     wait_idle(qtbot, window, view)
     assert view.result is not None and view.result.sizes == (3, 2)
     assert not view.message.shown
+
+
+def test_the_view_opens_on_its_example_computed(qtbot):
+    window = make_window(qtbot)
+    view = window.show_view("distributions")
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30_000)
+    assert view.input.text() == "4,4,3,2" and view.result == distribution((4, 4, 3, 2))
+    assert view.table.cells and view.plot.figure.axes  # neither pane is blank
