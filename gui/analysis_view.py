@@ -22,7 +22,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
@@ -41,7 +41,8 @@ class AnalysisView(QWidget, Generic[D]):
 
     A view names its ``EXAMPLES`` (the first is its screenshot's), ``PLACEHOLDER``, ``TOOLTIP`` and
     button texts, and provides ``parse``, ``show_deal``, ``_fill``, ``_clear``, ``_sync_editors``
-    (``None``: no deal, clear them) and ``summary_text``; it builds ``results`` and ``play_panel``.
+    (``None``: no deal, clear them) and ``summary_text``; it builds its card pickers and its results,
+    which hold :attr:`play_panel`, and hands them to :meth:`lay_out`.
     """
 
     analysed = Signal()
@@ -64,7 +65,7 @@ class AnalysisView(QWidget, Generic[D]):
         super().__init__(parent)
         self.context = context
         self.analysis: Any = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
+        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step, preparing=self._preparing)
         self._editing = False
         """True while the card pickers write the field (its change is theirs, not the user's)."""
         self._valuing = self._engine_plan = ""
@@ -91,16 +92,27 @@ class AnalysisView(QWidget, Generic[D]):
             action.triggered.connect(slot)
             self.addAction(action)
 
-    def input_row(self, *extra: QWidget) -> QHBoxLayout:
-        """Deal: [field] Show Examples Copy, then ``extra``."""
+    def lay_out(self, pickers: QWidget, results: QWidget, *extra: QWidget) -> None:
+        """Deal: [field] Show Examples Copy and ``extra``; the card ``pickers``; the message and the progress;
+        the ``results``.  The message goes below the cards: there it may take the lines it needs (the
+        engine's plan takes two or three in a narrow window) and still never move a card being clicked."""
         label = QLabel("&Deal:")
         label.setBuddy(self.input)
-        row = QHBoxLayout()
-        row.addWidget(label)
-        row.addWidget(self.input, 1)
+        deal = QHBoxLayout()
+        deal.addWidget(label)
+        deal.addWidget(self.input, 1)
         for widget in (self.show_button, self.examples_button, self.copy_button, *extra):
-            row.addWidget(widget)
-        return row
+            deal.addWidget(widget)
+        status = QHBoxLayout()
+        status.addWidget(self.message, 1)
+        status.addWidget(self.busy_bar, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(deal)
+        layout.addWidget(pickers)
+        layout.addLayout(status)
+        layout.addWidget(results, 1)
+        self.results = results
+        self._clear()
 
     # -- what each view provides -------------------------------------------------------------------
     def parse(self, text: str, /) -> D:
@@ -205,6 +217,10 @@ class AnalysisView(QWidget, Generic[D]):
             self._engine_plan = step.text
             self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
         self.busy_bar.set_progress(step.done, step.total, self._valuing)
+
+    def _preparing(self, text: str) -> None:
+        """The engine is compiled before it can start (a first use): the bar says so until it counts deals."""
+        self.busy_bar.set_progress(0, 0, text[:1].upper() + text[1:])
 
     def _shown(self, analysis: Any) -> None:
         self.analysis = analysis

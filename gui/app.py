@@ -79,6 +79,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.source_label, 1)
         self._build_menus()
         self.context.catalogue_changed.connect(self._update_source)
+        # Whichever view started the work (a search, the asymptotics), a first use's compile is said here.
+        self.context.pool.preparing.connect(self._preparing)
         self._update_source()
         self.resize(1360, 900)
         self._placed = False
@@ -202,6 +204,13 @@ class MainWindow(QMainWindow):
     @Slot()
     def open_default_catalogue(self) -> None:
         self.context.set_database(None)
+
+    @Slot(str)
+    def _preparing(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(f"{text[:1].upper()}{text[1:]} …")
+        else:
+            self.statusBar().clearMessage()
 
     @Slot()
     def _update_source(self) -> None:

@@ -112,19 +112,8 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         body.setStretchFactor(0, 2)
         body.setStretchFactor(1, 3)
         body.setChildrenCollapsible(False)
-        self.results = body
-        # The message and the progress go below the card pickers: there a message may take the lines it
-        # needs (the engine's plan takes two or three) and still never move the cards a user is clicking.
-        status_line = QHBoxLayout()
-        status_line.addWidget(self.message, 1)
-        status_line.addWidget(self.busy_bar, 1)
-        layout = QVBoxLayout(self)
-        layout.addLayout(self.input_row(self.add_suit_button, self.remove_suit_button))
-        layout.addWidget(self.editors_area)
-        layout.addLayout(status_line)
-        layout.addWidget(body, 1)
+        self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button)
         self._set_editor_count(1)
-        self._clear()
 
     def _values_box(self) -> QGroupBox:
         """Each suit's value, the sum, the outcome and each side's first lead."""

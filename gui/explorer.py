@@ -25,7 +25,6 @@ from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMa
 from whist_catalogue.gui.widgets import (
     HandEditor,
     ValueLabel,
-    beside,
     breakable,
     cards_text,
     fit_height,
@@ -172,12 +171,7 @@ class DealExplorer(AnalysisView[Suit]):
         body.setChildrenCollapsible(False)
         top.setSizes([300, 500, 560])
         body.setSizes([400, 460])
-        self.results = body
-        layout = QVBoxLayout(self)
-        layout.addLayout(self.input_row())
-        layout.addLayout(beside(self.editor, self.message, self.busy_bar))
-        layout.addWidget(body, 1)
-        self._clear()
+        self.lay_out(self.editor, body)
 
     def _value_box(self) -> QGroupBox:
         """The value, its source, the deal, the outcome and the best leads."""

@@ -246,23 +246,6 @@ class MessageBar(QLabel):
         return self.shown and self.property("role") == "message-error"
 
 
-def beside(editor: QWidget, *notes: QWidget) -> QHBoxLayout:
-    """The card grid with its messages to the right of it, never above or below: a message that comes
-    and goes must not move the cards a user is clicking.  The notes take the rows' height, no more."""
-    column = QWidget()
-    box = QVBoxLayout(column)
-    box.setContentsMargins(0, 0, 0, 0)
-    for note in notes:
-        box.addWidget(note)
-    box.addStretch(1)
-    column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
-    row = QHBoxLayout()
-    row.addWidget(editor)
-    row.addSpacing(8)
-    row.addWidget(column, 1)
-    return row
-
-
 def shorten(text: str, limit: int = 60) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis (long deals in headings and messages)."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -473,7 +456,11 @@ class HandEditor(QWidget):
                 self._buttons[side][rank] = button
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
-        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2, 1, 2)  # room to the right for why a deal is not drawn
+        grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
+        self.note = wrapped()
+        """Why the deal beside the picker is not drawn in it (hidden while it is)."""
+        self.note.setStyleSheet("color: #4b5563;")
+        grid.addWidget(self.note, 0, len(self.RANKS) + 3, 2, 1)
         self.clear_button = QToolButton()
         self.clear_button.setText("Clear")
         self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -509,9 +496,9 @@ class HandEditor(QWidget):
     def clear(self, why: str = "") -> None:
         """Empty both hands; ``why``: the deal beside them cannot be drawn, and the count line says why."""
         self.set_hands((), ())
-        if why:
-            self.count_label.setText(f"not drawn: {why}")
-            self.count_label.setStyleSheet("color: #4b5563;")
+        self.note.setText(f"Not drawn here: {why}." if why else "")
+        self.note.setVisible(bool(why))
+        self.count_label.setVisible(not why)
 
     # -- edits ------------------------------------------------------------------------------
     def _toggled(self, side: str, rank: int, on: bool) -> None:
@@ -533,6 +520,8 @@ class HandEditor(QWidget):
         self.changed.emit()
 
     def _update_count(self) -> None:
+        self.note.hide()
+        self.count_label.show()
         w, e = len(self.hand("W")), len(self.hand("E"))
         style = "" if w == e else "color: #b91c1c;"
         self.count_label.setStyleSheet(style)

@@ -36,6 +36,8 @@ class WorkerSignals(QObject):
     """The exception the function raised."""
     aborted = Signal()
     """The work stopped early because :meth:`Worker.abort` was called."""
+    preparing = Signal(str)
+    """The work waits while the engine is prepared (Numba compiles a kernel on its first use): what to say."""
     finished = Signal()
     """Always emitted last."""
 
@@ -119,17 +121,39 @@ def _parameters(func: Callable[..., Any]) -> set[str]:
 class WorkerPool(QObject):
     """A thread pool that keeps its running workers alive and can abort and wait for them all."""
 
+    preparing = Signal(str)
+    """A worker waits while the engine is prepared (the words to show), or "" once it goes on or ends: the
+    window says so whichever view started the work."""
+
     def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._running: set[Worker] = set()
+        self._preparing: set[Worker] = set()
 
     def start(self, worker: Worker) -> Worker:
         self._running.add(worker)
-        worker.signals.finished.connect(lambda w=worker: self._running.discard(w))
+        worker.signals.finished.connect(lambda w=worker: self._ended(w))
+        worker.signals.preparing.connect(lambda text, w=worker: self._prepared(w, text))
+        worker.signals.progress.connect(lambda _, w=worker: self._went_on(w))
         self._pool.start(worker)
         return worker
+
+    def _prepared(self, worker: Worker, text: str) -> None:
+        self._preparing.add(worker)
+        self.preparing.emit(text)
+
+    def _went_on(self, worker: Worker) -> None:
+        # A compile runs in the worker's thread: anything it reports after one has begun came after it ended.
+        if worker in self._preparing:
+            self._preparing.discard(worker)
+            if not self._preparing:
+                self.preparing.emit("")
+
+    def _ended(self, worker: Worker) -> None:
+        self._running.discard(worker)
+        self._went_on(worker)
 
     def run(
         self,
@@ -140,6 +164,7 @@ class WorkerPool(QObject):
         progress: Callable[[Any], None] | None = None,
         finished: Callable[[], None] | None = None,
         aborted: Callable[[], None] | None = None,
+        preparing: Callable[[str], None] | None = None,
         **kwargs: Any,
     ) -> Worker:
         """Start ``func`` in a worker with the given handlers connected."""
@@ -150,6 +175,7 @@ class WorkerPool(QObject):
             (worker.signals.progress, progress),
             (worker.signals.finished, finished),
             (worker.signals.aborted, aborted),
+            (worker.signals.preparing, preparing),
         ):
             if slot is not None:
                 signal.connect(slot)
@@ -178,10 +204,11 @@ class LatestOnly:
     """
 
     def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None],
-                 progress: Callable[[Any], None] | None = None, aborted: Callable[[], None] | None = None) -> None:
+                 progress: Callable[[Any], None] | None = None, aborted: Callable[[], None] | None = None,
+                 preparing: Callable[[str], None] | None = None) -> None:
         self._pool = pool
         self._handlers: dict[str, Callable[..., None] | None] = {
-            "returned": returned, "errored": errored, "progress": progress, "aborted": aborted}
+            "returned": returned, "errored": errored, "progress": progress, "aborted": aborted, "preparing": preparing}
         self._generation = 0
         self.worker: Worker | None = None
         """The latest request's worker while its answer is awaited, else None."""
@@ -217,7 +244,7 @@ class LatestOnly:
     def _deliver(self, generation: int, name: str, payload: tuple[Any, ...]) -> None:
         if generation != self._generation:
             return
-        if name != "progress":
+        if name not in ("progress", "preparing"):  # an answer: none is awaited any more
             self.worker = None
         handler = self._handlers[name]
         assert handler is not None

@@ -255,12 +255,14 @@ def test_at_1000x700_the_value_panel_wraps_a_long_label_and_cuts_nothing(qtbot, 
 
 
 def test_the_card_picker_says_why_it_cannot_draw_a_deal(qtbot, window, explorer):
+    editor = explorer.editor
     enter(qtbot, window, explorer, "EW" * 20)  # an owner string of 40 cards: no ranks A … 2 to click
-    assert explorer.editor.hand("W") == () and "20 cards a hand" in explorer.editor.count_label.text()
+    assert editor.hand("W") == () and not editor.count_label.isVisible()  # no "0 : 0" beside the deal ...
+    assert editor.note.isVisible() and "20 cards a hand" in editor.note.text()  # ... but why it is not drawn
     enter(qtbot, window, explorer, "EWEW")  # drawable, but written as an owner string
-    assert "owner string" in explorer.editor.count_label.text()
+    assert "owner string" in editor.note.text()
     enter(qtbot, window, explorer, "AQ/KJ")
-    assert explorer.editor.count_label.text() == "2 : 2"
+    assert not editor.note.isVisible() and editor.count_label.text() == "2 : 2"
 
 
 def test_an_empty_explorer_draws_no_empty_tables(qtbot, window, explorer):
