@@ -81,6 +81,7 @@ class AnalysisView(QWidget, Generic[D]):
         self.copy_button = QPushButton(self.COPY)
         self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
         self.copy_button.clicked.connect(self.copy_summary)
+        self.copy_button.setEnabled(False)  # until a deal is shown
         self.message = MessageBar()
         self.busy_bar = BusyBar()
         self.busy_bar.cancelled.connect(self.cancel_analysis)

@@ -108,9 +108,9 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         body.addWidget(scrolled(self._values_box()))
         self.play_area = scrolled(play_box)
         body.addWidget(self.play_area)
-        # The play needs two hands, the table and the list of tricks side by side: it gets the larger share.
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
+        # The play needs two hands, the table and the list of tricks side by side: it gets two thirds.
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 2)
         body.setChildrenCollapsible(False)
         self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button)
         self._set_editor_count(1)
@@ -130,12 +130,9 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         self.lead_labels = {p: wrapped() for p in ("W", "E")}
         box = QGroupBox("Values")
         column = QVBoxLayout(box)
-        column.addWidget(self.suits_view)
-        sum_row = QHBoxLayout()
-        sum_row.addWidget(heading("Sum:"))
-        sum_row.addWidget(self.sum_label, 1)
-        column.addLayout(sum_row)
-        for widget in (heading("Outcome (Theorem 9.1: χ = ρ(sum))"), self.outcome_label,
+        # The sum under its heading, not beside it: so it fits the values' third of a 1000-pixel window.
+        for widget in (self.suits_view, heading("Sum of the values"), self.sum_label,
+                       heading("Outcome (Theorem 9.1: χ = ρ(sum))"), self.outcome_label,
                        heading("First lead (the rule of §10.4, then a best lead of that suit)"), *self.lead_labels.values()):
             column.addWidget(widget)
         column.addStretch(1)

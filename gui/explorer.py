@@ -241,13 +241,13 @@ class DealExplorer(AnalysisView[Suit]):
             self.editor.clear()
         elif suit.notation is not Notation.RANKS or not self.editor.set_hands(suit.west, suit.east):
             # Say why the picker is empty beside a deal it cannot draw, rather than show "0 : 0".
-            self.editor.clear(f"{suit.n} cards a hand: more than the ranks A … 2" if 2 * suit.n > 13 else
-                              "written as an owner string or numbers: the cards to click are ranks")
+            self.editor.clear(f"{suit.n} cards a hand, more than the 13 ranks A … 2" if 2 * suit.n > 13 else
+                              "the cards to click are ranks, and this deal is an owner string or numbers")
 
     # -- analysis ------------------------------------------------------------------------------
     def show_deal(self, suit: Suit) -> None:
         """Analyse ``suit`` in a worker and show the result; meanwhile the previous deal's results are greyed."""
-        self.start_analysis(f"Valuing {shorten(str(suit))}", analyse_deal, suit, self.context.solver)
+        self.start_analysis(f"Valuing {shorten(str(suit), 32)}", analyse_deal, suit, self.context.solver)
 
     # -- display ---------------------------------------------------------------------------------
     def _clear(self) -> None:

@@ -580,7 +580,7 @@ class PlayPanel(QWidget):
         super().keyPressEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
-        if event.type() == QEvent.Type.Resize and watched is self.hand_boxes["W"]:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and watched is self.hand_boxes["W"]:
             if self.play is not None and self._cards_per_row() != self._per_row:
                 QTimer.singleShot(0, self._fill_hands)  # not inside the resize: laying out cards resizes again
             return False
@@ -674,6 +674,8 @@ class PlayPanel(QWidget):
         self.undo_button.setEnabled(active and bool(self.records))
         self.app_button.setEnabled(active and not play.finished)
         self.end_button.setEnabled(active and not play.finished)
+        for widget in (*self.hand_boxes.values(), self.table, self.tricks_view):
+            widget.setVisible(active)  # with no deal, empty boxes look broken: the status line says what to do
         self._fill_hands()
         self._rebuild_rows()
         self._explain_marks()
@@ -759,12 +761,6 @@ class PlayPanel(QWidget):
             return 1000  # laid out again when shown
         width = box.contentsRect().width() - 16 - (self._symbol_width() + 3 if self.multi else 0)
         return max(1, width // self._card_step)
-
-    def _playing(self) -> Play:
-        """The play in progress: what calls this runs only while a deal is set."""
-        if self.play is None:
-            raise RuntimeError("no deal is being played")
-        return self.play
 
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))

@@ -32,7 +32,6 @@ from whist_catalogue.theory.deals import RANK_NAMES
 __all__ = [
     "WEST_COLOR",
     "EAST_COLOR",
-    "BEST_COLOR",
     "STYLE_SHEET",
     "MessageBar",
     "BusyBar",
@@ -65,7 +64,6 @@ __all__ = [
 
 WEST_COLOR = QColor("#1d4ed8")
 EAST_COLOR = QColor("#b91c1c")
-BEST_COLOR = QColor("#15803d")
 
 from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 

@@ -28,7 +28,7 @@ def test_deal_28_adds_up_to_ten_and_a_half_fuzzy(qtbot, window, calculator, qtmo
     enter(qtbot, window, calculator, DEAL_28)
     model = calculator.suits_model
     assert model.rowCount() == 4
-    assert [model.index(r, 3).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
+    assert [model.index(r, 1).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
     qtmodeltester.check(model)
     assert calculator.sum_label.text() == "10 + 1/2 ± ε₀"
     assert "West takes 11 of the 19 tricks" in calculator.outcome_label.text()

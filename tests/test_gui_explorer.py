@@ -266,7 +266,8 @@ def test_the_card_picker_says_why_it_cannot_draw_a_deal(qtbot, window, explorer)
 
 
 def test_an_empty_explorer_draws_no_empty_tables(qtbot, window, explorer):
-    views = (explorer.alpha_view, explorer.a_view, explorer.t_view)
+    panel = explorer.play_panel
+    views = (explorer.alpha_view, explorer.a_view, explorer.t_view, panel.tricks_view, *panel.hand_boxes.values())
     assert not any(view.isVisible() for view in views) and explorer.deal_info.text() == "Enter a deal above."
     enter(qtbot, window, explorer, "KQT/AJ9")
     assert all(view.isVisible() for view in views)
