@@ -16,10 +16,13 @@ from whist_catalogue.gui.calculator import MultiSuitCalculator
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.explorer import DealExplorer
 from whist_catalogue.gui.help import PAGES, DocumentationWindow
+from whist_catalogue.gui.distribution_view import DistributionView
 from whist_catalogue.gui.search_view import SearchView
+from whist_catalogue.gui.solutions import SolutionsView
+from whist_catalogue.gui.status import StatusView
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
-__all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
+__all__ = ["MainWindow", "create_app", "main", "VIEWS", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
 
 SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
 """An INI file for what the app remembers between launches (default: Qt's usual place, e.g.
@@ -37,8 +40,16 @@ def app_settings() -> QSettings:
         return QSettings(path, QSettings.Format.IniFormat)
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "whist-catalogue", "whist-catalogue")
 
-VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status", "distributions")
-"""The views, in tab order; also the names of the screenshots."""
+VIEWS: tuple[tuple[str, str, Callable[[AppContext], QWidget]], ...] = (
+    ("explorer", "Deal explorer", DealExplorer),
+    ("calculator", "Multi-suit", MultiSuitCalculator),
+    ("search", "Search && statistics", SearchView),
+    ("solutions", "Solutions", SolutionsView),
+    ("status", "Catalogue", StatusView),
+    ("distributions", "Distributions", DistributionView),
+)
+"""The views in tab order (Ctrl+1 …): the name of each (its screenshot, its settings), its tab's title, its class."""
+VIEW_NAMES = tuple(name for name, _, _ in VIEWS)
 
 ABOUT = f"""<h3>Whist catalogue {__version__}</h3>
 <p>Exact values and optimal play of two-person whist, after Johan Wästlund's papers
@@ -68,8 +79,8 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
         self.views: dict[str, QWidget] = {}
-        for name, (title, factory) in _view_factories().items():
-            view = factory(context)
+        for name, title, view_class in VIEWS:
+            view = view_class(context)
             self.views[name] = view
             self.tabs.addTab(view, title)
         search = self.views.get("search")
@@ -227,38 +238,6 @@ class MainWindow(QMainWindow):
                 stop()
         self.context.shutdown()
         super().closeEvent(event)
-
-
-def _view_factories() -> dict[str, tuple[str, Callable[[AppContext], QWidget]]]:
-    from whist_catalogue.gui.calculator import MultiSuitCalculator
-    from whist_catalogue.gui.explorer import DealExplorer
-
-    factories: dict[str, tuple[str, Callable[[AppContext], QWidget]]] = {
-        "explorer": ("Deal explorer", DealExplorer),
-        "calculator": ("Multi-suit", MultiSuitCalculator),
-    }
-    try:
-        from whist_catalogue.gui.search_view import SearchView
-
-        factories["search"] = ("Search && statistics", SearchView)
-    except ImportError:  # pragma: no cover - views that need modules still being written
-        pass
-    try:
-        from whist_catalogue.gui.solutions import SolutionsView
-
-        factories["solutions"] = ("Solutions", SolutionsView)
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from whist_catalogue.gui.status import StatusView
-
-        factories["status"] = ("Catalogue", StatusView)
-    except ImportError:  # pragma: no cover
-        pass
-    from whist_catalogue.gui.distribution_view import DistributionView
-
-    factories["distributions"] = ("Distributions", DistributionView)
-    return factories
 
 
 def _message_handler(mode: QtMsgType, context, message: str) -> None:
