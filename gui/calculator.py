@@ -232,6 +232,7 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.suits_model.set_rows([])
+        self.suits_view.hide()  # an empty table is a white box that looks broken
         self.sum_label.setText("—")
         self.outcome_label.setText("Enter a deal above.")
         for label in self.lead_labels.values():
@@ -245,6 +246,7 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
             chosen = [name for name, s in (("West", west_suit), ("East", east_suit)) if s == i]
             rows.append(SuitRow(suit_symbol(i, count), suit, sol.value, " and ".join(chosen)))
         self.suits_model.set_rows(rows)
+        self.suits_view.show()
         self.suits_view.resizeColumnsToContents()
         self.sum_label.setText(a.value.text())
         tricks = sum(s.n for s in a.suits)

@@ -147,9 +147,9 @@ class StatusView(QWidget):
                                     self.cancel_build)
         self.cancel_button.setEnabled(False)
         # The bar shows only while a build runs: after one, a full bar with no words said nothing.
-        self.progress = QProgressBar()
+        self.progress, self.progress_label, self.plan_label = QProgressBar(), QLabel(), wrapped()
         self.progress.hide()
-        self.progress_label, self.plan_label = QLabel(), wrapped()
+        self.progress_label.hide()
         box = QGroupBox("Build or extend (in the background: keep using the other views)")
         column = QVBoxLayout(box)
         column.addLayout(row(max_label, self.max_n, self.games, 12, self.build_button, self.cancel_button))
@@ -169,6 +169,7 @@ class StatusView(QWidget):
         catalogue = self.context.catalogue()
         if catalogue is None:
             self.levels_model.set_rows([])
+            self.levels_view.hide()  # no catalogue: no empty table that looks broken
             self._max_n_seen = 0
             self._levels = []
             if not self.busy:
@@ -197,6 +198,7 @@ class StatusView(QWidget):
             self.message.clear_message()
             self.progress_label.setText("")  # a finished or cancelled build's last line is history
         self.levels_model.set_rows(levels)
+        self.levels_view.show()
         complete = [i.n for i in levels if i.complete]
         self._max_n_seen = catalogue.max_n
         deals = sum(i.row_count for i in levels if i.complete)
@@ -219,7 +221,7 @@ class StatusView(QWidget):
             ns = [i.n for i in stored if i.storage == storage]
             if ns:
                 chunk_bytes = sum(i.stored_bytes or 0 for i in stored if i.storage == storage)
-                lines.append(f"Levels {level_ranges(ns)}: {label} (chunks {human_size(chunk_bytes)})")
+                lines.append(f"{level_span(ns).capitalize()}: {label} (chunks {human_size(chunk_bytes)})")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
@@ -267,6 +269,7 @@ class StatusView(QWidget):
         self.progress.setRange(0, 0)
         self.progress.setFormat("starting …")
         self.progress.show()
+        self.progress_label.show()
         self.progress_label.setText("")
         self._stage = None
         self._ticker.start()
@@ -344,6 +347,7 @@ class StatusView(QWidget):
         self._stage = None
         self.progress_label.setText("")
         self.progress.hide()
+        self.progress_label.hide()
         for widget in (self.build_button, self.max_n, self.choose_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(False)

@@ -186,6 +186,7 @@ def test_esc_cancels_the_wait_as_the_message_says(qtbot, window, calculator):
     qtbot.keyClick(calculator.input, Qt.Key.Key_Escape)
     assert not calculator.busy and "Cancelled" in calculator.message.text()
     assert calculator.suits_model.rowCount() == 0 and calculator.analysis is None
+    assert not calculator.suits_view.isVisible()  # no empty table left behind
     wait_idle(qtbot, window, calculator, timeout=120_000)
 
 

@@ -21,14 +21,15 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     assert "no catalogue here yet" in status.message.text()
     status.max_n.setValue(4)
     status.games.setChecked(False)
-    assert not status.progress.isVisible()
+    assert not status.progress.isVisible() and not status.levels_view.isVisible()  # no empty boxes
     with qtbot.waitSignal(status.build_finished, timeout=60_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
         assert status.progress.isVisible()  # the bar follows the build ...
     assert not status.progress.isVisible()  # ... and goes with it: a full bar with no words said nothing
     assert status.last_summary is not None, status.message.text()
     assert status.last_summary.stored == [1, 2, 3, 4]
-    assert status.levels_model.rowCount() == 4
+    assert status.levels_model.rowCount() == 4 and status.levels_view.isVisible()
+    assert "Levels 1…4: a row per deal and chunks" in status.details.text()
     assert status.levels_model.index(3, 1).data() == "complete"
     assert status.levels_model.index(3, 2).data() == "70"
     qtmodeltester.check(status.levels_model)
