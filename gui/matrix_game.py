@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QSpinBox,
     QTableWidget,
@@ -29,7 +28,7 @@ from whist_catalogue.games import solved_games
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, button, error_text
+from whist_catalogue.gui.widgets import MessageBar, button, error_text, row
 from whist_catalogue.gui.workers import LatestOnly
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
@@ -101,13 +100,8 @@ class MatrixGamePage(QWidget):
         )
         explain.setWordWrap(True)
 
-        controls = QHBoxLayout()
-        for widget in (rows_label, self.rows, columns_label, self.columns):
-            controls.addWidget(widget)
-        controls.addSpacing(12)
-        for widget in (self.open_button, self.paste_button, self.save_button, self.solve_button):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        controls = row(rows_label, self.rows, columns_label, self.columns, 12, self.open_button, self.paste_button,
+                       self.save_button, self.solve_button)
         layout = QVBoxLayout(self)
         layout.addWidget(explain)
         layout.addLayout(controls)

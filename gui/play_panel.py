@@ -205,11 +205,11 @@ class PlayPanel(QWidget):
         right.addWidget(self._tricks_list(), 1)
         middle.addLayout(right, 3 if multi else 2)
         layout = QVBoxLayout(self)
-        for part in (*controls, self.message, self.status, self.why, middle):
-            if isinstance(part, QWidget):
-                layout.addWidget(part)
-            else:
-                layout.addLayout(part, 1 if part is middle else 0)
+        for controls_row in controls:
+            layout.addLayout(controls_row)
+        for widget in (self.message, self.status, self.why):
+            layout.addWidget(widget)
+        layout.addLayout(middle, 1)
         self._shortcuts = {name: self._key(keys, action) for keys, action, name in (
             ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
             ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
@@ -672,8 +672,8 @@ class PlayPanel(QWidget):
         for w in (self.app_button, self.end_button, self.watch_button, self.restart_button, self.leader_box, self.mode_box):
             w.setEnabled(active)
         self.undo_button.setEnabled(active and bool(self.records))
-        self.app_button.setEnabled(active and not play.finished)
-        self.end_button.setEnabled(active and not play.finished)
+        self.app_button.setEnabled(play is not None and not play.finished)
+        self.end_button.setEnabled(play is not None and not play.finished)
         for widget in (*self.hand_boxes.values(), self.table, self.tricks_view):
             widget.setVisible(active)  # with no deal, empty boxes look broken: the status line says what to do
         self._fill_hands()
