@@ -221,7 +221,7 @@ class AnalysisView(QWidget, Generic[D]):
 
     def _preparing(self, text: str) -> None:
         """The engine is compiled before it can start (a first use): the bar says so until it counts deals."""
-        self.busy_bar.set_progress(0, 0, text[:1].upper() + text[1:])
+        self.busy_bar.set_progress(0, 0, f"{text[:1].upper()}{text[1:].split(' (')[0]} …")  # the rest in the status bar
 
     def _shown(self, analysis: Any) -> None:
         self.analysis = analysis

@@ -87,7 +87,7 @@ class MainWindow(QMainWindow):
         if isinstance(search, SearchView):
             search.open_deal.connect(self.open_in_explorer)
         self.source_label = QLabel()
-        self.statusBar().addPermanentWidget(self.source_label, 1)
+        self.statusBar().addWidget(self.source_label, 1)  # a passing message (preparing the engine) covers it
         self._build_menus()
         self.context.catalogue_changed.connect(self._update_source)
         # Whichever view started the work (a search, the asymptotics), a first use's compile is said here.
