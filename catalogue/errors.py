@@ -1,9 +1,12 @@
-"""Errors a user can cause: bad input or a bad catalogue.
+"""Errors a user can cause: bad input or a bad catalogue — every exception class of the package.
 
-Every one of them derives from :class:`WhistError`, so the command line and the
+Every one a user can cause derives from :class:`WhistError`, so the command line and the
 app can turn them into one clear line (exit status 2) in a single place. Where
 it makes sense they also derive from the matching built-in, python-chess style,
-so ``except ValueError`` keeps working for library users.
+so ``except ValueError`` keeps working for library users. The two that are not a
+user's (:class:`ChunkError`, :class:`CertificationError`) are named here too, so that
+every exception class has one home (docs/architecture.md); the modules that raise an
+error import it from here. :func:`counted` says a count in a message ("1 card", "2 cards").
 """
 
 from __future__ import annotations
@@ -51,3 +54,35 @@ class SearchSyntaxError(WhistError, ValueError):
 
 class GameArgumentError(WhistError, ValueError):
     """Invalid parameters for one of the solved matrix games."""
+
+
+# -- the command line, the engine and the games ---------------------------------------------------------
+
+
+class UsageError(WhistError, ValueError):
+    """A command-line option, or a combination of options, that the command cannot take (found after parsing)."""
+
+
+class ClusterError(WhistError):
+    """A ``--cluster`` address that is malformed or does not answer, or the cluster extra missing."""
+
+
+class InvalidMatrixError(GameArgumentError):
+    """A pay-off matrix that is empty, ragged, or holds something that is not a number."""
+
+
+class ChunkError(ValueError):
+    """The bytes are not a well-formed chunk of value codes (damaged, truncated, or not a chunk at all).
+
+    Not a :class:`WhistError`: the store reports it as a damaged catalogue (:class:`CatalogueDamagedError`)."""
+
+
+class CertificationError(ValueError):
+    """A claimed solution in which a strategy fails to guarantee the claimed value.
+
+    Not a :class:`WhistError`: the games certify their own solutions, so a failure is a bug (exit status 70)."""
+
+
+def counted(k: int, noun: str, nouns: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1 entry``, ``3 entries``: a count and its noun, singular only for 1."""
+    return f"{k} {noun if k == 1 else nouns or noun + 's'}"

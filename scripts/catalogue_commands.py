@@ -20,13 +20,9 @@ from typing import Any
 
 from whist_catalogue import documentation
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import EXIT_FAILED, EXIT_OK, emit_json, whole_number
+from whist_catalogue.errors import UsageError
+from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
-
-
-class CatalogueUsageError(WhistError, ValueError):
-    """A bad option value for one of the catalogue's sub-commands."""
 
 
 MAX_RECURSIVE_N = 10
@@ -132,7 +128,7 @@ def run_build(args: argparse.Namespace) -> int:
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
     if args.workdir and not args.cluster:
-        raise CatalogueUsageError("--workdir goes with --cluster")
+        raise UsageError("--workdir goes with --cluster")
     if args.cluster:
         from whist_catalogue.engine.cluster import chunk_computer, connect, parse_address, work_directory
 
@@ -232,9 +228,9 @@ def _check_limit(name: str, value: int | None, bound: int | None = None) -> None
 
     bound = MAX_ROWS if bound is None else bound
     if value is not None and value < 0:
-        raise CatalogueUsageError(f"--{name} must not be negative, got {value}")
+        raise UsageError(f"--{name} must not be negative, got {value}")
     if value is not None and value > bound:
-        raise CatalogueUsageError(f"--{name} must be at most {bound:,}, got {value}")
+        raise UsageError(f"--{name} must be at most {bound:,}, got {value}")
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -344,21 +340,23 @@ def run_export(args: argparse.Namespace) -> int:
     _check_limit("limit", args.limit)
     fmt = args.format or ("jsonl" if args.json else "csv")
     if args.level is not None and args.level < 1:
-        raise CatalogueUsageError(f"--level must be at least 1, got {args.level}")
+        raise UsageError(f"--level must be at least 1, got {args.level}")
     try:
         fields = resolve_columns(args.columns)
     except ValueError as exc:
-        raise CatalogueUsageError(f"--columns: {exc}") from None
+        raise UsageError(f"--columns: {exc}") from None
     if fmt == "parquet" and args.output is None:
-        raise CatalogueUsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
+        raise UsageError("--format parquet needs --output FILE (a Parquet file ends with its index)")
     if args.expression is not None:
         compile_search(args.expression)  # reject a bad expression before opening anything
+    if args.output is not None:
+        _check_target(args.output)  # a folder that is not there is said before any estimate, not after
     require_pyarrow()
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue:
         if args.level is not None and args.level not in catalogue.complete_levels():
-            raise CatalogueUsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
+            raise UsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
         plan = export_plan(catalogue, fmt, fields, expression=args.expression, level=args.level, limit=args.limit)
         if args.output is not None:
             _check_free_space(Path(args.output), plan.size)
@@ -417,7 +415,7 @@ def _check_free_space(path: Path, size: int) -> None:
     if target.is_file():
         free += target.stat().st_size  # replaced once the export is complete
     if size > free:
-        raise CatalogueUsageError(f"cannot write {path}: the export needs about {size / 1e9:,.2f} GB and "
+        raise UsageError(f"cannot write {path}: the export needs about {size / 1e9:,.2f} GB and "
                                   f"{target.parent} has {free / 1e9:,.2f} GB free")
 
 
@@ -428,31 +426,37 @@ def _export_to_file(catalogue, path: str, options: dict) -> int:  # noqa: ANN001
     from whist_catalogue.store.dataset import export_levels
 
     text = path  # as given: Path() would drop a trailing "/"
-    target = Path(os.path.realpath(path))  # a symlink is written through, never replaced
-    if target.is_dir():
-        raise CatalogueUsageError(f"cannot write {text}: it is a directory")
-    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
-        raise CatalogueUsageError(f"cannot write {text}: not a directory")
-    if not target.parent.is_dir():
-        raise CatalogueUsageError(f"cannot write {text}: no directory {target.parent}")
+    target = _check_target(path)
     _refuse_the_catalogue(catalogue, text, target)
     if target.exists() and not target.is_file():
         try:
             with target.open("wb") as out:
                 return export_levels(catalogue, out, **options)
         except OSError as exc:
-            raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
+            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
     partial = target.with_name(target.name + ".partial")
     try:
         with partial.open("wb") as out:
             count = export_levels(catalogue, out, **options)
         os.replace(partial, target)
     except OSError as exc:
-        raise CatalogueUsageError(f"cannot write {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
     finally:
         if partial.exists():
             partial.unlink()
     return count
+
+
+def _check_target(text: str) -> Path:
+    """The file ``text`` names (through a symlink: it is written through, never replaced), if it can be one."""
+    target = Path(os.path.realpath(text))
+    if target.is_dir():
+        raise UsageError(f"cannot write {text}: it is a directory")
+    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
+        raise UsageError(f"cannot write {text}: not a directory")
+    if not target.parent.is_dir():
+        raise UsageError(f"cannot write {text}: no directory {target.parent}")
+    return target
 
 
 def _refuse_the_catalogue(catalogue, text: str, target: Path) -> None:  # noqa: ANN001
@@ -469,7 +473,7 @@ def _refuse_the_catalogue(catalogue, text: str, target: Path) -> None:  # noqa: 
             continue
         if same:
             what = "the catalogue" if not suffix else f"the catalogue's {suffix.lstrip('-.')} file"
-            raise CatalogueUsageError(f"cannot write {text}: it is {what} being exported ({own})")
+            raise UsageError(f"cannot write {text}: it is {what} being exported ({own})")
 
 
 # -- verify -------------------------------------------------------------------------------------------
@@ -482,7 +486,7 @@ def run_verify(args: argparse.Namespace) -> int:
     _check_limit("sample", sample, MAX_SAMPLE)
     recursive = RECURSIVE_MAX_N if args.recursive_max_n is None else args.recursive_max_n
     if not 0 <= recursive <= MAX_RECURSIVE_N:
-        raise CatalogueUsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
+        raise UsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
     with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:

@@ -104,8 +104,8 @@ def test_metadata_solved_games_and_wal(built):
             assert info.complete and info.row_count == comb(2 * info.n, info.n)
             assert len(info.checksum) == 64 and info.software_version == __version__
             assert info.built_at is not None and info.build_seconds >= 0
-        assert cat.solved_game("chemin-de-fer") == json.loads(json.dumps(solved_games.solve("chemin-de-fer")))
-        assert cat.solved_game("le-her", cards=13) == json.loads(json.dumps(solved_games.solve("le-her", cards=13)))
+        assert cat.solved_game("chemin-de-fer") == json.loads(json.dumps(solved_games.solve("chemin-de-fer").to_json()))
+        assert cat.solved_game("le-her", cards=13) == json.loads(json.dumps(solved_games.solve("le-her", cards=13).to_json()))
         assert len(cat.solved_games()) == 51
         assert cat.solved_game("le-her", cards=99) is None
     with sqlite3.connect(built) as conn:

@@ -178,7 +178,8 @@ def test_export_plan_estimates_before_any_work(built):
 
 
 def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
-    from whist_catalogue.scripts.catalogue_commands import CatalogueUsageError, _check_free_space
+    from whist_catalogue.errors import UsageError
+    from whist_catalogue.scripts.catalogue_commands import _check_free_space
 
     target = tmp_path / "x.parquet"
     for argv, message in [(["--columns", "key,nope"], "unknown column 'nope'"),
@@ -187,5 +188,19 @@ def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
         code, out, err = run_cli("export", "--db", str(built), *argv)
         assert code == 2 and message in err and out == ""
     assert not target.exists()
-    with pytest.raises(CatalogueUsageError, match="the export needs about"):
+    with pytest.raises(UsageError, match="the export needs about"):
         _check_free_space(target, 1 << 62)
+
+
+def test_a_missing_folder_is_refused_before_any_estimate(built, tmp_path, capsys, monkeypatch):
+    """``export -o /nonexistent/dir/x.csv``: the refusal is the one line, not an estimate of work that will not
+    happen followed by it (every export here announces its estimate)."""
+    from whist_catalogue.scripts import catalogue_commands
+    from whist_catalogue.scripts.main import main
+
+    monkeypatch.setattr(catalogue_commands, "ESTIMATE_SECONDS", 0.0)
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    assert capsys.readouterr().err.startswith("exporting ")  # the estimate, when the export goes ahead
+    missing = tmp_path / "nowhere" / "x.csv"
+    assert main(["export", "--db", str(built), "--level", "5", "-o", str(missing), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"whist-catalogue: error: cannot write {missing}: no directory {missing.parent}\n"

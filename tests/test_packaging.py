@@ -65,4 +65,4 @@ def test_pypi_catalogue_lives_beside_ours(tmp_path):
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
                          cwd=tmp_path, env={**__import__("os").environ, "PYTHONPATH": str(target)})
     assert run.returncode == 0, run.stderr[-2000:]
-    assert '"deal": "EWEW"' in run.stdout
+    assert '"deal": "AQ/KJ", "label": "EWEW"' in run.stdout

@@ -43,10 +43,10 @@ def games_solved_once(built):
 
     The catalogue is built before, with the games solved as usual, so the first verify still compares the
     build's solutions with solutions computed anew; every later verify compares with the same answers."""
-    solved: dict[tuple, dict] = {}
+    solved: dict[tuple, solved_games.SolvedGame] = {}
     solve = solved_games.solve
 
-    def once(name: str, **params: object) -> dict:
+    def once(name: str, **params: object) -> solved_games.SolvedGame:
         key = (name, tuple(sorted(params.items())))
         if key not in solved:
             solved[key] = solve(name, **params)

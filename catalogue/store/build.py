@@ -579,7 +579,7 @@ def _store_games(session: Session) -> Iterator[BuildProgress]:
     total = len(stale)
     with session.begin():
         for i, (name, params) in enumerate(stale, 1):
-            solution = solved_games.solve(name, **params)
+            solution = solved_games.solve(name, **params).to_json()
             key = (name, _canonical(params))
             row = existing.get(key) or SolvedGameRow(name=name, parameters=key[1])
             row.solution = json.dumps(solution, ensure_ascii=False, sort_keys=False)

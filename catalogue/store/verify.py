@@ -761,7 +761,7 @@ def check_solved_games(ctx: VerifyContext) -> None:
             ctx.report.problems.append(f"{where}: not valid JSON (rebuild the catalogue)")
             continue
         try:
-            fresh = json.loads(json.dumps(solved_games.solve(name, **params)))
+            fresh = json.loads(json.dumps(solved_games.solve(name, **params).to_json()))
         except Exception as exc:  # noqa: BLE001 - an unknown name or parameters: the row is not ours
             ctx.report.problems.append(f"{where}: cannot be solved again ({type(exc).__name__}: {exc})")
             continue

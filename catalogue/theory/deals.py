@@ -20,7 +20,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
-from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
+from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, counted
 from whist_catalogue.theory.immutable import Immutable
 
 if TYPE_CHECKING:
@@ -121,7 +121,8 @@ class Deal(Immutable):
         west = _mask(text, "W")
         if 2 * west.bit_count() != len(text):
             raise AsymmetricSuitError(
-                f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
+                f"asymmetric suit {label!r}: West holds {counted(west.bit_count(), 'card')}, "
+                f"East {len(text) - west.bit_count()}"
             )
         return cls(len(text) // 2, west)
 
@@ -241,7 +242,7 @@ class Suit(Immutable):
         object.__setattr__(self, "notation", notation)
         object.__setattr__(self, "_deal", _deal)
         if len(west) != len(east):
-            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {len(west)} cards, East {len(east)}")
+            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {counted(len(west), 'card')}, East {len(east)}")
         if _deal is not None:
             return  # the cards of a Deal are distinct by construction
         cards = west + east
@@ -426,12 +427,15 @@ def _parse_suit(text: str) -> Suit:
 
     * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
-    * an owner string, lowest card first: ``EWEW``.
+    * an owner string, lowest card first: ``EWEW``;
 
+    any of them after its suit's symbol, as ``--led ♠:T`` names a suit: ``♠AQ/KJ``.
     A deal of more than :data:`MAX_HAND_SIZE` cards a hand is refused first (:func:`check_deal_size`).
     """
     check_deal_size(text)
     stripped = text.strip()
+    if stripped[:1] in SUIT_SYMBOLS:
+        stripped = stripped[1:].strip()
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
@@ -500,9 +504,18 @@ _SUIT_SEPARATOR = re.compile(r"[,;]")
 
 
 def multisuit_parts(text: str) -> list[str]:
-    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``."""
+    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``.  A suit written after a
+    symbol must be the suit that symbol names (``♠`` the first, ``♥`` the second, …: docs/spec.md §2)."""
     check_deal_size(text)
-    return text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    if not text.isascii():  # a symbol at all: rare, and the batch's hot path stays one C-speed check
+        for i, part in enumerate(parts):
+            symbol = part.strip()[:1]
+            if symbol in SUIT_SYMBOLS and SUIT_SYMBOLS[i:i + 1] != (symbol,):
+                raise InvalidDealError(f"suit {i + 1} is written after {symbol}, which names suit "
+                                       f"{SUIT_SYMBOLS.index(symbol) + 1}: the symbols ♠ ♥ ♦ ♣ name the suits in "
+                                       "the order written")
+    return parts
 
 
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
