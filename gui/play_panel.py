@@ -731,6 +731,7 @@ class PlayPanel(QWidget):
                     grid.addWidget(QLabel("—"), row, first)
                 for j, card in enumerate(cards):
                     grid.addWidget(card, row + j // per_row, first + j % per_row)
+                    card.show()  # now, not at the next event: a card clicked before then must be the one seen
                 row += max(1, -(-len(cards) // per_row))
 
     def _card(self, side: str, move: Move, enabled: bool, best: bool, result: int | None) -> CardButton:

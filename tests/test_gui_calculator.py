@@ -209,10 +209,12 @@ def test_a_long_suit_wraps_in_the_play_panel_rather_than_widen_it(qtbot, window,
     qtbot.waitUntil(lambda: window.width() == 1000)
     enter(qtbot, window, calculator, "AQ/KJ, EWWEEWWEWEEWWEEW")  # eight cards a hand in the second suit
     panel = calculator.play_panel
-    qtbot.wait(50)  # laid out again at the width the panel is given
+
+    def rows():
+        west = [panel.card_button("W", rank, suit=1) for rank in panel.play.hand("W", 1)]
+        return {button.mapTo(panel, button.rect().topLeft()).y() for button in west if button and button.isVisible()}
+
+    qtbot.waitUntil(lambda: len(rows()) == 2, timeout=3_000)  # laid out again at the width the panel is given
     # nothing runs past the window, the table and the Note column included
     assert calculator.play_area.horizontalScrollBar().maximum() == 0
-    west = [panel.card_button("W", rank, suit=1) for rank in panel.play.hand("W", 1)]
-    rows = {button.mapTo(panel, button.rect().topLeft()).y() for button in west}
-    assert len(rows) == 2 and all(button.isVisible() for button in west)
     assert panel.tricks_view.mapTo(window, panel.tricks_view.rect().topRight()).x() <= window.width()
