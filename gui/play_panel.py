@@ -761,7 +761,7 @@ class PlayPanel(QWidget):
         if not box.isVisible():
             return 1000  # laid out again when shown
         width = box.contentsRect().width() - 16 - (self._symbol_width() + 3 if self.multi else 0)
-        return max(1, width // self._card_step)
+        return max(1, (width + 3) // self._card_step)  # k cards and the k − 1 spaces between them
 
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))
