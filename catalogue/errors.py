@@ -28,12 +28,24 @@ class DuplicateCardError(InvalidDealError):
     """The same card appears twice in a suit."""
 
 
+class UnevenHandsError(InvalidDealError):
+    """A two-hand deal whose hands hold different numbers of cards in all (its suits may be uneven, its hands not)."""
+
+
+class TrumpSuitError(InvalidDealError):
+    """A trump suit the deal does not have, or two different trump suits named for one deal."""
+
+
 class InvalidValueError(WhistError, ValueError):
     """Text that is not a value of the semigroup V, or a value out of range."""
 
 
 class DealTooLargeError(WhistError):
     """A deal beyond what the requested computation can handle here."""
+
+
+class BeyondSearchError(DealTooLargeError):
+    """A two-hand deal with more cards a hand than the exact search takes (its limit is in the message)."""
 
 
 class IllegalMoveError(WhistError, ValueError):

@@ -36,7 +36,8 @@ def test_one_top_level_name(wheel):
     for needed in ("whist_catalogue/scripts/main.py", "whist_catalogue/gui/app.py",
                    "whist_catalogue/migrations/env.py", "whist_catalogue/migrations/alembic.ini",
                    "whist_catalogue/docs/search.md", "whist_catalogue/theory/values.py",
-                   "whist_catalogue/docs/data/scan.jsonl"):  # `distribution` reads the shipped value counts
+                   "whist_catalogue/docs/data/scan.jsonl",  # `distribution` reads the shipped value counts
+                   "whist_catalogue/twohand/endings.bin"):  # the two-hand search's solved endings
         assert needed in names
     assert any(n.startswith("whist_catalogue/migrations/versions/") and n.endswith(".py") for n in names)
     assert any(n.endswith("LICENSE") for n in names)

@@ -33,7 +33,7 @@ from whist_catalogue.theory.packed import pack, unpack
 from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled, solve_many
 from whist_catalogue.theory.values import Value
 
-__all__ = ["TABLE_MAX_N", "PACK_MAX_N", "SuitTable", "preloaded", "encode_table", "TABLE_FILE"]
+__all__ = ["TABLE_MAX_N", "PACK_MAX_N", "SuitTable", "preloaded", "table_arrays", "encode_table", "TABLE_FILE"]
 
 TABLE_MAX_N = 8
 PACK_MAX_N = 6
@@ -69,6 +69,12 @@ def _table_arrays() -> tuple[array, array, array]:
         arr.frombytes(body[start : start + count * size])
         start += count * size
     return keys, codes, leads
+
+
+def table_arrays() -> tuple[array, array, array]:
+    """The shipped table as read: (keys ascending, packed values, lowest best leads two a deal), every deal with
+    1 ≤ n ≤ :data:`TABLE_MAX_N` — for a reader that wants whole arrays (the two-hand search's leaves)."""
+    return _table_arrays()
 
 
 @cache
