@@ -255,6 +255,26 @@ def test_a_build_on_a_full_file_system_leaves_nothing(built, tmp_path):
     assert "No space left on device" in lines[0] and "No space left on device" in lines[1]
 
 
+def test_a_new_catalogue_that_fills_the_disk_part_way_leaves_nothing(tmp_path):
+    """Issue 17: room for the catalogue and its first levels but not for the whole build — the disk fills in
+    level 2, or in the last fold of the write-ahead log — fails with one line and exit 2, and leaves neither the
+    catalogue nor its -wal and -shm (it used to leave all three)."""
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace here (unshare -rm)")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    build_ = f"{sys.executable} -m whist_catalogue build --max-n 6 --no-progress --no-games --db {mount}/new.sqlite"
+    script = f"mount -t tmpfs -o size=512k tmpfs {mount} || exit 99\n" + "".join(f"""
+        rm -f {mount}/*; dd if=/dev/zero of={mount}/fill bs=1k count={512 - free} 2>/dev/null
+        {build_}; echo "{free}: $? $(ls {mount} | tr '\\n' ' ')"
+    """ for free in (128, 192, 256))
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    assert proc.stdout.split("\n") == ["128: 2 fill ", "192: 2 fill ", "256: 2 fill ", ""], proc.stdout + proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 3 and all(line.startswith("whist-catalogue: error: ") and "full" in line for line in lines)
+
+
 # -- the search language's nesting --------------------------------------------------------------------------
 
 
