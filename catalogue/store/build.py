@@ -443,25 +443,6 @@ def _remove_new_catalogue(loc: Location) -> None:
             pass  # what cannot be removed stays; the error that ended the build is the one to report
 
 
-def _out_of_space(exc: BaseException) -> bool:
-    """Whether a failure (or what it arose from) is a full disk: SQLite's SQLITE_FULL or SQLITE_IOERR, or ENOSPC."""
-    import errno
-    import sqlite3
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        detail = getattr(current, "orig", None) or current
-        code = getattr(detail, "sqlite_errorcode", None)
-        if isinstance(detail, sqlite3.Error) and isinstance(code, int) and code & 0xFF in (10, 13):
-            return True
-        if isinstance(detail, OSError) and detail.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
-
-
 def _preflight(session: Session, loc: Location) -> list[tuple[int, int, str]]:
     """Check what the build resumes from; return (n, deals found, what is wrong) of each complete level to store
     again.
@@ -606,10 +587,10 @@ def build_steps(
     finally:
         engine.dispose()
         try:
-            # A catalogue this build created goes when it fails before its first level — and whatever level it
-            # reached when the disk is full: its write-ahead log could not be folded in, and the space is better
-            # given back than kept for a few small levels (a rebuild makes them again in seconds).
-            if failed is not None and created and (not summary.stored or _out_of_space(failed)):
+            # A catalogue this build created goes when it fails before its first level. Once a level is stored it
+            # stays, a full disk included: it is committed (in the write-ahead log if that could not be folded in,
+            # which the next open folds), and a failed build loses no finished work.
+            if failed is not None and created and not summary.stored:
                 _remove_new_catalogue(loc)
         finally:
             lock.release()
