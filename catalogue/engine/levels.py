@@ -33,7 +33,8 @@ import numpy as np
 from whist_catalogue.engine import kernels as K
 from whist_catalogue.engine.codes import Encoder, ValueTable
 from whist_catalogue.constants import MAX_ENGINE_N, MAX_MASKED_MOVES_N, SCALE
-from whist_catalogue.engine.plan import EnginePlan, beyond_reach, current_observer, engine_bound, plan_levels
+from whist_catalogue.engine.plan import (CHUNK, REMAP_DEALS, EnginePlan, beyond_reach, current_observer, engine_bound,
+                                         plan_levels)
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
@@ -59,10 +60,6 @@ CHECK_NAMES = (
 )
 """The checks of :class:`Checks`, in the kernels' order."""
 
-CHUNK = 1 << 22
-"""Deals per kernel call: small enough for a lively progress bar, large enough to amortise the call."""
-REMAP_DEALS = 1 << 20
-"""Codes remapped at a time once a level's table is final: 10 MB of index and result."""
 
 
 def _blocks() -> int:

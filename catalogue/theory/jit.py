@@ -119,7 +119,7 @@ def kernel(function: Callable[..., Any] | None = None, /, **options: Any) -> Any
             return njit(**options)(f)
         cache = getattr(dispatcher, "_cache", None)  # absent with NUMBA_DISABLE_JIT=1: a plain function
         if cache is not None:
-            dispatcher._cache = _SafeCache(cache)
+            setattr(dispatcher, "_cache", _SafeCache(cache))  # Numba's own attribute, which it reads at each compile
         return dispatcher
 
     return make if function is None else make(function)
