@@ -71,8 +71,9 @@ def test_an_estimate_before_building_and_no_stale_progress_after_cancel(qtbot, d
     status.max_n.setValue(14)
     plan = status.plan_label.text()
     assert f"{sum(comb(2 * n, n) for n in range(1, 15)):,} deals" in plan
-    # docs/benchmarks.md: the default build to 14 took 37.8 s idle and made a 36.7 MB file
-    assert "(levels 1…14): about 42 s and 39.5 MB of disk" in plan and "docs/benchmarks.md" in plan
+    # the engine's model (tests/test_estimates.py) and the disk of docs/benchmarks.md: the default build to 14 made
+    # a 36.7 MB file
+    assert "(levels 1…14): about " in plan and ", 40 MB of disk and " in plan and "docs/benchmarks.md" in plan
     status.max_n.setValue(11)
     status.games.setChecked(False)
     events = []

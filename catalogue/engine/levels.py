@@ -320,7 +320,7 @@ class EngineSolver:
     Suited to deals beyond a catalogue's reach.  Levels hold values only (two
     bytes a deal); a deal's best moves are read off its α matrix, whose entries
     are values of level n−1.  Levels are computed with the mirror shortcut
-    (val(D) = n − val(D̄)): level 14 in about 10 s, level 16 in about 3 min on two cores.
+    (val(D) = n − val(D̄)); how long a level takes is :func:`~.plan.level_seconds`.
 
     ``seed()``, when given, returns a complete level to start from — a catalogue's top
     level — so that only the levels above it are computed.  Before any work the

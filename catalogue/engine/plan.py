@@ -2,11 +2,21 @@
 
 A deal beyond the catalogue (a level it lacks, or n > 16) is valued by the
 engine, which computes every deal of each missing level from the level below
-(§7 of the multi-suit paper) — seconds at n = 13, minutes at n = 16, the better
-part of an hour at n = 17.  :class:`EnginePlan` says so up front, and an
+(§7.2 of the multi-suit paper) — a second at n = 13, a minute and a half at n = 16,
+several minutes at n = 17.  :class:`EnginePlan` says so up front, and an
 :class:`EngineObserver` installed with :func:`observing` hears the plan before
 any work and the progress of each level after; raising from either stops the
 work (a user's cancel), keeping the levels already finished.
+
+Every estimate of time and memory the command line and the app give is made here, one function a
+quantity, so the two never disagree: :func:`level_seconds` (a level valued as ``value`` or as ``build``
+values it), :func:`read_seconds`, :func:`engine_memory` (the engine's peak), :func:`build_memory` (the
+build's) and, from the engine's memory, :func:`engine_bound` (how far the engine reaches here).  Time is a
+level's deals times a cost a deal that grows with n, over the cores, with constants measured on
+:data:`CALIBRATED_ON` — never a level's recorded time, which holds whatever else the machine did then.
+Memory is what the computation holds: 2 bytes a deal of every level kept, the chunk in hand and the process
+itself.  docs/benchmarks.md ("The engine's estimates") has the measurements behind each constant and the
+model against measured peaks.
 
 Light on purpose — no NumPy, no Numba — so that an interface can install an
 observer without loading the engine it may never need.
@@ -62,9 +72,13 @@ and its check flags (1 byte each)."""
 READ_BYTES = 6
 """Reading a level from the catalogue holds, a deal, every decoded chunk's code and flags (3 bytes) beside the
 level's own codes and flags (3 bytes), until the chunks are dropped."""
-PROCESS_BYTES = 250 * 10**6
+READ_LEFT_BYTES = 1
+"""What of that reading stays resident after it, a deal: the decoded chunks are small arrays, and the C
+allocator keeps part of their heap for later (at n = 16 the peak was 100 MB above the model without it)."""
+PROCESS_BYTES = 210 * 10**6
 """The command line's own resident memory once the engine works beside an open catalogue: Python, NumPy,
-SQLAlchemy, Numba and its loaded kernels (180–250 MB measured; the app's Qt adds to it)."""
+SQLAlchemy, Numba and its loaded kernels (180–220 MB measured at n = 13–15).  The app's own (Qt, its views)
+comes on top of it."""
 
 
 def level_seconds(n: int, *, build: bool = False, cores: int | None = None) -> float:
@@ -85,9 +99,11 @@ def read_seconds(n: int) -> float:
 def engine_memory(levels: tuple[int, ...], held: tuple[int, ...] = (), seed: int | None = None) -> int:
     """Peak resident memory, in bytes, of a process whose engine values ``levels`` in order, holding ``held``
     already and reading ``seed`` from the catalogue first: every level it keeps at 2 bytes a deal, the chunk
-    in hand, and the process itself (:data:`PROCESS_BYTES`) — or, if larger, the moment the seed level is
-    read.  Measured against the peaks of ``value`` at n = 13–16 in docs/benchmarks.md."""
+    in hand, what reading the seed left behind and the process itself (:data:`PROCESS_BYTES`) — or, if larger,
+    the moment the seed level is read.  Measured against the peaks of ``value`` at n = 13–16 in docs/benchmarks.md."""
     kept = CODE_BYTES * sum(comb(2 * k, k) for k in set(held) | set(levels) | ({seed} if seed else set()))
+    if seed:
+        kept += READ_LEFT_BYTES * comb(2 * seed, seed)
     in_hand = 0
     if levels:
         top = comb(2 * levels[-1], levels[-1])

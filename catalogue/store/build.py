@@ -670,8 +670,9 @@ def _prepare_engine() -> Iterator[BuildProgress]:
 
 
 def _warm_up() -> None:
-    """Levels 1–2 as :func:`build_steps` makes them, rows and all, to load (or compile) each kernel it calls."""
-    from whist_catalogue.engine.levels import Checks, compute_moves
+    """Levels 1–2 as :func:`build_steps` makes them, rows and all, to load (or compile) each kernel it calls —
+    and as the engine values a deal beyond the catalogue (the mirror shortcut), which the app asks for next."""
+    from whist_catalogue.engine.levels import Checks, compute_level, compute_moves
 
     previous = Level.empty()
     for n in (1, 2):
@@ -681,6 +682,7 @@ def _warm_up() -> None:
         level = values.level()
         level.moves, level.checks, level.flags = compute_moves(n, previous), Checks(n), values.flags()
         level_columns(level)
+        compute_level(n, previous, symmetry=True)
         previous = level
 
 

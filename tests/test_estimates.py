@@ -1,0 +1,230 @@
+"""The engine's estimates of time and memory (engine.plan), the build's (store.build), the one text the command line
+and the app say, and Numba's compiles: cached, harmless when the cache fails, announced (theory.jit).
+
+The figures the model's constants come from, and the model against measured peaks, are in docs/benchmarks.md
+("The engine's estimates"); here, the model's formulas on given sizes, what the engine really allocates, and the
+texts.  No test here is timed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import tracemalloc
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from catalogue_testing import JIT, run_cli
+from whist_catalogue.engine import plan as P
+from whist_catalogue.engine.plan import (EnginePlan, build_memory, engine_bound, engine_memory, level_seconds,
+                                         plan_levels, read_seconds)
+from whist_catalogue.store.build import build, estimate_build
+from whist_catalogue.store.reader import LevelInfo, open_catalogue
+from whist_catalogue.theory.jit import PREPARING
+
+C = {n: comb(2 * n, n) for n in range(30)}
+MB = 10**6
+BUFFERS = (1 << 22) * 6 + (1 << 20) * 10  # a chunk of 4 million deals in hand, and a slice of codes remapped
+
+
+# -- the model on given sizes -----------------------------------------------------------------------------------
+
+
+def test_a_levels_time_is_its_deals_times_a_cost_that_grows_with_n_over_the_cores():
+    # value: (101 + 8.2 n) ns of CPU a deal; a second core adds 0.73 of one
+    assert level_seconds(15, cores=1) == pytest.approx(C[15] * 224e-9)  # 34.7 s of CPU measured
+    assert level_seconds(15, cores=2) == pytest.approx(C[15] * 224e-9 / 1.73)  # 20.1 s measured
+    assert level_seconds(16, cores=2) == pytest.approx(C[16] * 232.2e-9 / 1.73)
+    # build: (293 + 16 n) ns a deal, every deal with the checks, encoded, packed and committed; a second core 0.24
+    assert level_seconds(15, build=True, cores=2) == pytest.approx(C[15] * 533e-9 / 1.24)
+    assert read_seconds(14) == pytest.approx(C[14] * 20e-9)
+    seeded = EnginePlan(15, (15,), 14, 2)
+    assert seeded.seconds == pytest.approx(read_seconds(14) + level_seconds(15, cores=2))
+    assert P.duration(seeded.seconds) == "21 s"
+
+
+def test_the_engines_memory_is_every_level_it_keeps_the_chunk_in_hand_and_the_process():
+    # value of a level-15 deal from a catalogue to 14: levels 14 and 15 at 2 bytes a deal
+    assert engine_memory((15,), (), 14) == 250 * MB + 2 * (C[14] + C[15]) + BUFFERS
+    assert plan_levels(15, frozenset({0}), 14).memory == engine_memory((15,), (), 14)
+    # from nothing, every level is kept; levels held already count too
+    assert engine_memory((1, 2, 3), ()) == 250 * MB + 2 * (2 + 6 + 20) + 20 * 6 + 20 * 10
+    assert engine_memory((14,), (1, 13)) == 250 * MB + 2 * (2 + C[13] + C[14]) + BUFFERS
+    assert plan_levels(16, frozenset({0}), 15).describe() == (
+        "reading level 15 from the catalogue, then computing level 16 (601 million deals): about 1 min and "
+        "1.8 GB of memory")
+
+
+def test_the_builds_memory_peaks_where_a_level_is_assembled_from_its_chunks():
+    # levels 1–16: level 15 ends holding level 14, its chunks' codes and the assembled level 15
+    assert build_memory(tuple(range(1, 17))) == 250 * MB + 2 * C[14] + 4 * C[15] + (1 << 22) * 6
+    # level 16 alone, resumed: level 15 read back (6 bytes a deal at once), then held while 16 is valued
+    assert build_memory((16,)) == 250 * MB + max(6 * C[15], 2 * C[15] + (1 << 22) * 6)
+    assert build_memory((17, 18)) == 250 * MB + 2 * C[16] + 4 * C[17] + (1 << 22) * 6  # 10.8 GB; 11.7 measured
+
+
+def test_the_engines_reach_is_the_largest_plan_from_nothing_within_half_the_memory():
+    peak_17 = engine_memory(tuple(range(1, 18)))
+    assert engine_bound(2 * peak_17) == 17 and engine_bound(2 * peak_17 - 2) == 16
+    assert engine_bound(24 * 2**30) == 17  # the README's "n ≤ 17 on a 24 GiB machine"
+    assert engine_bound(2 * 2**30) == 15 and engine_bound(2**70) == 25  # 25: the exact encoding's bound
+    assert 6.2e9 < peak_17 < 7e9
+
+
+# -- the engine allocates what the model says ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not JIT, reason="the kernels' own arrays are the same, but plain Python is too slow at n = 13")
+def test_valuing_a_level_allocates_its_codes_and_the_chunk_in_hand_not_8_bytes_a_deal_more():
+    """A level's provisional codes became final by np.take over the whole level, which widened every code to
+    an 8-byte index first: 2.1 GB at n = 15 where the plan said 390 MB."""
+    from whist_catalogue.engine.levels import Level, compute_level
+
+    previous = Level.empty()
+    for n in range(1, 13):
+        previous = compute_level(n, previous, symmetry=True)
+    tracemalloc.start()
+    try:
+        level = compute_level(13, previous, symmetry=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert level.codes.nbytes == 2 * C[13]
+    model = engine_memory((13,), (12,)) - P.PROCESS_BYTES - 2 * C[12]  # what valuing level 13 adds
+    assert 2 * C[13] < peak <= model, (peak, model)
+
+
+# -- the build's estimate -----------------------------------------------------------------------------------------
+
+
+def _recorded(n: int, seconds: float) -> LevelInfo:
+    stored = {11: 24_915, 12: 83_058, 13: 285_826, 14: 1_005_721}.get(n, 1_000)
+    return LevelInfo(n, True, C[n], None, None, None, seconds, "chunks" if n > 10 else "rows", stored)
+
+
+def test_the_build_estimate_comes_from_the_model_not_from_a_recorded_time():
+    """Level 14's record held a first run's compile on a loaded machine: extrapolated, it said "about 3 min" for
+    level 15, built in 53.7 s."""
+    slow = estimate_build([_recorded(n, 136.1 if n == 14 else 1.0) for n in range(1, 15)], 15)
+    quick = estimate_build([_recorded(n, 9.0 if n == 14 else 0.1) for n in range(1, 15)], 15)
+    assert slow.seconds == quick.seconds == pytest.approx(level_seconds(15, build=True) + 0.03)
+    assert slow.levels == (15,) and slow.measured and 3_555_796 <= slow.bytes <= 1.15 * 3_555_796
+    assert slow.memory == build_memory((15,))
+    two = estimate_build([_recorded(n, 1.0) for n in range(1, 11)], 12, games=True)
+    rows = 0.0  # levels 11 and 12 have no rows
+    assert two.seconds == pytest.approx(13.0 + sum(level_seconds(n, build=True) + 0.03 for n in (11, 12)) + rows)
+    fresh = estimate_build([], 10)
+    assert fresh.seconds == pytest.approx(sum(level_seconds(n, build=True) + 0.03 + C[n] * 8e-6
+                                              for n in range(1, 11)))
+
+
+def test_the_build_estimate_of_disk_is_the_top_chunks_levels_recorded_size_a_deal_not_the_files():
+    """Levels ≤ 10 hold a row a deal: 35 MB of the file for 250,952 deals, which says nothing of level 11 on."""
+    recorded = {11: 24_915, 12: 83_058, 13: 285_826, 14: 1_005_721, 15: 3_555_796, 16: 12_705_511}
+    to_14 = [_recorded(n, 1.0) for n in range(1, 15)]
+    two = estimate_build(to_14, 16)
+    real = recorded[15] + recorded[16]
+    assert two.levels == (15, 16) and real <= two.bytes <= 1.25 * real  # recorded 16.3 MB (the view said 511.7 MB)
+    to_10 = [_recorded(n, 1.0) for n in range(1, 11)]
+    rest = estimate_build(to_10, 16)
+    assert not rest.measured and rest.levels == tuple(range(11, 17))
+    assert sum(recorded.values()) <= rest.bytes <= 2 * sum(recorded.values())  # 17.7 MB recorded for levels 11–16
+    empty = estimate_build([], 10)
+    assert empty.levels == tuple(range(1, 11)) and 30e6 <= empty.bytes <= 45e6  # rows: 35 MB of the file
+    nothing = estimate_build(to_10, 10)
+    assert nothing.levels == () and nothing.bytes == 0 and nothing.seconds == 0 and nothing.memory == 0
+
+
+def test_the_build_estimate_in_words():
+    one = estimate_build([_recorded(n, 1.0) for n in range(1, 15)], 15)
+    assert one.describe() == (f"155,117,520 deals to value and store (level 15): about {P.duration(one.seconds)}, "
+                              f"{P.amount(one.bytes)} of disk and {P.amount(one.memory)} of memory")
+    assert "the sizes this catalogue records" in one.basis() and P.CALIBRATED_ON in one.basis()
+    assert P.amount(3_555_796) == "3.6 MB" and P.amount(390e6) == "390 MB" and P.amount(1.62e9) == "1.6 GB"
+
+
+def test_the_command_line_and_the_app_say_the_same_build_estimate(qtbot, tmp_path):
+    from gui_support import make_window
+
+    db = tmp_path / "c.sqlite"
+    build(str(db), 8 if JIT else 5, games=False)
+    target = 11 if JIT else 7
+    with open_catalogue(str(db)) as catalogue:
+        said = estimate_build(catalogue.levels(), target).describe()
+    window = make_window(qtbot, db)
+    status = window.show_view("status")
+    status.games.setChecked(False)
+    status.max_n.setValue(target)
+    assert said in status.plan_label.text()
+    window.close()
+    code, _, err = run_cli("build", "--max-n", str(target), "--no-games", "--db", str(db))
+    assert code == 0 and f"whist-catalogue: {said}; Ctrl+C stops it" in err, err
+
+
+# -- Numba: cached, harmless, announced ----------------------------------------------------------------------------
+
+
+def _cli(*argv: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "whist_catalogue", *argv], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, **env}, check=False)
+
+
+@pytest.mark.skipif(not JIT, reason="with NUMBA_DISABLE_JIT=1 nothing compiles")
+def test_a_cold_cache_is_announced_and_level_1_is_not_charged_with_the_compile(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba-cache"), "WHIST_CATALOGUE_DB": str(tmp_path / "none.sqlite")}
+    db = tmp_path / "c.sqlite"
+    cold = _cli("build", "--max-n", "3", "--no-games", "--db", str(db), env=env)
+    assert cold.returncode == 0, cold.stderr
+    assert f"whist-catalogue: {PREPARING} …" in cold.stderr
+    with sqlite3.connect(db) as connection:
+        level_1 = connection.execute("select build_seconds from level where n = 1").fetchone()[0]
+    ready = next(line for line in cold.stderr.splitlines() if line.startswith("engine ready in"))
+    assert level_1 < 0.1 * max(1, int(ready.split()[3]))  # the compile went before level 1, not into it
+    # a second process loads what the first compiled, the engine's mirror shortcut included: not a word
+    warm = _cli("value", "EW" * 9, env=env)
+    assert warm.returncode == 0 and "preparing" not in warm.stderr, warm.stderr
+    assert any((tmp_path / "numba-cache").rglob("*.nbi"))
+
+
+def test_a_listener_hears_a_compile_once_and_a_cache_that_cannot_be_placed_costs_nothing_else():
+    """A kernel whose source is no file can be cached nowhere (Numba raises "no locator available"): it is
+    compiled in memory, and every call in a new process compiles again."""
+    from whist_catalogue.theory.jit import announcing, kernel
+
+    namespace: dict = {}
+    exec("def twice(x):\n    return 2 * x\n\ndef thrice(x):\n    return 3 * x\n", namespace)
+    twice, thrice = kernel(namespace["twice"]), kernel(namespace["thrice"])
+    heard: list[str] = []
+    with announcing(heard.append):
+        assert twice(21) == 42 and thrice(2) == 6  # two compiles, one announcement
+        assert twice(4) == 8
+    assert heard == ([PREPARING] if JIT else [])
+    with announcing(None):
+        assert twice(1.5) == 3.0  # a new signature compiles, and no one is told
+
+
+@pytest.mark.skipif(not JIT, reason="with NUMBA_DISABLE_JIT=1 there is no cache")
+def test_a_cache_that_cannot_be_read_or_written_costs_a_compile_not_a_failure(tmp_path):
+    module = tmp_path / "kernels_here.py"
+    module.write_text("from whist_catalogue.theory.jit import kernel\n\n@kernel\ndef twice(x):\n    return 2 * x\n")
+    script = (
+        "import os, shutil, sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import kernels_here\n"
+        "path = kernels_here.twice._cache.cache_path\n"
+        "shutil.rmtree(path)\n"
+        "open(path, 'w').close()  # the cache folder is now a file: neither read nor written\n"
+        "print(kernels_here.twice(21))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout == "42\n", done.stderr
+    # no place for a cache at all: Numba refuses to decorate the kernel unless it is compiled uncached
+    env = {**os.environ, "NUMBA_CACHE_DIR": "/proc/no-cache-here", "NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator"}
+    done = subprocess.run([sys.executable, "-c", "from whist_catalogue.theory.ranking import level_masks;"
+                           "print(len(level_masks(6)))"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0 and done.stdout == "924\n", done.stderr
