@@ -38,21 +38,21 @@ __all__ = ["EnginePlan", "EngineObserver", "observing", "current_observer", "eng
 
 # -- the model: every estimate of time and memory the command line and the app give ------------------------
 
-CALIBRATED_ON = "this project's 2-core x86_64 machine"
-"""Where the time model's constants were measured (docs/benchmarks.md, "The engine's estimates"): another
-machine's per-core speed scales them."""
-VALUE_CPU_NS = (101.0, 8.2)
+CALIBRATED_ON = "a 2-core AMD EPYC (Zen 5) virtual machine"
+"""Where the time model's constants were measured, 26 November 2026 (docs/benchmarks.md, "The engine's
+estimates"); another machine's speed a core scales them, and the machine this project ran on earlier took up to
+1.6 times the CPU a deal."""
+VALUE_CPU_NS = (96.0, 7.4)
 """(a, b): CPU nanoseconds a deal of level n takes to value as ``value`` does (the mirror shortcut: half the
-level by the kernel, the other half mirrored, then coded), a + b·n — a deal's work grows with its runs of
-cards.  Fitted to levels 10–15 (180–224 ns a deal), checked at 16."""
-BUILD_CPU_NS = (293.0, 16.0)
+level by the kernel, the other half mirrored, then coded), a + b·n — a deal's work and its reads of level n − 1
+grow with n.  Fitted to levels 12–16 (189–218 ns a deal)."""
+BUILD_CPU_NS = (286.0, 14.8)
 """The same as ``build`` values a level: every deal by the kernel with the papers' checks, a chunk of a
-million deals at a time encoded, compressed and committed (443–536 ns a deal at levels 10–15)."""
-VALUE_PARALLEL = 0.73
-"""What each core beyond the first adds to ``value``'s speed (the kernel runs on every core; the coding is
-one thread): 34.8 s of CPU in 20.1 s on two cores at level 15."""
-BUILD_PARALLEL = 0.24
-"""The same for ``build``, whose encoding, zlib and SQLite work is one thread: 83 s of CPU in 67 s at level 15."""
+million deals at a time encoded, compressed and committed (468–537 ns a deal at levels 12–16)."""
+PARALLEL_GAIN = 0.8
+"""What each core beyond the first adds to the speed: the kernels run on every core, and only 2–3 % of the CPU
+time is one thread's (coding, zlib, SQLite).  Idle builds of levels 16–18 kept 1.71–1.83 cores busy
+(docs/level-store.md); level 15's value took 34.8 s of CPU in 20.1 s with another program beside it."""
 READ_NS = 20.0
 """Wall nanoseconds a deal to read a level from the catalogue's chunks (level 14: 0.9 s)."""
 
@@ -85,10 +85,12 @@ def level_seconds(n: int, *, build: bool = False, cores: int | None = None) -> f
     """About how long valuing level n takes on ``cores`` cores (default: this machine's): as ``value`` and the
     app's explorer do (:class:`~whist_catalogue.engine.levels.EngineSolver`), or as ``build`` does
     (``build=True``; its rows of levels n ≤ 10 are the store's to add)."""
+    # Fitted to levels 12–16; above them the kernels wait on memory more (level 17's 4.7 GB read at random for
+    # level 18 cost 31 % more CPU a deal than level 16's for level 17, docs/level-store.md), so there the estimate
+    # errs short.
     a, b = BUILD_CPU_NS if build else VALUE_CPU_NS
-    gain = BUILD_PARALLEL if build else VALUE_PARALLEL
     cores = cores or os.cpu_count() or 1
-    return comb(2 * n, n) * (a + b * n) * 1e-9 / (1 + (cores - 1) * gain)
+    return comb(2 * n, n) * (a + b * n) * 1e-9 / (1 + (cores - 1) * PARALLEL_GAIN)
 
 
 def read_seconds(n: int) -> float:

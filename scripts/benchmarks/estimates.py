@@ -155,9 +155,10 @@ FIRST_USES = {
     "a chunk search (level 11, per deal)": lambda db: [*_cli(), "search", "n = 11 and h = 6", "--count",
                                                       "--db", db],
     "§11, the app's quick plan": lambda db: [sys.executable, "-c",
-                                             "from whist_catalogue.single_suit.asymptotics import compute_data;"
-                                             "compute_data(max_exact_n=12, plan=((100, 20_000), (1_000, 20_000),"
-                                             " (10_000, 5_000)))"],
+                                             "import sys; from whist_catalogue.single_suit.asymptotics import "
+                                             "compute_data; compute_data(max_exact_n=12, plan=((100, 20_000), "
+                                             "(1_000, 20_000), (10_000, 5_000)), progress=lambda m: "
+                                             "print(m, file=sys.stderr))"],
     "build --max-n 11": lambda db: [*_cli(), "build", "--max-n", "11", "--no-games", "--db", db + ".new"],
 }
 
