@@ -35,7 +35,7 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     assert "the catalogue holds levels 1…4 complete" in said
     # one level more: named once ("level 5", not "levels 5 … 5"), with rows since n ≤ 10
     status.max_n.setValue(5)
-    assert f"{comb(10, 5):,} deals (level 5)" in status.plan_label.text()
+    assert f"{comb(10, 5):,} deals to value and store (level 5)" in status.plan_label.text()
     # the rest of the app now reads the catalogue
     assert "catalogue" in window.source_label.text() and "no catalogue" not in window.source_label.text()
 
