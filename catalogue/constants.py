@@ -23,6 +23,8 @@ __all__ = [
     "MAX_LEVEL_N",
     "MAX_RANKED_N",
     "MAX_HAND_SIZE",
+    "MAX_SEARCH_N",
+    "CHECK_NAMES",
 ]
 
 # -- a value's number part as an integer --------------------------------------------------------
@@ -57,3 +59,21 @@ MAX_RANKED_N = 31
 2n ≤ 62 bits fits a signed 64-bit integer."""
 MAX_HAND_SIZE = 10_000_000
 """The most cards a hand a deal may have: larger input is refused before any work (README, "Limits")."""
+MAX_SEARCH_N = 16
+"""The most cards a hand the exact two-hand search takes (:mod:`whist_catalogue.twohand`).  Its time grows about
+threefold a card a hand: a 13-card deal takes under a millisecond, the slowest of 100 seeded 16-card deals with
+trumps 30 ms, 20-card deals 0.2 s and up to 0.5 s (docs/benchmarks.md): 16 keeps every answer well under a
+second.  The position's layout would hold 30 (its cards and a sentinel in 62 bits); a symmetric deal the theory
+values has no such limit."""
+
+# -- names every part agrees on --------------------------------------------------------------------
+CHECK_NAMES = (
+    "conjecture_12_2",
+    "conjecture_12_3",
+    "conjecture_12_4",
+    "theorem_8_10",
+    "theorem_9_4",
+    "conjecture_12_4_labeled",
+)
+"""The engine's checks of the papers' conjectures (``whist_catalogue.engine.levels.Checks``), in the order of
+their counterexample bits: the kernels', the chunks' and the search's ``counterexample(…)``."""

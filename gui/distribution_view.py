@@ -2,32 +2,25 @@
 
 Theorem 9.1 of the multi-suit paper over the per-level value counts
 (:func:`whist_catalogue.store.distributions.distribution`; ``docs/distributions.md``), computed in a
-worker and drawn by :func:`whist_catalogue.theory.distribution.draw_distribution`.  A newer request
-supersedes an older one: only the latest answer is shown.
+worker (:class:`~whist_catalogue.gui.workers.LatestOnly`: only the latest request's answer is shown) and
+shown as the command line shows it — :meth:`~whist_catalogue.theory.distribution.OutcomeDistribution.headline`
+and :meth:`~whist_catalogue.theory.distribution.OutcomeDistribution.summary` — with every outcome's
+probability, and drawn by :func:`whist_catalogue.theory.distribution.draw_distribution`.
 """
 
 from __future__ import annotations
 
 import os
-from fractions import Fraction
 
 os.environ.setdefault("QT_API", "pyside6")
 
 from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
-from PySide6.QtWidgets import (  # noqa: E402
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
-from whist_catalogue.gui.models import GridModel  # noqa: E402
-from whist_catalogue.gui.solutions import PlotPanel  # noqa: E402
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, error_text, examples_button, fit_table  # noqa: E402
+from whist_catalogue.gui.solutions import PlotPanel, grid_view, row, split, stacked  # noqa: E402
+from whist_catalogue.gui.widgets import MessageBar, error_text, examples_button, fit_height  # noqa: E402
+from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution  # noqa: E402
 
@@ -53,10 +46,6 @@ def compute_distribution(text: str, location: str | None) -> OutcomeDistribution
     return distribution(sizes)
 
 
-def _fraction(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
 class DistributionView(QWidget):
     """Suit sizes in, the exact probability of every outcome out: a table, a summary and a plot."""
 
@@ -67,8 +56,7 @@ class DistributionView(QWidget):
         super().__init__(parent)
         self.context = context
         self.result: OutcomeDistribution | None = None
-        self.busy = False
-        self._generation = 0
+        self.task = LatestOnly(context.pool, self._shown, self._failed)
         self.input = QLineEdit("4,4,3,2")
         self.input.setToolTip("cards a hand of each suit, separated by commas (each suit dealt uniformly)")
         self.input.returnPressed.connect(self.compute)
@@ -76,38 +64,29 @@ class DistributionView(QWidget):
         label.setBuddy(self.input)
         self.compute_button = QPushButton("&Compute")
         self.compute_button.clicked.connect(self.compute)
-        examples = examples_button(EXAMPLES, self.set_sizes)
         self.message = MessageBar()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.table = GridModel(self)
-        self.table_view = CopyTableView()
-        self.table_view.setModel(self.table)
-        fit_table(self.table_view)
+        # What follows from the counts, as the command line says it: exact fractions can be long, so a grid
+        # (which scrolls) rather than a label (which would be clipped in a small window).
+        self.findings, self.findings_view = grid_view(self)
+        self.findings_view.setToolTip("expectations and probabilities over every deal, exact and to six decimals")
+        self.table, self.table_view = grid_view(self)
         self.table_view.verticalHeader().hide()
         self.plot = PlotPanel(8, 4.5)
-
-        controls = QHBoxLayout()
-        controls.addWidget(label)
-        controls.addWidget(self.input, 1)
-        controls.addWidget(examples)
-        controls.addWidget(self.compute_button)
-        right = QVBoxLayout()
-        right.addWidget(self.summary)
-        right.addWidget(self.table_view, 1)
-        holder = QWidget()
-        holder.setLayout(right)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.plot)
-        split.addWidget(holder)
-        split.setSizes([760, 560])
-        split.setChildrenCollapsible(False)
+        controls = row(label, self.input, examples_button(EXAMPLES, self.set_sizes), self.compute_button,
+                       stretch=self.input)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        right = stacked(self.summary, self.findings_view, self.table_view, stretch=self.table_view)
+        layout.addWidget(split(self.plot, right, (680, 640)), 1)
+
+    @property
+    def busy(self) -> bool:
+        """Whether an answer is still awaited."""
+        return self.task.busy
 
     def set_sizes(self, text: str) -> None:
         self.input.setText(text)
@@ -115,45 +94,24 @@ class DistributionView(QWidget):
 
     @Slot()
     def compute(self) -> None:
-        self._generation += 1
-        generation = self._generation
-        self.busy = True
         self.message.show_info(f"Convolving the value counts of suits {self.input.text().strip()} …")
-        location = self.context.location
-        self.context.run(
-            compute_distribution,
-            self.input.text(),
-            location,
-            returned=lambda result: self._shown(generation, result),
-            errored=lambda exc: self._failed(generation, exc),
-        )
+        # A newer request drops this one's answer.
+        self.task.run(compute_distribution, self.input.text(), self.context.location)
 
-    def _failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self.busy = False
+    def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
         self.computed.emit()
 
-    def _shown(self, generation: int, result: OutcomeDistribution) -> None:
-        if generation != self._generation:
-            return  # a newer request is on its way
-        self.busy = False
+    def _shown(self, result: OutcomeDistribution) -> None:
         self.result = result
         self.message.clear_message()
-        self.summary.setText(
-            f"<b>Suits {','.join(map(str, result.sizes))}</b>: {result.tricks} tricks, {result.deals:,} deals<br>"
-            f"E[West's tricks]: West leads {float(result.expected_tricks('W')):.6f}, "
-            f"East leads {float(result.expected_tricks('E')):.6f}<br>"
-            f"Dealer's advantage (E[non-leader's tricks] − N/2): <b>{float(result.dealer_advantage):.6f}</b> "
-            f"= {_fraction(result.dealer_advantage)}<br>"
-            f"The lead changes the outcome with probability <b>{float(result.lead_matters):.6f}</b> "
-            f"(the leader gains {float(result.leader_gains):.6f}, the non-leader {float(result.dealer_gains):.6f})"
-        )
-        cells = []
-        for o, c in result.counts.items():
-            p = Fraction(c, result.deals)
-            cells.append([str(o.west_leads), str(o.east_leads), f"{c:,}", f"{float(p):.6g}", _fraction(p)])
+        self.summary.setText(result.headline())
+        findings = result.summary()
+        self.findings.set_grid([[f"{float(q):.6f}", str(q)] for _, q in findings], [what for what, _ in findings],
+                               ["≈", "exact"])
+        fit_height(self.findings_view)
+        cells = [[str(o.west_leads), str(o.east_leads), f"{c:,}", f"{float(p):.6g}", str(p)]
+                 for (o, c), p in zip(result.counts.items(), result.probabilities().values())]
         self.table.set_grid(cells, column_headers=["West leads", "East leads", "deals", "probability", "exact"])
         self.table_view.resizeColumnsToContents()
         try:

@@ -2,13 +2,13 @@
 
 Reading and writing games is :mod:`whist_catalogue.games.strategic_form`, solving is
 :func:`whist_catalogue.games.solved_games.solve_strategic_form` (certified against every pure reply, as the
-papers' games are); this page only edits the grid and shows the answer. The solved games' pages save their
+papers' games are); this page only edits the grid and shows the answer (its
+:meth:`~whist_catalogue.games.solved_games.SolvedGame.html`, as the papers' games' pages do). The solved games' pages save their
 own games as ``.nfg`` through :func:`save_nfg`.
 """
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from whist_catalogue.errors import WhistError
 from whist_catalogue.games import solved_games
+from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
@@ -63,7 +64,7 @@ class MatrixGamePage(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.solution: dict[str, Any] | None = None
+        self.solution: MatrixGame | None = None
         self.task = LatestOnly(context.pool, self._solved, self._failed)
         self.title = "matrix game"
         self.rows = QSpinBox()
@@ -246,29 +247,18 @@ class MatrixGamePage(QWidget):
         self.message.show_error(error_text(exc))
         self.loaded.emit()
 
-    def _solved(self, solution: dict[str, Any]) -> None:
-        self.solution = s = solution
+    def _solved(self, solution: MatrixGame) -> None:
+        self.solution = solution
         self.message.clear_message()
-
-        def mixture(strategy: dict[str, str]) -> str:
-            return ", ".join(f"<b>{name}</b> {p}" for name, p in strategy.items())
-
-        value = Fraction(s["value"])
-        approx = "" if value.denominator == 1 else f" ≈ {float(value):.6f}"
-        self.summary.setText(
-            f"Value (to player 1): <b>{s['value']}</b>{approx}<br>"
-            f"Player 1 (rows): {mixture(s['player1'])}<br>"
-            f"Player 2 (columns): {mixture(s['player2'])}<br>"
-            "Certified: each strategy guarantees the value against every pure reply of the other player."
-        )
+        self.summary.setText(solution.html())
         self._colour_support()
         self.loaded.emit()
 
     def _colour_support(self) -> None:
         """Green: a cell both optimal strategies use; pale: one of them does (as on the Le Her page)."""
         s = self.solution
-        rows = set(s["player1"]) if s else set()
-        columns = set(s["player2"]) if s else set()
+        rows = {name for name, _ in s.player1} if s else set()
+        columns = {name for name, _ in s.player2} if s else set()
         self.grid.blockSignals(True)
         for i in range(self.grid.rowCount()):
             in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows

@@ -1,9 +1,10 @@
 """The solved games: chemin-de-fer, Le Her, and the single-suit asymptotics of §11.
 
-* Chemin-de-fer and Le Her are the JSON objects of docs/spec.md §6, read from the
+* Chemin-de-fer and Le Her are :class:`~whist_catalogue.games.solved_games.SolvedGame` s, read from the
   catalogue's solved-games table when it holds them and from
-  :func:`whist_catalogue.games.solved_games.solve` otherwise — shown as a plot of the
-  Banker's gain G(h), decision tables, payoff matrices and strategies.
+  :func:`whist_catalogue.games.solved_games.solve` otherwise — their summary as the command line says it
+  (:meth:`~whist_catalogue.games.solved_games.SolvedGame.html`), a plot of the Banker's gain G(h),
+  decision tables, payoff matrices and strategies.
 * The asymptotics are :func:`whist_catalogue.single_suit.asymptotics.compute_data` (exact levels
   and samples of large deals) drawn by :func:`whist_catalogue.single_suit.asymptotics.draw_figure`
   onto the canvas's figure.
@@ -41,7 +42,8 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 
 from whist_catalogue.errors import WhistError  # noqa: E402
-from whist_catalogue.games import solved_games
+from whist_catalogue.games import solved_games  # noqa: E402
+from whist_catalogue.games.solved_games import CheminDeFer, LeHer, SolvedGame, approx  # noqa: E402
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.matrix_game import MatrixGamePage, save_nfg  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
@@ -67,7 +69,7 @@ DRAW = QColor("#d1fae5")
 STAND = QColor("#f3f4f6")
 
 
-def stored_or_solved(catalogue: Any, name: str, **parameters: int) -> dict[str, Any]:
+def stored_or_solved(catalogue: Any, name: str, **parameters: int) -> SolvedGame:
     """The solution stored in the catalogue's solved-games table if it is there, else solved now (in a worker)."""
     if catalogue is not None:
         try:
@@ -75,17 +77,8 @@ def stored_or_solved(catalogue: Any, name: str, **parameters: int) -> dict[str, 
         except WhistError:
             stored = None
         if stored is not None:
-            return stored
+            return SolvedGame.from_json(stored)
     return solved_games.solve(name, **parameters)
-
-
-def _approx(exact: str, digits: int = 4) -> str:
-    q = Fraction(exact)
-    return exact if q.denominator == 1 else f"{exact} ≈ {float(q):.{digits}f}"
-
-
-def _percent(exact: str, digits: int = 4) -> str:
-    return f"{float(Fraction(exact)) * 100:.{digits}f} %"
 
 
 _Layout = Literal["constrained", "compressed", "tight"]
@@ -126,6 +119,59 @@ class PlotPanel(QWidget):
         self.canvas.draw_idle()
 
 
+def summary_label() -> QLabel:
+    """Where a page shows its answer's :meth:`~whist_catalogue.games.solved_games.SolvedGame.html`."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableView]:
+    """A read-only grid and the view showing it, its columns sized to their contents."""
+    model = GridModel(parent)
+    view = CopyTableView()
+    view.setModel(model)
+    if fit:
+        fit_table(view)
+    return model, view
+
+
+def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
+    """Two panes side by side, in the proportions of ``sizes``, neither collapsible."""
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(left)
+    splitter.addWidget(right)
+    splitter.setSizes(list(sizes))
+    splitter.setChildrenCollapsible(False)
+    return splitter
+
+
+def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QWidget:
+    """``items`` one under another in a widget of their own; ``stretch`` takes the height left over."""
+    holder = QWidget()
+    box = QVBoxLayout(holder)
+    for item in items:
+        if isinstance(item, QHBoxLayout):
+            box.addLayout(item)
+        else:
+            box.addWidget(item, 1 if item is stretch else 0)
+    if stretch is None:
+        box.addStretch(1)
+    return holder
+
+
+def row(*widgets: QWidget, stretch: QWidget | None = None) -> QHBoxLayout:
+    """``widgets`` side by side; ``stretch`` takes the width left over (else the end of the row does)."""
+    box = QHBoxLayout()
+    for widget in widgets:
+        box.addWidget(widget, 1 if widget is stretch else 0)
+    if stretch is None:
+        box.addStretch(1)
+    return box
+
+
 # -- chemin-de-fer --------------------------------------------------------------------------------
 class CheminDeFerPage(QWidget):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
@@ -135,30 +181,22 @@ class CheminDeFerPage(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.solution: dict[str, Any] | None = None
-        self.busy = False
+        self.solution: CheminDeFer | None = None
+        self.task = LatestOnly(context.pool, self._loaded, self._failed)
         self.message = MessageBar()
         self.plot = PlotPanel()
         self.canvas = self.plot.canvas
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = summary_label()
         self.table_box = QComboBox()
         self.table_box.setToolTip("the Banker's decisions in each range of h (Foster's Tables 4–7)")
         self.table_box.currentIndexChanged.connect(self._show_table)
-        self.decisions = GridModel(self)
-        self.decisions_view = CopyTableView()
-        self.decisions_view.setModel(self.decisions)
-        fit_table(self.decisions_view)
-        self.table_note = QLabel()
+        self.decisions, self.decisions_view = grid_view(self)
+        self.table_note = QLabel(
+            "Columns: the player's third card (or 'stood': he did not draw). "
+            "Amber: changed from the previous range; green: the cell the optimal Banker randomises.")
         self.table_note.setWordWrap(True)
-        self.table3 = GridModel(self)
-        self.table3_view = CopyTableView()
-        self.table3_view.setModel(self.table3)
-        fit_table(self.table3_view)
+        self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
-
         self.save_button = QPushButton("Save as .nfg…")
         self.save_button.setToolTip(
             "write the game in Gambit's strategic-form format: the Banker's strategies that differ in the cells "
@@ -167,112 +205,71 @@ class CheminDeFerPage(QWidget):
         self.save_button.clicked.connect(
             lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg")
         )
-        right = QVBoxLayout()
         summary_row = QHBoxLayout()
         summary_row.addWidget(self.summary, 1)
         summary_row.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
-        right.addLayout(summary_row)
-        pick = QHBoxLayout()
-        pick.addWidget(QLabel("Banker's decisions:"))
-        pick.addWidget(self.table_box, 1)
-        right.addLayout(pick)
-        right.addWidget(self.decisions_view)
-        right.addWidget(self.table_note)
-        right.addWidget(QLabel("Table 3: G(h) in per cent, exact and as Foster printed it"))
-        right.addWidget(self.table3_view, 1)
-        holder = QWidget()
-        holder.setLayout(right)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.plot)
-        split.addWidget(holder)
-        split.setSizes([640, 680])
-        split.setChildrenCollapsible(False)
+        right = stacked(summary_row, row(QLabel("Banker's decisions:"), self.table_box, stretch=self.table_box),
+                        self.decisions_view, self.table_note,
+                        QLabel("Table 3: G(h) in per cent, exact and as Foster printed it"), self.table3_view,
+                        stretch=self.table3_view)
+        # The decision tables need ~560 px for their 11 columns: the plot yields first in a small window.
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        layout.addWidget(split(self.plot, scrolled(right), (560, 800)), 1)
+
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
 
     def load(self) -> None:
         if self.solution is not None or self.busy:
             return
-        self.busy = True
         self.message.show_info("Solving chemin-de-fer …")
-        self.context.run(
-            stored_or_solved, self.context.catalogue(), "chemin-de-fer", returned=self._loaded, errored=self._failed
-        )
+        self.task.run(stored_or_solved, self.context.catalogue(), "chemin-de-fer")
 
     def _failed(self, exc: Exception) -> None:
-        self.busy = False
         self.message.show_error(error_text(exc))
         self.loaded.emit()
 
-    def _loaded(self, solution: dict[str, Any]) -> None:
-        self.busy = False
+    def _loaded(self, solution: CheminDeFer) -> None:
         self.solution = solution
         self.message.clear_message()
-        s = solution
-        cell = s["banker_mixed_cell"]
-        mixture = ", ".join(f"{self._table_title(name)} with probability {p}" for name, p in s["player1"].items())
-        self.summary.setText(
-            f"<b>{s['title']}</b><br>"
-            f"Value (the Banker's expected gain per unit stake): <b>{_approx(s['value'], 6)}</b> "
-            f"({_percent(s['value'])})<br>"
-            f"The player calls for a third card on 5 with frequency <b>h* = {_approx(s['h'])}</b>.<br>"
-            f"The Banker mixes {mixture}: with a score of {cell['j']} "
-            + ("when the player stood" if cell["l"] == 10 else f"against a third card {cell['l']}")
-            + f" he draws with probability {cell['draw']}."
-        )
+        self.summary.setText(solution.html())
         self.table_box.blockSignals(True)
         self.table_box.clear()
-        for t in s["tables"]:
-            self.table_box.addItem(
-                f"{self._table_title(t['name'])}: {float(Fraction(t['h_from'])):.4f} ≤ h ≤ {float(Fraction(t['h_to'])):.4f}",
-                t["name"],
-            )
+        for t in solution.tables:
+            self.table_box.addItem(f"{t.title}: {float(t.h_from):.4f} ≤ h ≤ {float(t.h_to):.4f}", t.name)
         self.table_box.blockSignals(False)
-        first = next(iter(s["player1"]))
-        self.table_box.setCurrentIndex(max(0, self.table_box.findData(first)))
+        self.table_box.setCurrentIndex(max(0, self.table_box.findData(solution.player1[0][0])))
         self._show_table()
-        rows = [[r["h"], r["G_percent"], r["foster_percent"]] for r in s["table3"]]
+        rows = [[str(h), g, printed] for h, g, printed in solution.table3]
         self.table3.set_grid(rows, [""] * len(rows), ["h", "G(h) % exact", "Foster"])
         self._plot()
         self.loaded.emit()
-
-    @staticmethod
-    def _table_title(name: str) -> str:
-        return name.replace("table-", "Table ")
 
     @Slot()
     def _show_table(self) -> None:
         if self.solution is None or self.table_box.currentIndex() < 0:
             return
-        table = self.solution["tables"][self.table_box.currentIndex()]
-        decisions = table["decisions"]
-        changed = {tuple(c) for c in table["changed"]}
-        mixed = self.solution["banker_mixed_cell"]
+        table = self.solution.tables[self.table_box.currentIndex()]
+        mixed_j, mixed_l, draw = self.solution.mixed_cell
         rows, headers, colours, bold, tips = [], [], {}, set(), {}
-        for r, (j, row) in enumerate(decisions.items()):
+        for r, (j, decisions) in enumerate(table.decisions):
             headers.append(f"Banker {j}")
-            cells = []
-            for l, d in enumerate(row):
-                cells.append("draw" if d else "stand")
+            rows.append(["draw" if d else "stand" for d in decisions])
+            for l, d in enumerate(decisions):
                 colours[(r, l)] = DRAW if d else STAND
                 what = "the player stood" if l == 10 else f"the player's third card is {l}"
                 tips[(r, l)] = f"Banker's score {j}, {what}: {'draw' if d else 'stand'}"
-                if (int(j), l) in changed:
+                if (j, l) in table.changed:
                     bold.add((r, l))
                     colours[(r, l)] = AMBER
                     tips[(r, l)] += "\n(changed from the previous table)"
-                if (int(j), l) == (mixed["j"], mixed["l"]):
+                if (j, l) == (mixed_j, mixed_l):
                     colours[(r, l)] = GREEN
-                    tips[(r, l)] += f"\nthe Banker's optimal mixture draws here with probability {mixed['draw']}"
-            rows.append(cells)
-        columns = [str(l) for l in range(10)] + ["stood"]
-        self.decisions.set_grid(rows, headers, columns, colours, tips, bold)
+                    tips[(r, l)] += f"\nthe Banker's optimal mixture draws here with probability {draw}"
+        self.decisions.set_grid(rows, headers, [str(l) for l in range(10)] + ["stood"], colours, tips, bold)
         fit_height(self.decisions_view)
-        self.table_note.setText(
-            "Columns: the player's third card (or 'stood': he did not draw). "
-            "Amber: changed from the previous range; green: the cell the optimal Banker randomises."
-        )
 
     def _plot(self) -> None:
         s = self.solution
@@ -281,27 +278,18 @@ class CheminDeFerPage(QWidget):
         fig = self.canvas.figure
         fig.clear()
         ax = fig.add_subplot(1, 1, 1)
-        h = [float(Fraction(p["h"])) for p in s["curve"]]
-        g = [float(Fraction(p["G"])) * 100 for p in s["curve"]]
-        ax.plot(h, g, color="#1d4ed8", linewidth=2, label="G(h), the Banker's best-response gain")
-        for b in s["breakpoints"]:
-            ax.axvline(float(Fraction(b)), color="#9ca3af", linestyle=":", linewidth=1)
-        bh = [float(Fraction(p["h"])) for p in s["curve"] if p["breakpoint"]]
-        bg = [float(Fraction(p["G"])) * 100 for p in s["curve"] if p["breakpoint"]]
-        ax.plot(bh, bg, "o", color="#374151", markersize=4, label="breakpoints (a new decision table)")
-        th = [float(Fraction(r["h"])) for r in s["table3"]]
-        tg = [float(r["foster_percent"]) for r in s["table3"]]
-        ax.plot(th, tg, "x", color="#b45309", markersize=6, label="Foster's Table 3")
-        hstar, value = float(Fraction(s["h"])), float(Fraction(s["value"])) * 100
+        ax.plot([float(h) for h, *_ in s.curve], [float(g) * 100 for _, g, *_ in s.curve], color="#1d4ed8",
+                linewidth=2, label="G(h), the Banker's best-response gain")
+        for b in s.breakpoints:
+            ax.axvline(float(b), color="#9ca3af", linestyle=":", linewidth=1)
+        corners = [(float(h), float(g) * 100) for h, g, breakpoint, _ in s.curve if breakpoint]
+        ax.plot(*zip(*corners), "o", color="#374151", markersize=4, label="breakpoints (a new decision table)")
+        ax.plot([float(h) for h, *_ in s.table3], [float(printed) for *_, printed in s.table3], "x",
+                color="#b45309", markersize=6, label="Foster's Table 3")
+        hstar, value = float(s.h), float(s.value) * 100
         ax.plot([hstar], [value], "o", color="#b91c1c", markersize=8, label="minimax point")
-        ax.annotate(
-            f"h* = {s['h']}\nG = {value:.4f} %",
-            (hstar, value),
-            textcoords="axes fraction",
-            xytext=(0.55, 0.62),
-            arrowprops={"arrowstyle": "->", "color": "#b91c1c"},
-            color="#b91c1c",
-        )
+        ax.annotate(f"h* = {s.h}\nG = {value:.4f} %", (hstar, value), textcoords="axes fraction",
+                    xytext=(0.55, 0.62), arrowprops={"arrowstyle": "->", "color": "#b91c1c"}, color="#b91c1c")
         ax.set_xlabel("h: how often the player draws to 5")
         ax.set_ylabel("G(h), per cent of the stake")
         ax.set_title("The Banker's gain G(h)", fontsize="medium")
@@ -319,16 +307,16 @@ class LeHerPage(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.solution: dict[str, Any] | None = None
+        self.solution: LeHer | None = None
         self.optimal_cells: list[tuple[int, int]] = []
         """(row, column) of the matrix cells both optimal strategies use."""
         self.task = LatestOnly(context.pool, self._loaded, self._failed)
-        game = solved_games.get_game("le-her")
-        limits = game.parameters[0]
+        limits = solved_games.get_game("le-her").parameters[0]
         self.cards = QSpinBox()
         self.cards.setRange(limits.minimum, limits.maximum)
         self.cards.setValue(13)
-        self.cards.setToolTip(f"N, the number of card values ({limits.minimum}–{limits.maximum}); 13 is the classic game")
+        self.cards.setToolTip(f"N, the number of card values ({limits.minimum}–{limits.maximum}); "
+                              "13 is the classic game")
         self.cards.setKeyboardTracking(False)
         self.cards.valueChanged.connect(self.solve)
         cards_label = QLabel("&N (cards):")
@@ -338,77 +326,43 @@ class LeHerPage(QWidget):
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
-        self.message = MessageBar()
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.subgame = GridModel(self)
-        self.subgame_view = CopyTableView()
-        self.subgame_view.setModel(self.subgame)
-        fit_table(self.subgame_view)
-        self.matrix = GridModel(self)
-        self.matrix_view = CopyTableView()
-        self.matrix_view.setModel(self.matrix)
-        fit_table(self.matrix_view)
-
-        controls = QHBoxLayout()
-        controls.addWidget(cards_label)
-        controls.addWidget(self.cards)
-        controls.addWidget(self.solve_button)
-        controls.addSpacing(16)
-        controls.addWidget(self.exact)
-        controls.addStretch(1)
         self.save_button = QPushButton("Save as .nfg…")
         self.save_button.setToolTip("write this game, a(s, t) for the N shown, in Gambit's strategic-form format")
-        self.save_button.clicked.connect(
-            lambda: save_nfg(
-                self, solved_games.strategic_form("le-her", cards=self.cards.value()), f"le-her-{self.cards.value()}.nfg"
-            )
-        )
-        controls.addWidget(self.save_button)
-        left = QVBoxLayout()
-        left.addWidget(self.summary)
-        subgame_title = QLabel("<b>The 2×2 subgame</b> (Theorem 2): player 1's rows s, player 2's columns t")
+        self.save_button.clicked.connect(self._save)
+        self.message = MessageBar()
+        self.summary = summary_label()
+        self.subgame, self.subgame_view = grid_view(self)
+        self.matrix, self.matrix_view = grid_view(self)
+        self.optimal_button = QPushButton("&Go to the optimal cells")
+        self.optimal_button.setToolTip("scroll the matrix to the cells both optimal strategies use, and select them")
+        self.optimal_button.clicked.connect(self.show_optimal_cells)
+        self.plot = PlotPanel(6.4, 5.0)
+        self.right_tabs = QTabWidget()
+        self.right_tabs.addTab(self._matrix_box(), "Payoff matrix a(s, t)")
+        self.right_tabs.addTab(self.plot, "Plot")
+        self.right_tabs.setTabToolTip(0, "player 1's probability of winning for each pair of strategies")
+        subgame_title = QLabel("<b>The subgame</b>: player 1's rows s and player 2's columns t, each with the "
+                               "probability its optimal strategy plays it")
         subgame_title.setWordWrap(True)
-        left.addWidget(subgame_title)
-        left.addWidget(self.subgame_view)
-        left.addStretch(1)
-        holder = QWidget()
-        holder.setLayout(left)
-        matrix_box = QWidget()
-        box_layout = QVBoxLayout(matrix_box)
+        controls = row(cards_label, self.cards, self.solve_button, self.exact)
+        controls.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.message)
+        layout.addWidget(split(scrolled(stacked(self.summary, subgame_title, self.subgame_view)), self.right_tabs,
+                               (480, 840)), 1)
+
+    def _matrix_box(self) -> QWidget:
         explain = QLabel("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
                          "keeps exactly the cards ≥ t.")
         explain.setWordWrap(True)
-        box_layout.addWidget(explain)
-        box_layout.addWidget(self.matrix_view)
         legend = QLabel(
             f"<span style='background:{GREEN.name()}'>&nbsp;green&nbsp;</span>: both players' optimal strategies "
             "use this s and t; pale: one of them does.  Hover a cell for the exact fraction."
         )
         legend.setWordWrap(True)
-        self.optimal_button = QPushButton("&Go to the optimal cells")
-        self.optimal_button.setToolTip("scroll the matrix to the cells both optimal strategies use, and select them")
-        self.optimal_button.clicked.connect(self.show_optimal_cells)
-        under = QHBoxLayout()
-        under.addWidget(legend, 1)
-        under.addWidget(self.optimal_button)
-        box_layout.addLayout(under)
-        self.plot = PlotPanel(6.4, 5.0)
-        self.right_tabs = QTabWidget()
-        self.right_tabs.addTab(matrix_box, "Payoff matrix a(s, t)")
-        self.right_tabs.addTab(self.plot, "Plot")
-        self.right_tabs.setTabToolTip(0, "player 1's probability of winning for each pair of strategies")
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(scrolled(holder))
-        split.addWidget(self.right_tabs)
-        split.setSizes([480, 840])
-        split.setChildrenCollapsible(False)
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        under = row(legend, self.optimal_button, stretch=legend)
+        return stacked(explain, self.matrix_view, under, stretch=self.matrix_view)
 
     @property
     def busy(self) -> bool:
@@ -426,56 +380,44 @@ class LeHerPage(QWidget):
         # Another N asked meanwhile drops this answer.
         self.task.run(stored_or_solved, self.context.catalogue(), "le-her", cards=n)
 
+    def _save(self) -> None:
+        n = self.cards.value()
+        save_nfg(self, solved_games.strategic_form("le-her", cards=n), f"le-her-{n}.nfg")
+
     def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
         self.loaded.emit()
 
-    def _loaded(self, solution: dict[str, Any]) -> None:
-        self.solution = s = solution
+    def _loaded(self, solution: LeHer) -> None:
+        self.solution = solution
         self.message.clear_message()
-
-        def mixture(strategy: dict[str, str], letter: str) -> str:
-            return ", ".join(f"{letter} = {k} with probability {p}" for k, p in strategy.items())
-
-        lines = [
-            f"<b>{s['title']}, N = {s['cards']}</b>",
-            f"Value (player 1's probability of winning): <b>{_approx(s['value'], 6)}</b>",
-            f"Player 1 keeps exactly the cards ≥ s: {mixture(s['player1'], 's')}",
-            f"Player 2, after a keep, keeps exactly the cards ≥ t: {mixture(s['player2'], 't')}",
-        ]
-        if s["s_star"] is not None:
-            lines.append(
-                f"s* = {s['s_star']['decimal']}… (the real root of the cubic φ), t** = {s['t_star']['decimal']}…"
-            )
-        sub = s["subgame"]
-        lines.append(f"The 2×2 subgame ({sub['reason']}) has value {_approx(sub['value'], 6)}"
-                     + (", the value of the whole game." if sub["agrees"] else "."))
-        self.summary.setText("<br>".join(lines))
-        p1, p2 = sub["player1"], sub["player2"]
-        self.subgame.set_grid(
-            [[_approx(e, 5) for e in row] + [p1.get(str(r), "0")] for r, row in zip(sub["rows"], sub["matrix"])]
-            + [[p2.get(str(c), "0") for c in sub["columns"]] + [""]],
-            [f"s = {r}" for r in sub["rows"]] + ["probability"],
-            [f"t = {c}" for c in sub["columns"]] + ["probability"],
-        )
-        fit_height(self.subgame_view)
-        self.subgame_view.resizeColumnsToContents()
+        self.summary.setText(solution.html())
         self._fill_matrix()
         self.loaded.emit()
+
+    def _entry(self, q: Fraction) -> str:
+        return str(q) if self.exact.isChecked() else f"{float(q):.4f}"
 
     @Slot()
     def _fill_matrix(self) -> None:
         s = self.solution
         if s is None:
             return
-        m = s["matrix"]
-        exact = self.exact.isChecked()
-        support_rows = {str(k) for k in s["player1"]}
-        support_cols = {str(k) for k in s["player2"]}
+        sub = s.subgame
+        # Each strategy's probability in its header: the grid stays as narrow as the subgame.
+        p1, p2 = dict(sub.player1), dict(sub.player2)
+        self.subgame.set_grid([[self._entry(e) for e in entries] for entries in sub.matrix],
+                              [f"s = {r}: {p1.get(str(r), 0)}" for r in sub.rows],
+                              [f"t = {c}: {p2.get(str(c), 0)}" for c in sub.columns],
+                              tooltips={(i, j): f"a({r}, {c}) = {approx(e)}" for i, (r, entries) in
+                                        enumerate(zip(sub.rows, sub.matrix)) for j, (c, e) in
+                                        enumerate(zip(sub.columns, entries))})
+        fit_height(self.subgame_view)
+        support_rows, support_cols = dict(s.player1), dict(s.player2)
         cells, colours, tips, bold = [], {}, {}, set()
-        for i, (r, row) in enumerate(zip(m["rows"], m["entries"])):
-            cells.append([e if exact else f"{float(Fraction(e)):.4f}" for e in row])
-            for j, (c, e) in enumerate(zip(m["columns"], row)):
+        for i, (r, entries) in enumerate(zip(s.strategies, s.matrix)):
+            cells.append([self._entry(e) for e in entries])
+            for j, (c, e) in enumerate(zip(s.strategies, entries)):
                 tips[(i, j)] = f"a({r}, {c}) = {e}"
                 in_rows, in_cols = str(r) in support_rows, str(c) in support_cols
                 if in_rows and in_cols:
@@ -483,14 +425,8 @@ class LeHerPage(QWidget):
                     bold.add((i, j))
                 elif in_rows or in_cols:
                     colours[(i, j)] = QColor("#ecfdf5")
-        self.matrix.set_grid(
-            cells,
-            [f"s = {r}" for r in m["rows"]],
-            [f"t = {c}" for c in m["columns"]],
-            colours,
-            tips,
-            bold,
-        )
+        self.matrix.set_grid(cells, [f"s = {r}" for r in s.strategies], [f"t = {c}" for c in s.strategies],
+                             colours, tips, bold)
         self.matrix_view.resizeColumnsToContents()
         self.optimal_cells = sorted(bold)
         self.show_optimal_cells()
@@ -511,33 +447,30 @@ class LeHerPage(QWidget):
         view.scrollTo(first, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def _plot(self) -> None:
-        """a(s, t) as a heat map, the optimal strategies' rows and columns marked, the 2×2 subgame outlined."""
+        """a(s, t) as a heat map, the optimal strategies' rows and columns marked, the subgame outlined."""
         s = self.solution
         if s is None:
             return  # nothing loaded yet
-        m = s["matrix"]
-        rows, columns = [int(r) for r in m["rows"]], [int(c) for c in m["columns"]]
-        entries = [[float(Fraction(e)) for e in row] for row in m["entries"]]
+        first, last = s.strategies[0], s.strategies[-1]
         fig = self.plot.figure
         fig.clear()
         ax = fig.add_subplot(1, 1, 1)
-        extent = (columns[0] - 0.5, columns[-1] + 0.5, rows[-1] + 0.5, rows[0] - 0.5)
-        image = ax.imshow(entries, cmap="RdBu_r", vmin=0, vmax=1, extent=extent, aspect="auto",
+        image = ax.imshow([[float(e) for e in entries] for entries in s.matrix], cmap="RdBu_r", vmin=0, vmax=1,
+                          extent=(first - 0.5, last + 0.5, last + 0.5, first - 0.5), aspect="auto",
                           interpolation="nearest")
         fig.colorbar(image, ax=ax, label="a(s, t): player 1's probability of winning")
-        for k in s["player1"]:
+        for k, _ in s.player1:
             ax.axhline(int(k), color="#15803d", linewidth=1.5, alpha=0.8)
-        for k in s["player2"]:
+        for k, _ in s.player2:
             ax.axvline(int(k), color="#15803d", linewidth=1.5, alpha=0.8)
-        sub = s["subgame"]
-        sr, sc = [int(r) for r in sub["rows"]], [int(c) for c in sub["columns"]]
+        sr, sc = s.subgame.rows, s.subgame.columns
         ax.add_patch(Rectangle((min(sc) - 0.5, min(sr) - 0.5), max(sc) - min(sc) + 1, max(sr) - min(sr) + 1,
                                fill=False, edgecolor="black", linewidth=1.5, linestyle="--",
-                               label="the 2×2 subgame (Theorem 2)"))
+                               label=f"the {len(sr)}×{len(sc)} subgame ({s.subgame.reason})"))
         ax.plot([], [], color="#15803d", label="optimal strategies' s (rows) and t (columns)")
         ax.set_xlabel("t: player 2 keeps the cards ≥ t")
         ax.set_ylabel("s: player 1 keeps the cards ≥ s")
-        ax.set_title(f"Le Her, N = {s['cards']}: value {_approx(s['value'], 4)}", fontsize="medium")
+        ax.set_title(f"Le Her, N = {s.cards}: value {approx(s.value, 4)}", fontsize="medium")
         ax.legend(fontsize="x-small", loc="lower left")
         self.plot.redraw()
 

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
-from whist_catalogue.errors import DealTooLargeError, InvalidDealError, WhistError
-from whist_catalogue.scripts.main import UsageError, deal_arguments, emit_json
+from whist_catalogue.errors import DealTooLargeError, InvalidDealError, UsageError, WhistError
+from whist_catalogue.scripts.cli import DealText, deal_arguments, emit_json
 from whist_catalogue.theory.deals import (
     Deal,
     Suit,
@@ -32,7 +32,8 @@ from whist_catalogue.theory.deals import (
     parse_suit_name,
     suit_name,
 )
-from whist_catalogue.theory.values import Outcome, Value
+from whist_catalogue.theory.answers import BeyondOutcome, MovesAnswer, OutcomeAnswer, ValueAnswer
+from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
     from whist_catalogue.store.solvers import SuitAnswer
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
-    from whist_catalogue.theory.solution import Solver, SuitSolution
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
@@ -50,63 +50,6 @@ _OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
 
 # Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
 # when a deal needs them, not when the parser is built for every command.
-
-
-class _SolverOnDemand:
-    """The default solver, opened the first time a deal beyond the preloaded table needs it."""
-
-    def __init__(self, db: str | None) -> None:
-        self.db = db
-        self._solver: Solver | None = None
-
-    def _get(self) -> "Solver":
-        if self._solver is None:
-            from whist_catalogue.store.solvers import default_solver
-
-            self._solver = default_solver(self.db)
-        return self._solver
-
-    def solve(self, deal: Deal) -> "SuitSolution":
-        return self._get().solve(deal)
-
-    def value(self, deal: Deal) -> "Value":
-        return self._get().value(deal)
-
-    def solve_many(self, deals: Sequence[Deal]) -> list["SuitSolution | None"]:
-        from whist_catalogue.theory.solution import solve_many
-
-        return solve_many(self._get(), deals)
-
-    def solve_sourced(self, deal: Deal) -> tuple["SuitSolution", str]:
-        from whist_catalogue.store.solvers import solve_sourced
-
-        return solve_sourced(self._get(), deal)
-
-    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple["SuitSolution | None", str]]:
-        from whist_catalogue.store.solvers import solve_many_sourced
-
-        return solve_many_sourced(self._get(), deals)
-
-    def check(self) -> None:
-        """A catalogue that exists where the settings point must be one (docs/spec.md §4), and one named by ``--db``
-        must exist, even when the preloaded table answers every deal: a SQLite file is checked without
-        SQLAlchemy (so ``--db`` costs what ``$WHIST_CATALOGUE_DB`` costs, docs/benchmarks.md), a URL is opened."""
-        from whist_catalogue.store.settings import database_location
-
-        location = database_location(self.db)
-        if "://" in location:
-            self._get()
-            return
-        from whist_catalogue.store.identity import catalogue_path, check_catalogue_file
-
-        path = catalogue_path(location)
-        if self.db is not None or path.exists():
-            check_catalogue_file(path)
-
-    def close(self) -> None:
-        """Close the catalogue if one was opened, so its -wal/-shm files go with it."""
-        if self._solver is not None:
-            _close(self._solver)
 
 
 class _EngineNotice:
@@ -145,21 +88,22 @@ class _EngineNotice:
 def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
     """The preloaded small suits, backed by the default solver on demand; closed on the way out."""
     from whist_catalogue.engine.plan import observing
+    from whist_catalogue.store.solvers import check_location, default_solver
     from whist_catalogue.theory.small_suits import SuitTable
 
-    solver = _SolverOnDemand(args.db)
+    table = SuitTable(opener=lambda: default_solver(args.db))
     notice = _EngineNotice()
     failed = True
     try:
         with observing(notice):
             # However the catalogue is named, it is checked at once and the preloaded table answers what it
             # holds; the catalogue opens (SQLAlchemy, NumPy) only for a deal beyond it.
-            solver.check()
-            yield SuitTable(solver)
+            check_location(args.db)
+            yield table
         failed = False
     finally:
         notice.close(failed=failed)
-        solver.close()
+        table.close()
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -203,27 +147,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(func=run_moves)
 
 
-def _outcome_json(o: Outcome) -> dict[str, int]:
-    return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
-
-
-def _tricks(k: int) -> str:
-    return f"{k} trick" + ("" if k == 1 else "s")
-
-
-def _outcome_text(o: Outcome) -> str:
-    return f"West takes {_tricks(o.west_leads)} with West on lead, {_tricks(o.east_leads)} with East on lead"
-
-
 def run_value(args: argparse.Namespace) -> int:
-    printed: dict["Value", tuple[str, str]] = {}  # a batch meets few distinct values: each serialised once
+    printed: dict[Value, tuple[str, str]] = {}  # a batch meets few distinct values: each serialised once
     with _table(args) as table:
         for texts in _batches(args.deals):
             suits, problem = _parsed_until_error(texts)
             answers: list[str] = []
             try:
-                for suit, found in zip(suits, _answers(table, suits)):
-                    answers.append(_value_text(suit, found, args.json, printed))
+                for written, suit, found in zip(texts, suits, _answers(table, suits)):
+                    answer = ValueAnswer.of(written.text, suit, found)
+                    answers.append(answer.json_line(printed) if args.json else answer.text())
             finally:
                 sys.stdout.write("".join(answers))  # one write a batch: stdout may be unbuffered
             if problem is not None:
@@ -231,13 +164,13 @@ def run_value(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parsed_until_error(texts: list[str]) -> tuple[list[Suit], WhistError | None]:
+def _parsed_until_error(texts: list[DealText]) -> tuple[list[Suit], WhistError | None]:
     suits: list[Suit] = []
-    for text in texts:
+    for written in texts:
         try:
-            suits.append(parse_suit(text))
+            suits.append(parse_suit(written.text))
         except WhistError as exc:
-            return suits, exc
+            return suits, written.located(exc)
     return suits, None
 
 
@@ -258,14 +191,14 @@ _BATCH = 512
 catalogue's derived moves); typed at a terminal, each is answered at once."""
 
 
-def _batches(items: Sequence[str]) -> Iterator[list[str]]:
+def _batches(items: Sequence[str]) -> Iterator[list[DealText]]:
     """:func:`deal_arguments` in lists to answer together; the lines read before an unreadable one still
     come out, ahead of its error."""
     size = 1 if list(items) == ["-"] and sys.stdin.isatty() else _BATCH
-    batch: list[str] = []
+    batch: list[DealText] = []
     try:
-        for text in deal_arguments(items):
-            batch.append(text)
+        for written in deal_arguments(items):
+            batch.append(written)
             if len(batch) == size:
                 yield batch
                 batch = []
@@ -277,36 +210,6 @@ def _batches(items: Sequence[str]) -> Iterator[list[str]]:
         yield batch
 
 
-def _close(solver: "Solver") -> None:
-    close = getattr(solver, "close", None)
-    if close is not None:
-        close()
-
-
-def _value_text(suit: Suit, found: "SuitAnswer", as_json: bool,
-                printed: dict["Value", tuple[str, str]]) -> str:
-    solution = found.solution
-    if solution is None:
-        return _linear_value_text(suit, found, as_json)
-    deal = suit.deal
-    west = [suit.name_of(c) for c in solution.west_leads]
-    east = [suit.name_of(c) for c in solution.east_leads]
-    value = solution.value
-    if as_json:
-        known = printed.get(value)
-        if known is None:
-            known = printed[value] = (_to_json(value.to_json()), _to_json(_outcome_json(solution.outcome)))
-        value_json, outcome_json = known
-        return (
-            f'{{"deal": {_to_json(deal.label)}, "n": {deal.n}, "value": {value_json}, "outcome": {outcome_json}, '
-            f'"best_leads": {{"west": {_to_json(west)}, "east": {_to_json(east)}}}}}\n'
-        )
-    return (
-        f"{suit}  ({deal.label}, n = {deal.n})\n"
-        f"  value     {value.text()}\n"
-        f"  outcome   {_outcome_text(solution.outcome)}\n"
-        f"  best leads  West: {' '.join(west)}   East: {' '.join(east)}\n"
-    )
 
 
 def run_outcome(args: argparse.Namespace) -> int:
@@ -323,8 +226,13 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
     for texts in _batches(args.deals):
         lines: list[str] = []
         try:
-            for text in texts:
-                lines.append(_outcome_lines(text, evaluate, as_json))
+            for written in texts:
+                try:
+                    answer = _outcome_answer(written.text, evaluate)
+                except WhistError as exc:
+                    written.located(exc)
+                    raise
+                lines.append(answer.text() if as_json is None else answer.json_line(as_json))
         finally:
             # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
             sys.stdout.write("".join(lines))
@@ -340,8 +248,8 @@ class _ValueJson(dict):
         return found
 
 
-def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | None) -> str:
-    """The answer to one multi-suit deal: a JSON line when ``as_json`` serialises packed values, else text."""
+def _outcome_answer(text: str, evaluate: "DealEvaluator") -> OutcomeAnswer | BeyondOutcome:
+    """The answer to one multi-suit deal (Theorem 9.1 and §10.4), or to a single suit beyond every solver."""
     if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
         # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
         # owner string without spelling out a million ranks.
@@ -353,34 +261,19 @@ def _outcome_lines(text: str, evaluate: "DealEvaluator", as_json: _ValueJson | N
             suit = parse_suit(text)
             deal, name_of = suit.deal, suit.name_of
         if deal.n >= _LINEAR_FROM_N:
-            return _linear_outcome(text, _answer(evaluate, deal), as_json is not None, name_of)
+            return BeyondOutcome.of(text, _answer(evaluate, deal), name_of)
     try:
         written = evaluate(text)
     except DealTooLargeError:
         suits = parse_multisuit(text)
         if len(suits) != 1:
             raise
-        return _linear_outcome(text, _answer(evaluate, suits[0].deal), as_json is not None, suits[0].name_of)
-    analysis, west_card, east_card = written.evaluation, written.west_card, written.east_card
-    west_lead, east_lead = analysis.west_lead, analysis.east_lead
-    if as_json is not None:
-        # The line json.dumps would write, assembled from serialised parts (a batch's hot loop); a card's
-        # name (a rank letter or a whole number) needs no escaping.
-        west, east = analysis.outcome
-        return (
-            f'{{"deal": {_to_json(text)}, '
-            f'"suits": [{", ".join(map(as_json.__getitem__, analysis.codes))}], "value": {as_json[analysis.total]}, '
-            f'"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
-            f'"lead": {{"west": {{"suit": {west_lead.suit}, "card": "{west_card}"}}, '
-            f'"east": {{"suit": {east_lead.suit}, "card": "{east_card}"}}}}}}\n'
-        )
-    parts = "  +  ".join(v.text() for v in analysis.suit_values)
-    lines = [f"{text.strip()}", f"  suit values  {parts}", f"  sum          {analysis.value.text()}",
-             f"  outcome      {_outcome_text(analysis.outcome)}"]
-    for name, lead, card in (("West", west_lead, west_card), ("East", east_lead, east_card)):
-        rule = lead.rule.describe("W" if name == "West" else "E")
-        lines.append(f"  {name} leads  {card} of suit {lead.suit + 1} ({written.suits[lead.suit]}): {rule}")
-    return "\n".join(lines) + "\n"
+        return BeyondOutcome.of(text, _answer(evaluate, suits[0].deal), suits[0].name_of)
+    analysis = written.evaluation
+    west, east = analysis.west_lead, analysis.east_lead
+    return OutcomeAnswer(text, written.parts, analysis.codes, analysis.total, analysis.outcome,
+                         (west.suit, written.west_card, west.rule.describe("W")),
+                         (east.suit, written.east_card, east.rule.describe("E")))
 
 
 def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
@@ -411,32 +304,22 @@ def run_moves(args: argparse.Namespace) -> int:
 def _run_moves(args: argparse.Namespace, table: "SuitTable") -> None:
     from whist_catalogue.store.solvers import LINEAR_TIME, answer_moves
 
-    for text in deal_arguments(args.deals):
-        suits = parse_multisuit(text)
+    for written in deal_arguments(args.deals):
+        text = written.text
+        try:
+            suits = parse_multisuit(text)
+        except WhistError as exc:
+            written.located(exc)
+            raise
         led = _parse_led(args.led, suits) if args.led else None
         found = answer_moves(table, suits, args.leader, led)
-        to_play = args.leader if led is None else ("E" if args.leader == "W" else "W")
-        moves = [{"suit": r.suit, "card": suits[r.suit].card_name(r.card), "west_tricks": r.west_tricks}
-                 for r in found.results]
-        linear = found.source == LINEAR_TIME
-        if args.json:
-            line: dict[str, object] = {"deal": text, "to_play": to_play, "moves": moves}
-            if linear:
-                line["method"] = "linear-time (single-suit paper, Theorem 10.1, for each deal one trick on)"
-            emit_json(line)
-            continue
-        player = "West" if to_play == "W" else "East"
-        best = (max if to_play == "W" else min)(m["west_tricks"] for m in moves)
-        lines = [text.strip(), f"  {player} to play; West's tricks from this trick on after each card (* best):"]
-        for i, suit in enumerate(suits):
-            cards = [m for m in moves if m["suit"] == i]
-            if cards:
-                shown = "  ".join(f"{m['card']}:{m['west_tricks']}{'*' if m['west_tricks'] == best else ''}"
-                                  for m in cards)
-                lines.append(f"  suit {i + 1} ({suit})  {shown}")
-        if linear:
-            lines.append(f"  solved in linear time, each deal one trick on by Theorem 10.1: {found.beyond}")
-        sys.stdout.write("\n".join(lines) + "\n")
+        answer = MovesAnswer(text, tuple(map(str, suits)), args.leader if led is None else _OTHER[args.leader],
+                             [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in found.results],
+                             found.beyond if found.source == LINEAR_TIME else "")
+        sys.stdout.write(_to_json(answer.to_json()) + "\n" if args.json else answer.text())
+
+
+_OTHER = {"W": "E", "E": "W"}
 
 
 def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":
@@ -445,110 +328,3 @@ def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":
     if deal.n == 0:
         raise InvalidDealError("empty deal")
     return answer(evaluate.table, deal)
-
-
-_LINEAR_METHOD = "linear-time (single-suit paper, Theorem 10.1)"
-
-
-def _linear_leads(found: "SuitAnswer", name_of: Callable[[int], str]) -> dict[str, tuple[str | None, str]]:
-    """Each side's normal lead (§4.2) and what Theorem 8.2 says of it: (the card if it is a best first lead, else
-    None; the note)."""
-    assert found.linear is not None
-    leads, outcome, n = found.linear.leads, found.outcome, found.deal.n
-    sides = {}
-    for side, card, best, player, guarantee, optimum in (
-        ("west", leads.west, leads.west_is_best, "West", leads.west_guarantee, outcome.west_leads),
-        ("east", leads.east, leads.east_is_best, "East", leads.east_guarantee, n - outcome.east_leads),
-    ):
-        if best:
-            sides[side] = (name_of(card), "the normal lead (§4.2), a best lead by Theorem 8.2")
-        else:
-            sides[side] = (None, f"not determined: the normal lead {name_of(card)} guarantees {player} only "
-                                 f"{guarantee} of the {optimum} tricks best play takes (Theorem 8.2), so holding up "
-                                 "matters here")
-    return sides
-
-
-def _linear_value(found: "SuitAnswer") -> str:
-    assert found.linear is not None
-    detection = found.linear.detection
-    if detection.value is not None:
-        return f"{detection.value.text()}  (Theorem 12.1: the value is {detection.kind})"
-    return (f"strictly between {Value(detection.lower).text()} and {Value(detection.upper).text()}, and not "
-            f"{found.outcome.west_leads} (Theorem 12.1)")
-
-
-def _linear_outcome(text: str, found: "SuitAnswer", as_json: bool, name_of: Callable[[int], str] = str) -> str:
-    """A single suit beyond every solver (:func:`~whist_catalogue.store.solvers.answer`): its outcome by
-    Theorem 10.1, its value if Theorem 12.1 names it, and each side's normal lead when Theorem 8.2 makes it a best
-    first lead (``name_of`` names a card)."""
-    value = found.value.to_json() if found.value is not None else None
-    sides = _linear_leads(found, name_of)
-    if as_json:
-        return json.dumps(
-            {
-                "deal": text,
-                "suits": [value],
-                "value": value,
-                "outcome": _outcome_json(found.outcome),
-                "lead": {side: {"suit": 0, "card": card} if card is not None else None
-                         for side, (card, _) in sides.items()},
-                "lead_note": {side: note for side, (_, note) in sides.items()},
-                "method": _LINEAR_METHOD,
-                "not_given": found.not_given,
-            },
-            ensure_ascii=False,
-        ) + "\n"
-    lines = [
-        f"{found.deal.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
-        f"  outcome  {_outcome_text(found.outcome)}",
-        f"  value    {_linear_value(found)}",
-    ]
-    for side, (card, note) in sides.items():
-        player = "West" if side == "west" else "East"
-        said = f"{card} (the normal lead of §4.2; best by Theorem 8.2)" if card is not None else note
-        lines.append(f"  {player} leads  {said}")
-    lines.append(f"  not given  {found.not_given}")
-    return "\n".join(lines) + "\n"
-
-
-def _linear_value_text(suit: Suit, found: "SuitAnswer", as_json: bool) -> str:
-    """``value`` of a single suit beyond every solver: what the linear-time theory gives, and what it does not."""
-    deal = suit.deal
-    sides = _linear_leads(found, suit.name_of)
-    if as_json:
-        detection = found.linear.detection if found.linear is not None else None
-        bounds = (None if detection is None or detection.value is not None
-                  else {"lower": Value(detection.lower).to_json(), "upper": Value(detection.upper).to_json()})
-        return json.dumps(
-            {
-                "deal": deal.label,
-                "n": deal.n,
-                "value": found.value.to_json() if found.value is not None else None,
-                "value_between": bounds,
-                "outcome": _outcome_json(found.outcome),
-                "best_leads": {side: [card] if card is not None else [] for side, (card, _) in sides.items()},
-                "lead_note": {side: note for side, (_, note) in sides.items()},
-                "method": _LINEAR_METHOD,
-                "not_given": found.not_given,
-            },
-            ensure_ascii=False,
-        ) + "\n"
-    west, east = (card if card is not None else "?" for card, _ in sides.values())
-    lines = [
-        f"{suit}  ({deal.label}, n = {deal.n})" if deal.n <= 64 else f"{deal.n} cards a hand",
-        f"  value     {_linear_value(found)}",
-        f"  outcome   {_outcome_text(found.outcome)}",
-        f"  best leads  West: {west}   East: {east}  (the normal leads of §4.2: a best lead by Theorem 8.2"
-        + ("" if "?" not in (west, east) else "; ? where it is not") + ")",
-        "  solved    in linear time (Theorem 10.1 of the single-suit paper)",
-        f"  not given  {found.not_given}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def owner_vector_of(deal: Deal):
-    """The deal as the vector C of the single-suit paper's (37), built once for both algorithms."""
-    from whist_catalogue.single_suit.linear_time import owner_vector
-
-    return owner_vector(deal)

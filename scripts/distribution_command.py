@@ -8,16 +8,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from fractions import Fraction
 from typing import Iterator
 
 from whist_catalogue import documentation
-from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import emit_json
-
-
-class DistributionUsageError(WhistError, ValueError):
-    pass
+from whist_catalogue.errors import UsageError
+from whist_catalogue.scripts.cli import emit_json
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -31,7 +26,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "counts. The counts come from the statistics shipped with the package (n ≤ 18), else from the catalogue "
         f"(--db), or from a `scan --json` file (--counts). See {documentation('distributions.md')}.",
     )
-    p.add_argument("sizes", metavar="SIZES", help="cards a hand of each suit, separated by commas: 4,4,3,2")
+    p.add_argument("sizes", metavar="SIZES", nargs="+",
+                   help="cards a hand of each suit, separated by commas or spaces: 4,4,3,2 or 4 4 3 2")
     p.add_argument("--source", choices=("auto", "shipped", "catalogue"), default="auto",
                    help="where the per-level value counts come from (default auto: shipped, then the catalogue)")
     p.add_argument("--counts", metavar="FILE", help="read the per-level value counts from a `scan --json` file")
@@ -51,39 +47,16 @@ def _catalogue(args: argparse.Namespace) -> Iterator[object | None]:
         yield catalogue
 
 
-def _text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
 def run(args: argparse.Namespace) -> int:
     from whist_catalogue.store.distributions import distribution, parse_sizes
 
-    sizes = parse_sizes(args.sizes)
+    sizes = parse_sizes(",".join(args.sizes))
     if args.counts is not None and (args.db is not None or args.source != "auto"):
-        raise DistributionUsageError("--counts names the source: drop --db and --source")
+        raise UsageError("--counts names the source: drop --db and --source")
     with _catalogue(args) as catalogue:
         result = distribution(sizes, args.source, catalogue, args.counts)  # type: ignore[arg-type]
     if args.json:
         emit_json(result.to_json())
-        return 0
-    lines = [
-        f"suits {','.join(map(str, sizes))}: {len(sizes)} suit{'s' if len(sizes) != 1 else ''}, "
-        f"{result.tricks} tricks, {result.deals:,} deals",
-        "  West's tricks        deals      probability",
-        "  West leads  East leads",
-    ]
-    width = max(len(f"{c:,}") for c in result.counts.values())
-    for o, c in result.counts.items():
-        p = Fraction(c, result.deals)
-        lines.append(f"  {int(o.west_leads):>10}  {int(o.east_leads):>10}  {c:>{width},}  {float(p):.6f}  {_text(p)}")
-    for label, q in (
-        ("E[West's tricks], West leads", result.expected_tricks("W")),
-        ("E[West's tricks], East leads", result.expected_tricks("E")),
-        ("dealer's advantage (E[non-leader's tricks] − N/2)", result.dealer_advantage),
-        ("Pr[the lead changes the outcome]", result.lead_matters),
-        ("  the leader gains a trick", result.leader_gains),
-        ("  the non-leader gains a trick", result.dealer_gains),
-    ):
-        lines.append(f"{label}: {float(q):.6f} = {_text(q)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    else:
+        sys.stdout.write(result.text() + "\n")
     return 0

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from whist_catalogue.scripts.main import add_db_option, add_json_option
+from whist_catalogue.scripts.cli import add_db_option, add_json_option
 
 __all__ = ["register", "run"]
 
@@ -35,11 +35,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.screenshot is None:
         raise WhistError("gui --json: the app writes no JSON; --json goes with --screenshot DIR "
                          "(one line per image written)")
-    if args.screenshot is None and _no_display():
-        raise WhistError(
-            "no display to open the app on (set DISPLAY, or QT_QPA_PLATFORM=offscreen; "
-            "--screenshot DIR renders the views without one)"
-        )
+    if args.screenshot is None:
+        missing = _no_display()
+        if missing:
+            raise WhistError(f"no display to open the app on: {missing} (set DISPLAY to a running X server, or "
+                             "QT_QPA_PLATFORM=offscreen; --screenshot DIR renders the views without one)")
     if args.screenshot is not None:
         _check_directory(args.screenshot)
     if args.db is not None:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.screenshot is None:
         return run_app(args.db)
-    from whist_catalogue.scripts.main import emit_json
+    from whist_catalogue.scripts.cli import emit_json
     from whist_catalogue.scripts.progress import ProgressBar
 
     with ProgressBar("screenshots", " views") as bar:
@@ -90,8 +90,56 @@ def _check_directory(directory: str) -> None:
         raise WhistError(f"cannot write screenshots to {directory}: {exc.strerror}") from None
 
 
-def _no_display() -> bool:
-    """On Linux without X11 or Wayland (and no Qt platform chosen) Qt would abort: say so instead."""
+def _no_display() -> str:
+    """Why Qt would find no display here ("" when one answers): on Linux without X11 or Wayland (and no Qt
+    platform chosen) Qt aborts, after lines of its own that blame a plugin, so the display is probed first."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return ""
+    x11, wayland = os.environ.get("DISPLAY"), os.environ.get("WAYLAND_DISPLAY")
+    if not (x11 or wayland):
+        return "neither DISPLAY nor WAYLAND_DISPLAY is set"
+    if (x11 and _x11_answers(x11)) or (wayland and _wayland_answers(wayland)):
+        return ""
+    return " and ".join(f"{name}={value} does not answer" for name, value in
+                        (("DISPLAY", x11), ("WAYLAND_DISPLAY", wayland)) if value)
+
+
+PROBE_SECONDS = 3.0
+"""How long a display's socket may take to accept a connection (a forwarded display crosses a network)."""
+
+
+def _connects(family: int, address: str | tuple[str, int]) -> bool:
+    import socket
+
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.settimeout(PROBE_SECONDS)
+        try:
+            probe.connect(address)
+        except OSError:
+            return False
+    return True
+
+
+def _x11_answers(display: str) -> bool:
+    """Whether an X server accepts connections at ``display`` (``:0``, ``:1.0``, ``unix:0``, ``host:10.0``, or the
+    path of a socket): its Unix socket, in the abstract namespace or in /tmp/.X11-unix, else TCP port 6000 + N."""
+    import socket
+
+    if display.startswith("/"):
+        return _connects(socket.AF_UNIX, display)
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not number.isdigit():
         return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if host in ("", "unix"):
+        path = f"/tmp/.X11-unix/X{number}"
+        return _connects(socket.AF_UNIX, "\0" + path) or _connects(socket.AF_UNIX, path)
+    return _connects(socket.AF_INET6 if ":" in host else socket.AF_INET, (host.strip("[]"), 6000 + int(number)))
+
+
+def _wayland_answers(name: str) -> bool:
+    """Whether a Wayland compositor accepts connections at ``name`` (a path, or a name in $XDG_RUNTIME_DIR)."""
+    import socket
+
+    path = name if name.startswith("/") else os.path.join(os.environ.get("XDG_RUNTIME_DIR", ""), name)
+    return _connects(socket.AF_UNIX, path)

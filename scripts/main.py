@@ -1,16 +1,17 @@
 """``whist-catalogue``: the command line of docs/spec.md §4.
 
-Each group of sub-commands lives in its own module with a ``register`` function;
-this module builds the parser, reads deals from the arguments or stdin, and is
-the one place where a problem becomes an exit status (:func:`main`):
+Each group of sub-commands lives in its own module with a ``register`` function, and takes
+what the commands share (options, deals from the arguments or stdin, the error line's form)
+from :mod:`.cli`; this module builds the parser and is the one place where a problem
+becomes an exit status (:func:`main`):
 
 * 0 — done;
 * 1 — a check ran and failed (``verify``, or ``build`` finding its catalogue damaged);
 * 2 — the user's input, options, environment, catalogue or output stream is at
   fault (a :class:`~whist_catalogue.errors.WhistError`, a full device, a closed
   pipe, text that is not UTF-8): one line on stderr, nothing changed on disk;
-* 130 / 143 — interrupted by SIGINT / SIGTERM (one line; a build keeps every
-  finished level);
+* 130 / 143 — stopped by SIGINT / SIGTERM: one calm line, ``whist-catalogue: interrupted``
+  (a stop asked for is not an error; a build keeps every finished level);
 * 70 — a bug: one line naming it (``WHIST_CATALOGUE_TRACEBACK=1`` shows the traceback).
 """
 
@@ -19,28 +20,27 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
-import json
 import os
 import signal
 import sys
-from typing import Callable, Iterator, NoReturn, Sequence
+from typing import Callable, Iterator, Sequence
 
 from whist_catalogue import __version__
-from whist_catalogue.errors import CatalogueDamagedError, InvalidDealError, WhistError
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-"""A check that ran and found a problem (``verify``; ``build`` on a damaged catalogue)."""
-EXIT_USAGE = 2
-"""Bad input of any kind: nothing was changed on disk."""
-EXIT_SOFTWARE = 70
-"""An internal error (sysexits' EX_SOFTWARE): a bug to report."""
-EXIT_SIGINT = 128 + signal.SIGINT
-EXIT_SIGTERM = 128 + signal.SIGTERM
-
-MAX_LINE_BYTES = 400_000_000
-"""The longest line read from stdin: a deal of :data:`whist_catalogue.theory.deals.MAX_HAND_SIZE` cards a hand
-in number notation fits; a longer line is refused before it fills memory."""
+from whist_catalogue.errors import CatalogueDamagedError, WhistError
+from whist_catalogue.scripts.cli import (
+    ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_SOFTWARE,
+    EXIT_USAGE,
+    PROGRAM,
+    Parser,
+    add_db_option,
+    add_json_option,
+    one_line,
+)
 
 
 class Terminated(SystemExit):
@@ -54,92 +54,22 @@ class Terminated(SystemExit):
         super().__init__(EXIT_SIGTERM)
 
 
-class UsageError(WhistError):
-    """A command-line usage problem found after parsing."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, exit status 2 (docs/spec.md §4)."""
-
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {one_line(message)}\n")
-        raise SystemExit(EXIT_USAGE)
-
-
-def whole_number(text: str) -> int:
-    """An option's integer, in ASCII digits (with an optional sign): ``int()`` alone would also take
-    ``１４`` (fullwidth), ``١٤`` (Arabic-Indic) or ``1_000`` — never what a user meant to type."""
-    digits = text.strip()
-    if digits[:1] in ("-", "+"):
-        digits = digits[1:]
-    if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r} (a whole number in ASCII digits)")
-    return int(text)
-
-
-def deal_arguments(items: Sequence[str]) -> Iterator[str]:
-    """The deals to work on: the arguments, or one per line of stdin when the only argument is ``-``."""
-    if list(items) == ["-"]:
-        yield from _stdin_lines()
-    else:
-        if not items:
-            raise UsageError("no deals given (pass deals as arguments, or - to read them from stdin)")
-        yield from items
-
-
-def _stdin_lines() -> Iterator[str]:
-    """Non-blank lines of stdin, decoded strictly as UTF-8, each at most :data:`MAX_LINE_BYTES` long."""
-    stream = getattr(sys.stdin, "buffer", None)
-    number = 0
-    while True:
-        number += 1
-        if stream is None:  # a text stream (tests' StringIO)
-            raw = sys.stdin.readline(MAX_LINE_BYTES + 2).encode("utf-8", "surrogateescape")
-        else:
-            raw = stream.readline(MAX_LINE_BYTES + 2)
-        if not raw:
-            return
-        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:  # the line went on past the limit: refuse, read no more
-            raise InvalidDealError(f"stdin line {number}: longer than {MAX_LINE_BYTES:,} bytes")
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidDealError(f"stdin line {number}: not UTF-8 text (byte {exc.start + 1})") from None
-        if line.strip():
-            yield line.strip()
-
-
-def emit_json(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
-
-
-def add_db_option(parser: argparse.ArgumentParser, help: str = "catalogue: a SQLite path or a SQLAlchemy URL") -> None:
-    """``--db``, for the sub-commands that read a catalogue (the others do not list it)."""
-    parser.add_argument("--db", metavar="URL_OR_PATH", help=help)
-
-
-def add_json_option(parser: argparse.ArgumentParser,
-                    help: str = "one JSON object per line (JSON Lines) on stdout") -> None:
-    """``--json``, for the sub-commands that answer (the others do not list it)."""
-    parser.add_argument("--json", action="store_true", help=help)
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; given the ``command`` about to run, only the modules up to the one that registers it
     are imported (a batch of deals should not pay for the catalogue's or the games' imports).
 
     ``common`` — ``--db`` and ``--json`` — is the parent of the sub-commands where both mean something;
     the others add the one that does with :func:`add_db_option` / :func:`add_json_option`."""
-    common = _Parser(add_help=False)
+    common = Parser(add_help=False)
     add_db_option(common)
     add_json_option(common)
 
-    parser = _Parser(
-        prog="whist-catalogue",
+    parser = Parser(
+        prog=PROGRAM,
         description="Exact values and optimal play of two-person whist (Wästlund), and solved card games.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for register in _registrars():
         register(sub, common)
@@ -170,10 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(argv)
     except (KeyboardInterrupt, Terminated, Exception) as exc:
         stopped = _signal_behind(exc)
-        if isinstance(stopped, Terminated):
-            return _fail("terminated", EXIT_SIGTERM)
         if stopped is not None:
-            return _fail("interrupted", EXIT_SIGINT)
+            # A stop someone asked for is not an error: one calm line, and the signal's exit status.
+            return _stopped("terminated", EXIT_SIGTERM) if isinstance(stopped, Terminated) \
+                else _stopped("interrupted", EXIT_SIGINT)
         raise
     finally:
         if previous is not None:
@@ -240,24 +170,21 @@ def _preparing(text: str) -> None:
 
 
 def _fail(message: str, code: int) -> int:
+    return _say(ERROR + one_line(message), code)
+
+
+def _stopped(word: str, code: int) -> int:
+    return _say(f"{PROGRAM}: {word}", code)
+
+
+def _say(line: str, code: int) -> int:
     _silence_stdout()
     try:
-        sys.stderr.write(f"whist-catalogue: error: {one_line(message)}\n")
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
     except OSError:
         pass  # stderr itself is gone: the exit status is all that is left
     return code
-
-
-_LINE_BREAKS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
-_LINE_BREAKS.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def one_line(message: str) -> str:
-    """``message`` with every control character escaped as Python writes it (``\\n``, ``\\x1b``): a file name
-    or a deal holding a line break still makes one line on stderr, and no text can pass itself off as a line of
-    its own in a log (or move a terminal's cursor)."""
-    return message.translate(_LINE_BREAKS)
 
 
 OUTPUT_FALLBACK = "whist-catalogue-ascii"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from whist_catalogue.errors import WhistError
-from whist_catalogue.scripts.main import add_json_option, emit_json, whole_number
+from whist_catalogue.errors import UsageError
+from whist_catalogue.scripts.cli import add_json_option, emit_json, whole_number
 
 MAX_SCAN_N = 18
 
@@ -39,22 +39,18 @@ def add_cluster_arguments(p: argparse.ArgumentParser) -> None:
                    "worker sees at the same path (default: a temporary directory, fine when the workers run here)")
 
 
-class ScanRangeError(WhistError, ValueError):
-    pass
-
-
 def run(args: argparse.Namespace) -> int:
     from whist_catalogue.engine.scan import scan  # Numba loads only when the engine runs
     from whist_catalogue.scripts.progress import LevelProgress  # tqdm too
 
     if not 1 <= args.max_n <= MAX_SCAN_N:
-        raise ScanRangeError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
+        raise UsageError(f"--max-n must be between 1 and {MAX_SCAN_N}, got {args.max_n}")
     if args.workdir and not args.cluster:
-        raise ScanRangeError("--workdir goes with --cluster")
+        raise UsageError("--workdir goes with --cluster")
     if not 1 <= args.min_n <= args.max_n:
-        raise ScanRangeError(f"--min-n must be between 1 and --max-n ({args.max_n}), got {args.min_n}")
+        raise UsageError(f"--min-n must be between 1 and --max-n ({args.max_n}), got {args.min_n}")
     if args.min_n > 1 and not args.workdir:
-        raise ScanRangeError("--min-n goes with --cluster and --workdir: level N-1 is read from the work directory")
+        raise UsageError("--min-n goes with --cluster and --workdir: level N-1 is read from the work directory")
     if args.cluster:
         from whist_catalogue.engine.cluster import cluster_scan, parse_address
 

@@ -27,7 +27,7 @@ FOLDERS = {
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "constants"),  # what a user can get wrong; the sizes and scales every part agrees on
     ("theory", "games"),
-    ("single_suit",),
+    ("single_suit", "twohand"),  # the single-suit paper; the exact search of every two-person deal
     ("engine",),
     ("store",),
     ("gui",),
@@ -38,7 +38,7 @@ LAYER_OF = {part: depth for depth, parts in enumerate(LAYERS) for part in parts}
 # What only the interfaces (Qt) or the store (SQL) may import.
 QT = ("PySide6", "shiboken6", "superqt", "pytestqt", "matplotlib.backends.backend_qtagg")
 SQL = ("sqlalchemy", "alembic", "psycopg", "sqlite3")
-CORE = ("errors", "constants", "theory", "games", "single_suit", "engine")
+CORE = ("errors", "constants", "theory", "games", "single_suit", "twohand", "engine")
 
 
 def _modules() -> list[tuple[str, Path]]:

@@ -29,7 +29,8 @@ def run_cli(*argv, stdin=None):
 def test_value_json(capsys):
     lines = run_json(capsys, "value", "--json", "AQ/KJ", "13 12 9 8 7 2 1 / 14 11 10 6 5 4 3", "EWEW")
     assert lines[0] == {
-        "deal": "EWEW",
+        "deal": "AQ/KJ",  # as written, as outcome and moves echo it; the canonical label beside it
+        "label": "EWEW",
         "n": 2,
         "value": {"number": "3/2", "infinitesimal": "0", "text": "1 + 1/2"},
         "outcome": {"west_leads": 1, "east_leads": 2},
@@ -138,7 +139,9 @@ def test_text_output(capsys):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["value", "AQ/K"], "asymmetric"),
+        (["value", "AQ/K"], "asymmetric suit AQ/K: West holds 2 cards, East 1"),
+        (["value", "A/KQ"], "West holds 1 card, East 2"),
+        (["value", "WEE"], "West holds 1 card, East 2"),
         (["value", "AA/KQ"], "twice"),
         (["value", "AX/KQ"], "rank"),
         (["value", ""], "empty"),
@@ -158,6 +161,57 @@ def test_bad_input_is_one_line_and_exit_2(argv, words):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_a_suit_may_be_written_after_its_symbol(capsys):
+    """As ``--led ♠:T`` names a suit by its symbol, a deal may write it: ``♠AQ/KJ``."""
+    (plain,) = run_json(capsys, "value", "--json", "AQ/KJ")
+    (marked,) = run_json(capsys, "value", "--json", "♠AQ/KJ")
+    assert marked == {**plain, "deal": "♠AQ/KJ"}
+    text = "♠ KQT98/AJ765, ♥AK9/QJT, ♦AJ9753/KQT864, ♣KQT86/AJ975"
+    (line,) = run_json(capsys, "outcome", "--json", text)
+    (same,) = run_json(capsys, "outcome", "--json", "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975")
+    assert {**line, "deal": None} == {**same, "deal": None}
+    result = run_cli("outcome", "♥AQ/KJ, ♠KQ/AJ")
+    assert result.returncode == 2 and "suit 1 is written after ♥, which names suit 2" in result.stderr
+
+
+def test_every_error_line_has_the_one_form():
+    """A sub-command's own parser, the commands and the core all begin the line the same way; argparse's
+    sub-parsers would say ``whist-catalogue export: error:``."""
+    for argv in (["export", "--level", "x"], ["solve", "le-her", "--cards"], ["value", "AQ/K"], ["frobnicate"]):
+        result = run_cli(*argv)
+        assert result.returncode == 2 and result.stderr.startswith("whist-catalogue: error: "), (argv, result.stderr)
+        assert result.stderr.count("\n") == 1 and "export:" not in result.stderr
+
+
+def test_ctrl_c_is_a_stop_not_an_error():
+    """Ctrl+C while a command waits for stdin: one calm line, exit status 130, nothing on stdout."""
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "value", "-"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, **NO_CATALOGUE))
+    try:
+        proc.stdin.write("AQ/KJ\n" * 512)  # a pipe's deals are answered 512 at a time; then it waits for more
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith("AQ/KJ")
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and err == "whist-catalogue: interrupted\n", (proc.returncode, err)
+
+
+@pytest.mark.parametrize("command", ["value", "outcome", "moves"])
+def test_a_bad_line_of_stdin_is_named_by_its_number(command, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("AQ/KJ\n\nKT9/AQJ\nAQ/K\nKQ/AJ\n"))
+    assert main([command, "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist-catalogue: error: stdin line 4: asymmetric suit AQ/K") and err.count("\n") == 1
 
 
 def test_scan_json(capsys):
@@ -205,3 +259,26 @@ def test_a_huge_suit_names_the_normal_leads_theorem_8_2_makes_best(capsys):
                 assert lead == {"suit": 0, "card": str(normal_lead(deal, west))} and "Theorem 8.2" in note
             seen[lead is not None] += 1
     assert seen[True] > 20
+
+
+def test_an_answer_record_s_json_is_its_line(capsys):
+    """``to_json`` (the API) and ``json_line`` (a batch's hot loop) of each answer record say the same, and the
+    command prints the record's own text."""
+    from whist_catalogue.store.solvers import answer
+    from whist_catalogue.theory.answers import ValueAnswer
+    from whist_catalogue.theory.deals import parse_suit
+    from whist_catalogue.theory.multisuit import DealEvaluator
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.scripts.deal_commands import _outcome_answer, _ValueJson
+
+    table = SuitTable()
+    for text in ("K Q 10 / A J 9", "WE" * 40, "WWEE" * 30):
+        suit = parse_suit(text)
+        record = ValueAnswer.of(text, suit, answer(table, suit.deal))
+        assert isinstance(record, ValueAnswer) and json.loads(record.json_line({})) == record.to_json()
+        assert main(["value", text]) == 0 and capsys.readouterr().out == record.text()
+    evaluate = DealEvaluator(table)
+    for text in ("KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975", "WE" * 40):
+        record = _outcome_answer(text, evaluate)
+        assert json.loads(record.json_line(_ValueJson())) == record.to_json()
+        assert main(["outcome", text]) == 0 and capsys.readouterr().out == record.text()

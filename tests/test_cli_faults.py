@@ -255,6 +255,26 @@ def test_a_build_on_a_full_file_system_leaves_nothing(built, tmp_path):
     assert "No space left on device" in lines[0] and "No space left on device" in lines[1]
 
 
+def test_a_new_catalogue_that_fills_the_disk_part_way_leaves_nothing(tmp_path):
+    """Issue 17: room for the catalogue and its first levels but not for the whole build — the disk fills in
+    level 2, or in the last fold of the write-ahead log — fails with one line and exit 2, and leaves neither the
+    catalogue nor its -wal and -shm (it used to leave all three)."""
+    if subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace here (unshare -rm)")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    build_ = f"{sys.executable} -m whist_catalogue build --max-n 6 --no-progress --no-games --db {mount}/new.sqlite"
+    script = f"mount -t tmpfs -o size=512k tmpfs {mount} || exit 99\n" + "".join(f"""
+        rm -f {mount}/*; dd if=/dev/zero of={mount}/fill bs=1k count={512 - free} 2>/dev/null
+        {build_}; echo "{free}: $? $(ls {mount} | tr '\\n' ' ')"
+    """ for free in (128, 192, 256))
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    assert proc.stdout.split("\n") == ["128: 2 fill ", "192: 2 fill ", "256: 2 fill ", ""], proc.stdout + proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 3 and all(line.startswith("whist-catalogue: error: ") and "full" in line for line in lines)
+
+
 # -- the search language's nesting --------------------------------------------------------------------------
 
 
@@ -313,4 +333,56 @@ def test_sigterm_during_a_build_on_postgresql_is_one_line(tmp_path):
                 if proc.poll() is None:
                     proc.kill()
                     proc.communicate()
-            assert (proc.returncode, err, out) == (143, "whist-catalogue: error: terminated\n", ""), also_the_server
+            assert (proc.returncode, err, out) == (143, "whist-catalogue: terminated\n", ""), also_the_server
+
+
+# -- the app without a display ------------------------------------------------------------------------------
+
+
+def _unserved_display() -> int:
+    """A display number no X server serves here (no socket, abstract or on disk, and no TCP port)."""
+    import socket
+
+    from whist_catalogue.scripts.gui_command import _x11_answers
+
+    return next(n for n in range(99, 400) if not os.path.exists(f"/tmp/.X11-unix/X{n}") and not _x11_answers(f":{n}")
+                and socket.socket().connect_ex(("127.0.0.1", 6000 + n)) != 0)
+
+
+def test_gui_on_a_display_nobody_serves_is_one_line_not_a_qt_abort():
+    """Qt would print lines of its own blaming a plugin (and a library that is installed) and abort with 134."""
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "WAYLAND_DISPLAY", "DISPLAY")}
+    n = _unserved_display()
+    hint = "(set DISPLAY to a running X server, or QT_QPA_PLATFORM=offscreen; --screenshot DIR renders the views " \
+           "without one)"
+    for display, why in ((f":{n}", f"DISPLAY=:{n} does not answer"), (f"127.0.0.1:{n}.0", None), (None, None)):
+        proc = subprocess.run([sys.executable, "-m", "whist_catalogue", "gui"], capture_output=True, text=True,
+                              env=env if display is None else {**env, "DISPLAY": display}, cwd=REPO, timeout=120)
+        err = _one_line(proc.stderr, proc.returncode)
+        assert err.startswith("whist-catalogue: error: no display to open the app on: ") and err.endswith(hint + "\n")
+        assert why is None or why in err
+        assert proc.stdout == ""
+
+
+def test_the_display_probe_finds_a_server_that_listens(tmp_path):
+    """A real listening socket, where an X server's would be: in the abstract namespace, and on TCP 6000 + N."""
+    import socket
+
+    from whist_catalogue.scripts.gui_command import _x11_answers
+
+    n = _unserved_display()
+    assert not _x11_answers(f":{n}")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(f"\0/tmp/.X11-unix/X{n}")
+        server.listen()
+        assert _x11_answers(f":{n}") and _x11_answers(f":{n}.0") and _x11_answers(f"unix:{n}")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 6000 + n))
+        server.listen()
+        assert _x11_answers(f"127.0.0.1:{n}.0") and not _x11_answers(f"127.0.0.1:{n + 1}")
+    path = tmp_path / "display"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen()
+        assert _x11_answers(str(path))
+    assert not _x11_answers("not a display")

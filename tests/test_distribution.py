@@ -21,8 +21,9 @@ from scipy.stats import chi2
 from catalogue_testing import run_cli
 
 SCAN = Path(__file__).resolve().parent.parent / "docs" / "data" / "scan.jsonl"
+from whist_catalogue.errors import DistributionError
 from whist_catalogue.store.distributions import (
-    DistributionError, distribution, level_counts, parse_sizes, read_scan_counts, shipped_counts, shipped_max_n,
+    distribution, level_counts, parse_sizes, read_scan_counts, shipped_counts, shipped_max_n,
 )
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.distribution import outcome_distribution
@@ -170,6 +171,22 @@ def test_cli_json_and_text():
     code, out, _ = run_cli("distribution", "4,4,3,2")
     assert code == 0
     assert "588,000 deals" in out and "dealer's advantage" in out and "593/58800" in out
+    # the text is the result's own, and the sizes may be written apart as well as with commas
+    assert out == distribution((4, 4, 3, 2)).text() + "\n"
+    assert run_cli("distribution", "4", "4", "3", "2") == (0, out, "")
+    assert run_cli("distribution", "4", "4,3", "2") == (0, out, "")
+
+
+def test_the_summary_is_what_the_json_says():
+    result = distribution((4, 4, 3, 2))
+    obj = result.to_json()
+    said = dict(result.summary())
+    assert said["dealer's advantage (E[non-leader's tricks] − N/2)"] == Fraction(obj["dealer_advantage"]) \
+        == Fraction(593, 58800)
+    assert [said[k] for k in ("E[West's tricks], West leads", "E[West's tricks], East leads")] == \
+        [Fraction(obj["expected_west_leads"]), Fraction(obj["expected_east_leads"])]
+    assert result.headline() == "suits 4,4,3,2: 4 suits, 13 tricks, 588,000 deals"
+    assert distribution((1,)).headline() == "suits 1: 1 suit, 1 trick, 2 deals"
 
 
 @pytest.mark.parametrize("argv, message", [

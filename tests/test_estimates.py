@@ -23,7 +23,8 @@ from whist_catalogue.engine import plan as P
 from whist_catalogue.engine.plan import (EnginePlan, build_memory, engine_bound, engine_memory, level_seconds,
                                          plan_levels, read_seconds)
 from whist_catalogue.store.build import build, estimate_build
-from whist_catalogue.store.reader import LevelInfo, open_catalogue
+from whist_catalogue.store.reader import open_catalogue
+from whist_catalogue.store.records import LevelInfo
 from whist_catalogue.theory.jit import PREPARING
 
 C = {n: comb(2 * n, n) for n in range(30)}
@@ -103,9 +104,12 @@ def test_valuing_a_level_allocates_its_codes_and_the_chunk_in_hand_not_8_bytes_a
 # -- the build's estimate -----------------------------------------------------------------------------------------
 
 
+RECORDED = {11: 24_915, 12: 83_058, 13: 285_826, 14: 1_005_721, 15: 3_555_796, 16: 12_705_511}
+"""level.stored_bytes of a build to n = 16 (docs/benchmarks.md, "Per level")."""
+
+
 def _recorded(n: int, seconds: float) -> LevelInfo:
-    stored = {11: 24_915, 12: 83_058, 13: 285_826, 14: 1_005_721}.get(n, 1_000)
-    return LevelInfo(n, True, C[n], None, None, None, seconds, "chunks" if n > 10 else "rows", stored)
+    return LevelInfo(n, True, C[n], None, None, None, seconds, RECORDED.get(n, C[n] // 20))
 
 
 def test_the_build_estimate_comes_from_the_model_not_from_a_recorded_time():
@@ -117,27 +121,19 @@ def test_the_build_estimate_comes_from_the_model_not_from_a_recorded_time():
     assert slow.levels == (15,) and slow.measured and 3_555_796 <= slow.bytes <= 1.15 * 3_555_796
     assert slow.memory == build_memory((15,))
     two = estimate_build([_recorded(n, 1.0) for n in range(1, 11)], 12, games=True)
-    rows = 0.0  # levels 11 and 12 have no rows
-    assert two.seconds == pytest.approx(13.0 + sum(level_seconds(n, build=True) + 0.03 for n in (11, 12)) + rows)
+    assert two.seconds == pytest.approx(13.0 + sum(level_seconds(n, build=True) + 0.03 for n in (11, 12)))
     fresh = estimate_build([], 10)
-    assert fresh.seconds == pytest.approx(sum(level_seconds(n, build=True) + 0.03 + C[n] * 8e-6
-                                              for n in range(1, 11)))
+    assert fresh.seconds == pytest.approx(sum(level_seconds(n, build=True) + 0.03 for n in range(1, 11)))
 
 
-def test_the_build_estimate_of_disk_is_the_top_chunks_levels_recorded_size_a_deal_not_the_files():
-    """Levels ≤ 10 hold a row a deal: 35 MB of the file for 250,952 deals, which says nothing of level 11 on."""
-    recorded = {11: 24_915, 12: 83_058, 13: 285_826, 14: 1_005_721, 15: 3_555_796, 16: 12_705_511}
+def test_the_build_estimate_of_disk_is_the_top_levels_recorded_size_a_deal():
     to_14 = [_recorded(n, 1.0) for n in range(1, 15)]
     two = estimate_build(to_14, 16)
-    real = recorded[15] + recorded[16]
-    assert two.levels == (15, 16) and real <= two.bytes <= 1.25 * real  # recorded 16.3 MB (the view said 511.7 MB)
-    to_10 = [_recorded(n, 1.0) for n in range(1, 11)]
-    rest = estimate_build(to_10, 16)
-    assert not rest.measured and rest.levels == tuple(range(11, 17))
-    assert sum(recorded.values()) <= rest.bytes <= 2 * sum(recorded.values())  # 17.7 MB recorded for levels 11–16
-    empty = estimate_build([], 10)
-    assert empty.levels == tuple(range(1, 11)) and 30e6 <= empty.bytes <= 45e6  # rows: 35 MB of the file
-    nothing = estimate_build(to_10, 10)
+    real = RECORDED[15] + RECORDED[16]
+    assert two.levels == (15, 16) and real <= two.bytes <= 1.25 * real  # recorded 16.3 MB
+    empty = estimate_build([], 16)
+    assert not empty.measured and empty.bytes == pytest.approx(0.035 * sum(C[n] for n in range(1, 17)))
+    nothing = estimate_build(to_14, 14)
     assert nothing.levels == () and nothing.bytes == 0 and nothing.seconds == 0 and nothing.memory == 0
 
 

@@ -32,3 +32,34 @@ def test_bad_sizes_are_a_message_and_a_newer_request_wins(qtbot):
     wait_idle(qtbot, window, view)
     assert view.result is not None and view.result.sizes == (3, 2)
     assert not view.message.shown
+
+
+def _text_boxes(canvas) -> list[tuple[str, object]]:
+    """Every piece of text drawn on the figure, with its box on the canvas."""
+    figure = canvas.figure
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    texts = [figure._suptitle] if figure._suptitle else []
+    for ax in figure.axes:
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels(), *ax.texts]
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_text() and t.get_visible()]
+
+
+def test_the_plot_fits_a_small_window(qtbot):
+    """At 1000×700 every title, label and note of the figure is inside it and none covers another."""
+    window = make_window(qtbot)
+    window.resize(1000, 700)
+    view = window.show_view("distributions")
+    view.set_sizes("13,13,13,13")
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30_000)
+    qtbot.wait(50)
+    boxes = _text_boxes(view.plot.canvas)
+    frame = view.plot.figure.bbox
+    outside = [text for text, box in boxes
+               if box.x0 < frame.x0 - 1 or box.x1 > frame.x1 + 1 or box.y0 < frame.y0 - 1 or box.y1 > frame.y1 + 1]
+    assert outside == []
+    overlapping = [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:]
+                   if box.overlaps(other) and box.intersection(box, other).width > 1
+                   and box.intersection(box, other).height > 1]
+    assert overlapping == []
+    assert any("lead changes" in text for text, _ in boxes)

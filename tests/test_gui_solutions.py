@@ -1,5 +1,7 @@
 """The solved games: chemin-de-fer's G(h) and tables, Le Her for a chosen N, the §11 asymptotics."""
 
+from fractions import Fraction
+
 import pytest
 from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
@@ -102,13 +104,34 @@ def test_plots_have_the_navigation_toolbar_and_fit_a_small_window(qtbot, window,
     assert page.canvas.figure.axes[0].get_title() == "The Banker's gain G(h)"
 
 
+def test_the_randomised_cell_and_the_subgame_probabilities_are_in_view_at_1000_by_700(qtbot, window, solutions):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() <= 1000)
+    page = solutions.chemin_de_fer
+    qtbot.wait(50)
+    j, l, _ = page.solution.mixed_cell
+    row = [r for r in range(page.decisions.rowCount()) if page.decisions.headerData(r, Qt.Orientation.Vertical)
+           == f"Banker {j}"][0]
+    cell = page.decisions_view.visualRect(page.decisions.index(row, l))
+    assert page.decisions_view.viewport().rect().contains(cell), "the cell the Banker randomises is in view"
+    solutions.tabs.setCurrentWidget(solutions.le_her)
+    wait_idle(qtbot, window, solutions)
+    page = solutions.le_her
+    qtbot.wait(50)
+    view = page.subgame_view
+    assert view.horizontalHeader().length() <= view.viewport().width(), "every column of the subgame in view"
+    headers = [page.subgame.headerData(k, Qt.Orientation.Horizontal) for k in range(page.subgame.columnCount())]
+    assert headers == ["t = 9: 4/7", "t = 10: 3/7"]  # each strategy with its probability
+    assert page.subgame.headerData(0, Qt.Orientation.Vertical) == "s = 8: 6/7"
+
+
 def test_le_her_plot_and_the_optimal_cells_in_view_at_52(qtbot, window, solutions):
     window.resize(1000, 700)
     solutions.tabs.setCurrentWidget(solutions.le_her)
     page = solutions.le_her
     wait_idle(qtbot, window, solutions)
     page.cards.setValue(52)
-    qtbot.waitUntil(lambda: page.solution is not None and page.solution["cards"] == 52 and not page.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: page.solution is not None and page.solution.cards == 52 and not page.busy, timeout=60_000)
     view = page.matrix_view
     assert page.optimal_cells, "N = 52 has optimal cells"
     for r, c in page.optimal_cells:
@@ -135,7 +158,7 @@ def test_a_matrix_game_of_your_own(qtbot, window, solutions):
     solutions.tabs.setCurrentWidget(solutions.matrix_game)
     page = solutions.matrix_game
     wait_idle(qtbot, window, solutions)
-    assert page.solution is not None and page.solution["value"] == "1/7"  # the example: T/B against L/R
+    assert page.solution is not None and page.solution.value == Fraction(1, 7)  # the example: T/B against L/R
     assert "3/7" in page.summary.text()
     page.grid.item(0, 0).setText("x")
     assert page.solution is None and "Changed" in page.summary.text()  # no stale answer beside the new grid
@@ -146,15 +169,15 @@ def test_a_matrix_game_of_your_own(qtbot, window, solutions):
     page.columns.setValue(3)  # a new column of zeros, which player 2 never needs: [[1/2, -1], [-2, 1]] is worth -1/3
     qtbot.keyClick(page.solve_button, Qt.Key.Key_Space)
     wait_idle(qtbot, window, solutions)
-    assert not page.message.is_error and page.solution["value"] == "-1/3"
-    assert page.grid.item(1, 2).text() == "0" and "3" not in page.solution["player2"]
+    assert not page.message.is_error and page.solution.value == Fraction(-1, 3)
+    assert page.grid.item(1, 2).text() == "0" and "3" not in dict(page.solution.player2)
     QGuiApplication.clipboard().setText("\tstand\tcall\nlow\t1\t-1\nhigh\t-1\t1")
     page.grid.setFocus()
     page.paste()
     wait_idle(qtbot, window, solutions)
     assert (page.grid.rowCount(), page.grid.columnCount()) == (2, 2)
     assert page.grid.horizontalHeaderItem(1).text() == "call"
-    assert page.solution["player1"] == {"low": "1/2", "high": "1/2"} and page.solution["value"] == "0"
+    assert dict(page.solution.player1) == {"low": Fraction(1, 2), "high": Fraction(1, 2)} and page.solution.value == 0
 
 
 def test_an_answer_to_a_grid_since_edited_is_dropped(qtbot, window, solutions):

@@ -36,7 +36,8 @@ def test_one_top_level_name(wheel):
     for needed in ("whist_catalogue/scripts/main.py", "whist_catalogue/gui/app.py",
                    "whist_catalogue/migrations/env.py", "whist_catalogue/migrations/alembic.ini",
                    "whist_catalogue/docs/search.md", "whist_catalogue/theory/values.py",
-                   "whist_catalogue/docs/data/scan.jsonl"):  # `distribution` reads the shipped value counts
+                   "whist_catalogue/docs/data/scan.jsonl",  # `distribution` reads the shipped value counts
+                   "whist_catalogue/twohand/endings.bin"):  # the two-hand search's solved endings
         assert needed in names
     assert any(n.startswith("whist_catalogue/migrations/versions/") and n.endswith(".py") for n in names)
     assert any(n.endswith("LICENSE") for n in names)
@@ -65,4 +66,4 @@ def test_pypi_catalogue_lives_beside_ours(tmp_path):
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
                          cwd=tmp_path, env={**__import__("os").environ, "PYTHONPATH": str(target)})
     assert run.returncode == 0, run.stderr[-2000:]
-    assert '"deal": "EWEW"' in run.stdout
+    assert '"deal": "AQ/KJ", "label": "EWEW"' in run.stdout

@@ -78,7 +78,7 @@ def test_le_her_small_n_has_no_theorem_2(capsys):
 def test_text_output(capsys):
     assert main(["solve", "chemin-de-fer"]) == 0
     out = capsys.readouterr().out
-    assert "h* = 575/704" in out and "(j=6, l=10)" in out and "table-7" in out
+    assert "h* = 575/704" in out and "(j=6, l=10)" in out and "Table 7: 2557/2688" in out
     assert main(["solve", "le-her", "--cards", "52"]) == 0
     out = capsys.readouterr().out
     assert "71329/132600" in out and "s* = 29.574439" in out and "agrees with the whole game" in out
@@ -89,7 +89,8 @@ def test_text_output(capsys):
     [
         (["le-her", "--cards", "2"], "cards must be between 3 and 200, got 2"),
         (["le-her"], "missing parameter 'cards'"),
-        (["baccarat"], "unknown game 'baccarat'"),
+        (["baccarat"], "unknown game 'baccarat' (known: chemin-de-fer, le-her, matrix)"),
+        (["lehr"], "unknown game 'lehr' (did you mean le-her? known: chemin-de-fer, le-her, matrix)"),
         (["chemin-de-fer", "--cards", "5"], "unknown parameter 'cards'"),
         (["le-her", "--cards", "seven"], "invalid int value: 'seven'"),
     ],
@@ -117,6 +118,31 @@ def test_bad_arguments_from_the_shell():
         assert len(done.stderr.splitlines()) == 1 and message in done.stderr and "Traceback" not in done.stderr
 
 
+def test_help_names_every_game(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert all(name in said for name in ("chemin-de-fer", "le-her", "matrix FILE"))
+
+
+def test_text_and_html_are_the_same_rows():
+    """The command line's text and the app's HTML show one summary: no second renderer of a solution."""
+    from html import unescape
+
+    from whist_catalogue.games.strategic_form import parse_grid
+
+    games = [solved_games.solve("chemin-de-fer"), solved_games.solve("le-her", cards=13),
+             solved_games.solve_strategic_form(parse_grid("\tL\tR\nT\t3\t-1\nB\t-2\t1", title="example"))]
+    for game in games:
+        text = game.text().splitlines()
+        html = unescape(game.html().replace("<b>", "").replace("</b>", "")).split("<br>")
+        assert [line.lower() for line in html] == [line.lower() for line in text[:len(html)]]
+    chemin, le_her, matrix = (game.text() for game in games)
+    assert "the Banker mixes: Table 5 with probability 34093/54626 and Table 6 with probability 20533/54626" in chemin
+    assert "s = 8 with probability 6/7, s = 9 with probability 1/7" in le_her
+    assert "value (to player 1, rows): 1/7 ≈ 0.142857" in matrix
+
+
 # -- the registry the catalogue and the app use -----------------------------------------------------
 
 
@@ -124,7 +150,7 @@ def test_registry():
     assert solved_games.game_names() == ("chemin-de-fer", "le-her")
     assert [p.name for p in solved_games.get_game("le-her").parameters] == ["cards"]
     assert solved_games.validate("le-her", cards=52) == {"cards": 52}
-    assert solved_games.solve("le-her", cards=52)["value"] == "71329/132600"
+    assert solved_games.solve("le-her", cards=52).value == Fraction(71329, 132600)
     for bad in ({"cards": 2.5}, {"cards": "52"}, {"cards": True}, {"cards": 2}, {}):
         with pytest.raises(GameArgumentError, match="le-her"):
             solved_games.solve("le-her", **bad)
@@ -133,9 +159,13 @@ def test_registry():
 
 
 def test_solutions_are_json_round_trippable():
-    for name, params in (("chemin-de-fer", {}), ("le-her", {"cards": 13})):
-        obj = solved_games.solve(name, **params)
+    for name, params in (("chemin-de-fer", {}), ("le-her", {"cards": 13}), ("le-her", {"cards": 4})):
+        solution = solved_games.solve(name, **params)
+        obj = solution.to_json()
         assert json.loads(json.dumps(obj)) == obj
+        # what the catalogue stores reads back as the same solution, and writes the same JSON text again
+        assert solved_games.SolvedGame.from_json(json.loads(json.dumps(obj))) == solution
+        assert json.dumps(solved_games.SolvedGame.from_json(obj).to_json()) == json.dumps(obj)
         assert is_exact(obj["value"]) and isinstance(obj["value_float"], float)
         assert all(is_exact(p) for p in obj["player1"].values()) and all(is_exact(p) for p in obj["player2"].values())
         assert sum(map(Fraction, obj["player1"].values())) == 1 == sum(map(Fraction, obj["player2"].values()))

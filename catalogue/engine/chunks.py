@@ -40,6 +40,7 @@ import numpy as np
 
 from whist_catalogue.engine.codes import ValueTable, value_keys
 from whist_catalogue.engine.encoding import parts_of_value_key
+from whist_catalogue.errors import ChunkError
 
 __all__ = [
     "Chunk",
@@ -59,10 +60,6 @@ CHUNK_DEALS = 1 << 20
 """Deals a chunk (the last of a level may be shorter): about 1 MB of codes, a few milliseconds to decode."""
 _LEVEL = 6
 """zlib's level: 9 saves under 2 % more here and takes twice as long to write."""
-
-
-class ChunkError(ValueError):
-    """The bytes are not a well-formed chunk (damaged, truncated, or not a chunk at all)."""
 
 
 class Chunk:

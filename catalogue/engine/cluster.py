@@ -52,7 +52,7 @@ from whist_catalogue.engine.scan import (
     two_theories_range,
     two_theories_result,
 )
-from whist_catalogue.errors import WhistError
+from whist_catalogue.errors import ClusterError
 from whist_catalogue.theory.ranking import level_size
 from whist_catalogue.theory.values import Value
 
@@ -88,10 +88,6 @@ CONNECT_TIMEOUT = 10.0
 TIMEOUT_ENV = "WHIST_CATALOGUE_CLUSTER_TIMEOUT"
 """The environment variable that sets :func:`connect`'s wait instead (seconds; shorter to fail fast, longer
 for a scheduler still starting)."""
-
-
-class ClusterError(WhistError):
-    """A ``--cluster`` address that is malformed or does not answer, or the cluster extra missing."""
 
 
 def parse_address(text: str) -> str | int:

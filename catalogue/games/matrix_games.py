@@ -35,7 +35,7 @@ from typing import Iterable, Sequence, TypeAlias
 
 import numpy as np
 
-from whist_catalogue.errors import GameArgumentError
+from whist_catalogue.errors import CertificationError, InvalidMatrixError, counted
 
 __all__ = [
     "Matrix",
@@ -64,14 +64,6 @@ _BINDING_TOL = 1e-8
 """A float reply whose pay-off is within this of the LP value is taken as binding."""
 
 
-class InvalidMatrixError(GameArgumentError):
-    """A pay-off matrix that is empty, ragged, or holds something that is not a number."""
-
-
-class CertificationError(ValueError):
-    """A claimed solution in which a strategy fails to guarantee the claimed value."""
-
-
 def as_matrix(rows: Iterable[Iterable[object]]) -> Matrix:
     """The matrix as exact Fractions (ints, Fractions, ``"p/q"`` strings); rejects empty or ragged input."""
     try:
@@ -98,7 +90,8 @@ def _dot(weights: Sequence[Fraction], entries: Sequence[Fraction]) -> Fraction:
 
 def _check_distribution(strategy: Strategy, size: int, who: str) -> None:
     if len(strategy) != size:
-        raise CertificationError(f"{who}'s strategy has {len(strategy)} entries, the matrix needs {size}")
+        raise CertificationError(f"{who}'s strategy has {counted(len(strategy), 'entry', 'entries')}, "
+                                 f"the matrix needs {size}")
     if any(p < 0 for p in strategy):
         raise CertificationError(f"{who}'s strategy has a negative probability: {[str(p) for p in strategy]}")
     if sum(strategy) != 1:

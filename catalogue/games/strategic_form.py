@@ -27,7 +27,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
 
-from whist_catalogue.games.matrix_games import InvalidMatrixError, Matrix
+from whist_catalogue.errors import InvalidMatrixError, counted
+from whist_catalogue.games.matrix_games import Matrix
 
 __all__ = [
     "MAX_STRATEGIES",
@@ -91,7 +92,7 @@ def _rectangle(rows: list[list[Fraction]]) -> Matrix:
     for i, row in enumerate(rows):
         if len(row) != len(rows[0]):
             raise InvalidMatrixError(
-                f"ragged matrix: row {i + 1} has {len(row)} entries, row 1 has {len(rows[0])}"
+                f"ragged matrix: row {i + 1} has {counted(len(row), 'entry', 'entries')}, row 1 has {len(rows[0])}"
             )
     if len(rows) > MAX_STRATEGIES or len(rows[0]) > MAX_STRATEGIES:
         raise InvalidMatrixError(

@@ -20,7 +20,10 @@ from itertools import compress
 from typing import TYPE_CHECKING, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
-from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError
+from whist_catalogue.errors import (
+    AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, TrumpSuitError, UnevenHandsError,
+    counted,
+)
 from whist_catalogue.theory.immutable import Immutable
 
 if TYPE_CHECKING:
@@ -47,6 +50,8 @@ __all__ = [
     "SUIT_LETTERS",
     "parse_suit_name",
     "suit_name",
+    "TwoHandDeal",
+    "parse_two_hand",
 ]
 
 Card: TypeAlias = int
@@ -121,7 +126,8 @@ class Deal(Immutable):
         west = _mask(text, "W")
         if 2 * west.bit_count() != len(text):
             raise AsymmetricSuitError(
-                f"asymmetric suit {label!r}: West holds {west.bit_count()} cards, East {len(text) - west.bit_count()}"
+                f"asymmetric suit {label!r}: West holds {counted(west.bit_count(), 'card')}, "
+                f"East {len(text) - west.bit_count()}"
             )
         return cls(len(text) // 2, west)
 
@@ -221,7 +227,12 @@ class Notation(enum.Enum):
 
 
 class Suit(Immutable):
-    """A suit as the user wrote it: real card ranks (larger is higher) and their notation."""
+    """A suit as the user wrote it: real card ranks (larger is higher) and their notation.
+
+    The hands may hold different numbers of its cards, or none (a void): a suit of a two-hand deal
+    (:class:`TwoHandDeal`).  The theory's single-suit deal, :attr:`deal`, needs a *symmetric* suit, both
+    hands the same size, and refuses any other with :class:`AsymmetricSuitError`.
+    """
 
     __slots__ = ("west", "east", "notation", "_deal")
     west: tuple[int, ...]
@@ -240,8 +251,6 @@ class Suit(Immutable):
         object.__setattr__(self, "east", east)
         object.__setattr__(self, "notation", notation)
         object.__setattr__(self, "_deal", _deal)
-        if len(west) != len(east):
-            raise AsymmetricSuitError(f"asymmetric suit {self}: West holds {len(west)} cards, East {len(east)}")
         if _deal is not None:
             return  # the cards of a Deal are distinct by construction
         cards = west + east
@@ -252,13 +261,30 @@ class Suit(Immutable):
 
     @property
     def n(self) -> int:
+        """Cards a hand of a symmetric suit (West's cards of any other)."""
         return len(self.west)
 
     @property
+    def symmetric(self) -> bool:
+        """Whether both hands hold the same number of the suit's cards."""
+        return len(self.west) == len(self.east)
+
+    @property
+    def owners(self) -> str:
+        """The owner string of any suit, even or not: one letter a card, lowest card first (``WWE``: West
+        holds the two lowest cards, East the highest)."""
+        west = set(self.west)
+        return "".join("W" if r in west else "E" for r in sorted(self.west + self.east))
+
+    @property
     def deal(self) -> Deal:
-        """The canonical deal: only the relative order of the cards kept."""
+        """The canonical deal: only the relative order of the cards kept (a symmetric suit only)."""
         if self._deal is not None:
             return self._deal
+        if not self.symmetric:
+            raise AsymmetricSuitError(
+                f"asymmetric suit {self}: West holds {counted(len(self.west), 'card')}, East {len(self.east)}"
+            )
         ranked = sorted(self.west + self.east)
         west = set(self.west)
         return Deal(self.n, _mask("".join("W" if r in west else "E" for r in ranked), "W"))
@@ -292,12 +318,10 @@ class Suit(Immutable):
         return Suit(self.east, self.west, self.notation)
 
     def __str__(self) -> str:
-        if (
-            self.notation is Notation.OWNER
-            and len(self.west) == len(self.east)
-            and sorted(self.west + self.east) == list(range(1, 2 * len(self.west) + 1))
+        if self.notation is Notation.OWNER and sorted(self.west + self.east) == list(
+            range(1, len(self.west) + len(self.east) + 1)
         ):
-            return self.deal.label
+            return self.owners
         sep = "" if self.notation is Notation.RANKS else " "
         west = sep.join(self.card_name(r) for r in reversed(self.west))
         east = sep.join(self.card_name(r) for r in reversed(self.east))
@@ -352,7 +376,8 @@ def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Su
     if not west and not east:
         raise InvalidDealError(f"empty suit: {text!r}")
     suit = Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
-    object.__setattr__(suit, "_deal", _canonical(suit.west, suit.east))  # parsed suits are cached, asked often
+    if suit.symmetric:
+        object.__setattr__(suit, "_deal", _canonical(suit.west, suit.east))  # parsed suits are cached, asked often
     return suit
 
 
@@ -414,7 +439,7 @@ def _numbers(side: str) -> int:
 
 
 def parse_suit(text: str) -> Suit:
-    """Parse one suit in any notation of docs/spec.md §2 (see :func:`_parse_suit`)."""
+    """Parse one symmetric suit in any notation of docs/spec.md §2 (see :func:`_parse_suit`)."""
     # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
     if len(text) > 64:
         return _parse_suit(text)
@@ -422,22 +447,40 @@ def parse_suit(text: str) -> Suit:
 
 
 def _parse_suit(text: str) -> Suit:
-    """Parse one suit in any notation of docs/spec.md §2.
+    """:func:`_read_suit`, refusing a suit whose hands differ in size (the theory's deals are symmetric)."""
+    suit = _read_suit(text)
+    if not suit.symmetric:
+        raise AsymmetricSuitError(
+            f"asymmetric suit {suit}: West holds {counted(len(suit.west), 'card')}, East {len(suit.east)}"
+        )
+    return suit
 
-    * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10`` (case-insensitive, spaces ignored);
+
+def _read_suit(text: str) -> Suit:
+    """Parse one suit in any notation of docs/spec.md §2, the hands of any sizes (a void written ``-``).
+
+    * ranks ``WEST/EAST``: ``AQ/KJ``, ``K Q 9 / A J 10``, ``AK2/-`` (case-insensitive, spaces ignored);
     * numbers ``13 12 9 8 / 14 11 10 6`` (whitespace-separated integers, larger is higher);
-    * an owner string, lowest card first: ``EWEW``.
+    * an owner string, lowest card first: ``EWEW``; ``WWE`` is West's two lowest cards against East's highest;
 
+    any of them after its suit's symbol, as ``--led ♠:T`` names a suit: ``♠AQ/KJ``.
     A deal of more than :data:`MAX_HAND_SIZE` cards a hand is refused first (:func:`check_deal_size`).
     """
     check_deal_size(text)
     stripped = text.strip()
+    if stripped[:1] in SUIT_SYMBOLS:
+        stripped = stripped[1:].strip()
     if not stripped:
         raise InvalidDealError("empty deal")
     if "/" not in stripped:
         if _OWNERS.fullmatch(stripped):
-            deal = Deal.from_label(stripped)
-            return Suit(deal.west_cards, deal.east_cards, Notation.OWNER, deal)
+            owners = stripped.upper()
+            west_mask = _mask(owners, "W")
+            if 2 * west_mask.bit_count() == len(owners):
+                deal = Deal(len(owners) // 2, west_mask)
+                return Suit(deal.west_cards, deal.east_cards, Notation.OWNER, deal)
+            east_mask = _mask(owners, "E")
+            return Suit(tuple(_bits(west_mask)), tuple(_bits(east_mask)), Notation.OWNER)
         raise InvalidDealError(
             f"not a deal: {text!r} (write WEST/EAST with ranks or numbers, or an owner string such as EWEW)"
         )
@@ -460,6 +503,7 @@ def _parse_suit(text: str) -> Suit:
 
 
 _parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
+_read_suit_cached = lru_cache(maxsize=8192)(_read_suit)
 
 
 # A batch of deals meets each distinct suit once, most of them written in ranks (``AKJ853/QT9764``).  For
@@ -500,9 +544,18 @@ _SUIT_SEPARATOR = re.compile(r"[,;]")
 
 
 def multisuit_parts(text: str) -> list[str]:
-    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``."""
+    """The texts of a multi-suit deal's suits, unparsed: separated by ``,`` or ``;``.  A suit written after a
+    symbol must be the suit that symbol names (``♠`` the first, ``♥`` the second, …: docs/spec.md §2)."""
     check_deal_size(text)
-    return text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    parts = text.split(",") if ";" not in text else _SUIT_SEPARATOR.split(text)
+    if not text.isascii():  # a symbol at all: rare, and the batch's hot path stays one C-speed check
+        for i, part in enumerate(parts):
+            symbol = part.strip()[:1]
+            if symbol in SUIT_SYMBOLS and SUIT_SYMBOLS[i:i + 1] != (symbol,):
+                raise InvalidDealError(f"suit {i + 1} is written after {symbol}, which names suit "
+                                       f"{SUIT_SYMBOLS.index(symbol) + 1}: the symbols ♠ ♥ ♦ ♣ name the suits in "
+                                       "the order written")
+    return parts
 
 
 def parse_multisuit(text: str) -> tuple[Suit, ...]:
@@ -565,3 +618,132 @@ def parse_suit_name(text: str, count: int) -> int:
         there = "suit 1" if count == 1 else f"suits 1…{count}"
         raise InvalidDealError(f"no suit {name!r}: the deal has {there}{named}, counted from 1 in the order written")
     return index
+
+
+# -- two-hand deals: suits of any split, voids, a trump suit ----------------------------------------------
+
+_TRUMPS = re.compile(r"\s*trumps?\b\s*([^:,;/]*?)\s*:(.*)\Z", re.IGNORECASE | re.DOTALL)
+
+
+class TwoHandDeal(Immutable):
+    """A deal of two-person whist as written: any suits, each split between the hands in any way (a hand
+    may be void in a suit), the hands of equal size in all, and a trump suit or none (docs/spec.md §2).
+
+    The theory's multi-suit deals are the symmetric ones (every suit even) without trumps; this is the
+    input of the exact search (:mod:`whist_catalogue.twohand`).  ``str()`` writes it back in the notation it
+    was written in, naming the trump suit first (``trumps ♥: AK2/-, 5/QJ43``); parsing that text gives an
+    equal deal.
+    """
+
+    __slots__ = ("suits", "trump")
+    suits: tuple[Suit, ...]
+    trump: int | None
+    """The trump suit's index among :attr:`suits` (0-based), None for no trumps."""
+
+    def __init__(self, suits: tuple[Suit, ...], trump: int | None = None) -> None:
+        suits = tuple(suits)
+        object.__setattr__(self, "suits", suits)
+        object.__setattr__(self, "trump", trump)
+        if not suits:
+            raise InvalidDealError("empty deal")
+        for i, suit in enumerate(suits):
+            if not suit.west and not suit.east:
+                raise InvalidDealError(f"empty suit {i + 1} in {self.text(with_trumps=False)!r}")
+        west, east = self.hand_sizes
+        if west != east:
+            raise UnevenHandsError(
+                f"hands of different sizes in {self.text(with_trumps=False)!r}: West holds {west} cards,"
+                f" East {east} (each hand must hold as many cards as the other)"
+            )
+        if trump is not None and not (isinstance(trump, int) and 0 <= trump < len(suits)):
+            raise TrumpSuitError(f"no trump suit {trump!r} (0-based) in {self.text(with_trumps=False)!r}:"
+                                 f" it has {len(suits)} suit{'s' if len(suits) > 1 else ''}")
+
+    @property
+    def hand_sizes(self) -> tuple[int, int]:
+        """West's and East's cards in all."""
+        return sum(len(s.west) for s in self.suits), sum(len(s.east) for s in self.suits)
+
+    @property
+    def n(self) -> int:
+        """Cards a hand."""
+        return self.hand_sizes[0]
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether every suit is even: then trumps can never matter and the theory answers it (Theorem 9.1)."""
+        return all(s.symmetric for s in self.suits)
+
+    def trump_name(self) -> str | None:
+        """The trump suit as the text names it: its symbol for a deal of at most four suits, else its number."""
+        if self.trump is None:
+            return None
+        return SUIT_SYMBOLS[self.trump] if len(self.suits) <= len(SUIT_SYMBOLS) else str(self.trump + 1)
+
+    def text(self, with_trumps: bool = True) -> str:
+        """The deal in its own notation: ``trumps ♥: AK2/-, 5/QJ43`` (docs/spec.md §2)."""
+        body = ", ".join(map(str, self.suits))
+        if with_trumps and self.trump is not None:
+            return f"trumps {self.trump_name()}: {body}"
+        return body
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"parse_two_hand({self.text()!r})"
+
+    def _repr_html_(self) -> str:
+        """The deal as a card diagram in a notebook (:mod:`.display`)."""
+        from whist_catalogue.theory.display import two_hand_html
+
+        return two_hand_html(self)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+
+
+def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
+    """A two-hand deal from its text (docs/spec.md §2): suits as :func:`parse_multisuit` reads them, but each
+    split in any way (``AK2/QJ``, a void ``AK2/-``, an owner string ``WWE``), and the trump suit named before
+    a colon, ``trumps ♥: AK2/-, 5/QJ43`` (or ``trumps 2:``, ``trumps H:``).
+
+    ``trumps`` names the trump suit of a text that names none, as a person does (:func:`parse_suit_name`: a
+    number from 1, a symbol or a letter) or as a 0-based index; a text naming another trump suit is refused.
+    """
+    if not isinstance(text, str):
+        raise InvalidDealError(f"not a deal: {text!r}")
+    check_deal_size(text)
+    named = _TRUMPS.match(text)
+    body = named.group(2) if named else text
+    parts = multisuit_parts(body)
+    if not body.strip():
+        raise InvalidDealError(f"empty deal: {text!r}")
+    suits = []
+    for i, part in enumerate(parts):
+        if not part.strip():
+            raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
+        try:
+            suits.append(_read_suit(part) if len(part) > 64 else _read_suit_cached(part))
+        except InvalidDealError as exc:
+            if len(parts) == 1:
+                raise
+            raise type(exc)(f"suit {i + 1}: {exc}") from None
+    trump = _trump_index(named.group(1), len(suits), text) if named else None
+    if trumps is not None:
+        given = trumps if isinstance(trumps, int) and not isinstance(trumps, bool) else None
+        if given is None:
+            given = _trump_index(str(trumps), len(suits), text)
+        elif not 0 <= given < len(suits):
+            raise TrumpSuitError(f"no trump suit {given} (0-based) in {text!r}: it has {len(suits)} suits")
+        if trump is not None and trump != given:
+            raise TrumpSuitError(
+                f"two trump suits for {text!r}: the deal names suit {trump + 1}, and suit {given + 1} was given"
+            )
+        trump = given
+    return TwoHandDeal(tuple(suits), trump)
+
+
+def _trump_index(name: str, count: int, text: str) -> int:
+    try:
+        return parse_suit_name(name, count)
+    except InvalidDealError as exc:
+        reason = str(exc).split(": ", 1)[-1]
+        raise TrumpSuitError(f"no trump suit {name.strip()!r} in {text!r}: {reason}") from None

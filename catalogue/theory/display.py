@@ -14,7 +14,7 @@ import html
 import json
 from typing import TYPE_CHECKING, Sequence
 
-from whist_catalogue.theory.deals import Deal, Notation, Suit
+from whist_catalogue.theory.deals import Deal, Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 
 if TYPE_CHECKING:
@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.solution import SuitSolution
     from whist_catalogue.theory.values import Value
 
-__all__ = ["MAX_DRAWN_CARDS", "SUIT_SYMBOLS", "as_suit", "deal_svg", "value_html", "solution_html", "analysis_html"]
+__all__ = [
+    "MAX_DRAWN_CARDS", "SUIT_SYMBOLS", "as_suit", "deal_svg", "value_html", "solution_html", "analysis_html",
+    "two_hand_html",
+]
 
 MAX_DRAWN_CARDS = 40
 """Cards a hand drawn as cards; a larger deal is described in words (a notebook cell is no place for 10⁶ cards)."""
@@ -57,7 +60,7 @@ def deal_svg(suits: Sequence[Deal | Suit], title: str = "") -> str:
     several = len(drawn) > 1
     width = _LABEL_W
     for suit in drawn:
-        width += (_SUIT_GAP + 14 if several else 0) + suit.n * (_CARD_W + _GAP) + _SUIT_GAP
+        width += (_SUIT_GAP + 14 if several else 0) + max(len(suit.west), len(suit.east)) * (_CARD_W + _GAP) + _SUIT_GAP
     top = 18 if title else 0
     height = top + 2 * (_CARD_H + 8) + 4
     parts = [
@@ -96,7 +99,7 @@ def deal_svg(suits: Sequence[Deal | Suit], title: str = "") -> str:
 
 
 def _drawing(suits: Sequence[Deal | Suit], title: str = "") -> str:
-    largest = max((s.n for s in suits), default=0)
+    largest = max((max(len(s.west), len(s.east)) if isinstance(s, Suit) else s.n for s in suits), default=0)
     if largest > MAX_DRAWN_CARDS:
         return f"<p><i>{html.escape(title)} too large to draw: {largest} cards a hand.</i></p>"
     return deal_svg(suits, title)
@@ -159,4 +162,15 @@ def analysis_html(analysis: MultiSuitAnalysis) -> str:
         f"<tr><th></th><th style='text-align:left'>suit</th><th style='text-align:left'>value</th></tr>{rows}"
         f"<tr><th></th><th style='text-align:left'>sum</th><td>{value_html(analysis.value)}</td></tr></table>"
         f"<p>{_outcome_text(outcome.west_leads, outcome.east_leads)} (Theorem 9.1). {leads}.</p></div>"
+    )
+
+
+def two_hand_html(deal: TwoHandDeal, caption: str = "") -> str:
+    """A two-hand deal (any suits, voids drawn as nothing): its diagram, its text, the trump suit, a caption
+    (who is to play)."""
+    trumps = "no trumps" if deal.trump is None else f"trumps {deal.trump_name()}"
+    words = f"{deal.n} cards a hand, {trumps}" + (f"; {html.escape(caption)}" if caption else "")
+    return (
+        f"<div>{_drawing(deal.suits, deal.text())}"
+        f'<div style="font-size:smaller;color:#4b5563">{words}</div></div>'
     )

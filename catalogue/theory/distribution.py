@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 import numpy as np
 
 from whist_catalogue.constants import SCALE, SCALE_BITS
-from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.errors import InvalidValueError, counted
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
 if TYPE_CHECKING:
@@ -58,7 +58,9 @@ _Sum = dict[Infinitesimal, dict[int, int]]
 class OutcomeDistribution:
     """How many deals of given suit sizes have each outcome χ = (West's tricks with West on lead, with East on lead).
 
-    Every deal counts once: ``deals`` = ∏ C(2nᵢ, nᵢ).
+    Every deal counts once: ``deals`` = ∏ C(2nᵢ, nᵢ).  Rendered once for every interface: :meth:`to_json`
+    (``distribution --json``), :meth:`text` (the command line), :meth:`headline` and :meth:`summary` (the
+    app shows the same rows), :func:`draw_distribution` (the app and the distributions report).
     """
 
     __slots__ = ("sizes", "counts", "deals")
@@ -126,26 +128,47 @@ class OutcomeDistribution:
         """Pr[the player not on lead takes a trick more than he would on lead]."""
         return Fraction(sum(c for o, c in self.counts.items() if o.west_leads < o.east_leads), self.deals)
 
+    def summary(self) -> tuple[tuple[str, Fraction], ...]:
+        """What follows from the counts, as people read it: (what, the exact number), in the order shown."""
+        return (
+            ("E[West's tricks], West leads", self.expected_tricks("W")),
+            ("E[West's tricks], East leads", self.expected_tricks("E")),
+            ("dealer's advantage (E[non-leader's tricks] − N/2)", self.dealer_advantage),
+            ("Pr[the lead changes the outcome]", self.lead_matters),
+            ("  the leader gains a trick", self.leader_gains),
+            ("  the non-leader gains a trick", self.dealer_gains),
+        )
+
+    def headline(self) -> str:
+        return (f"suits {','.join(map(str, self.sizes))}: {counted(len(self.sizes), 'suit')}, "
+                f"{counted(self.tricks, 'trick')}, {self.deals:,} deals")
+
+    def text(self) -> str:
+        """The distribution for a terminal (``whist-catalogue distribution``): every outcome, then :meth:`summary`."""
+        width = max(len(f"{c:,}") for c in self.counts.values())
+        lines = [self.headline(), "  West's tricks        deals      probability", "  West leads  East leads"]
+        for o, c in self.counts.items():
+            p = Fraction(c, self.deals)
+            lines.append(f"  {int(o.west_leads):>10}  {int(o.east_leads):>10}  {c:>{width},}  {float(p):.6f}  {p}")
+        lines += [f"{what}: {float(q):.6f} = {q}" for what, q in self.summary()]
+        return "\n".join(lines)
+
     def to_json(self) -> dict[str, object]:
         """Counts as integers, probabilities and expectations as exact ``p/q`` strings."""
-
-        def text(q: Fraction) -> str:
-            return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
         return {
             "sizes": list(self.sizes),
             "deals": self.deals,
             "outcomes": [
                 {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads), "deals": c,
-                 "probability": text(Fraction(c, self.deals))}
+                 "probability": str(Fraction(c, self.deals))}
                 for o, c in self.counts.items()
             ],
-            "expected_west_leads": text(self.expected_tricks("W")),
-            "expected_east_leads": text(self.expected_tricks("E")),
-            "dealer_advantage": text(self.dealer_advantage),
-            "lead_matters": text(self.lead_matters),
-            "leader_gains": text(self.leader_gains),
-            "dealer_gains": text(self.dealer_gains),
+            "expected_west_leads": str(self.expected_tricks("W")),
+            "expected_east_leads": str(self.expected_tricks("E")),
+            "dealer_advantage": str(self.dealer_advantage),
+            "lead_matters": str(self.lead_matters),
+            "leader_gains": str(self.leader_gains),
+            "dealer_gains": str(self.dealer_gains),
         }
 
 
@@ -396,9 +419,11 @@ def draw_distribution(figure: Figure, result: OutcomeDistribution) -> None:
                    else f"suits {','.join(map(str, result.sizes))}: {result.deals:,} deals")
     left.legend(loc="upper left", fontsize="small")
     shares = [float(result.dealer_gains), float(result.leader_gains)]
-    right.bar(["non-leader\ngains", "leader\ngains"], shares, color=["#f59e0b", "#2563eb"])
-    right.set_ylabel("probability")
-    right.set_title(f"the lead changes\nthe outcome: {float(result.lead_matters):.4f}", fontsize="medium")
+    # A narrow panel beside the wide one: short labels in a small font, so that at 1000×700 nothing overlaps.
+    right.bar(["non-\nleader", "leader"], shares, color=["#f59e0b", "#2563eb"])
+    right.set_ylabel("Pr[gains a trick by the lead]", fontsize="small")
+    right.set_title(f"lead changes\nthe outcome:\n{float(result.lead_matters):.4f}", fontsize="small")
+    right.tick_params(labelsize="small")
     for k, share in enumerate(shares):
-        right.annotate(f"{share:.4g}", (k, share), ha="center", va="bottom", fontsize="small")
+        right.annotate(f"{share:.2g}", (k, share), ha="center", va="bottom", fontsize="x-small")
     figure.suptitle(f"dealer's advantage E[non-leader's tricks] − N/2 = {float(result.dealer_advantage):.5f}")

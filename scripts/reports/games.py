@@ -1,7 +1,7 @@
 """Write ``docs/matrix-games.md``: the exact results for chemin-de-fer and N-card Le Her.
 
 Usage: ``python -m whist_catalogue.scripts.reports.games [--output PATH] [--max-cards N]``.
-Everything printed comes from :func:`whist_catalogue.games.solved_games.solve` (each
+Everything printed comes from :func:`whist_catalogue.games.solved_games.solve`'s JSON (each
 solution certified exactly as it is built); this script only lays it out.
 """
 
@@ -139,10 +139,64 @@ def le_her_section(solutions: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
+MATRIX_SECTION = [
+    '## A matrix game of your own',
+    '',
+    'Any two-person zero-sum game is solved the same way as the two above — exactly, by',
+    "`whist_catalogue.games.matrix_games.solve_matrix_game`, and certified: each player's strategy is checked",
+    'against every pure reply of the other. Entry (i, j) is what player 2 pays player 1 when player 1 plays row i',
+    '(and maximises) and player 2 column j (and minimises).',
+    '',
+    "    whist-catalogue solve matrix game.csv            # a grid or CSV file of player 1's pay-offs",
+    '    whist-catalogue solve matrix game.nfg --json     # a Gambit strategic-form file',
+    "    printf '3 -1\\n-2 1\\n' | whist-catalogue solve matrix -",
+    '    whist-catalogue solve le-her --cards 13 --nfg le-her-13.nfg      # save a solved game for Gambit',
+    '    whist-catalogue solve chemin-de-fer --nfg chemin-de-fer.nfg',
+    '',
+    '```console',
+    "$ printf ',L,R\\nT,3,-1\\nB,-2,1\\n' > game.csv && whist-catalogue solve matrix game.csv",
+    'game: 2 × 2, exact solution (certified against every pure reply)',
+    'value (to player 1, rows): 1/7 ≈ 0.142857',
+    'player 1 (rows) plays: T with probability 3/7, B with probability 4/7',
+    'player 2 (columns) plays: L with probability 2/7, R with probability 5/7',
+    '     L  R',
+    '  T  3 -1',
+    '  B -2  1',
+    '```',
+    '',
+    '* **Grids and CSV**: a row a line (or rows separated by `;`), entries separated by commas, tabs or spaces;',
+    '  integers, fractions `p/q` or decimals (`0.25` is read as exactly 1/4). A first row and a first column of',
+    '  names are optional. A ragged grid, an entry that is not a number, or two strategies of the same name is',
+    '  one error naming the row and column, exit status 2.',
+    '* **Gambit `.nfg`** (`catalogue/games/strategic_form.py`): the pay-off and the outcome versions of',
+    "  Gambit's strategic-form format, two players; the pay-offs must sum to the same constant in every cell",
+    "  (zero-sum, or constant-sum as Le Her's probabilities of winning are). An extensive-form `.efg` file or",
+    '  another format is refused with a line saying what is read.',
+    '* **Saving**: `--nfg OUT` writes any game (yours, Le Her, chemin-de-fer) in the pay-off version, player 2',
+    "  paid what player 1 loses; names are written as Gambit's labels must be, in printable ASCII (`≥` as `>=`).",
+    "  Le Her is its (N − 1) × (N − 1) matrix a(s, t), strategies `s=2` … and `t=2` …; chemin-de-fer is Foster's",
+    '  N × 2 game over the 8 Banker strategies that differ in the three cells any optimal table changes',
+    '  ((3, 9), (4, 1), (6, 10)), against stand and call on 5 — the same value, 389724220/30386933291, and',
+    '  the same h* = 575/704.',
+    '* **In the app**: Solutions › *Your game* — type into the grid, paste one copied from a spreadsheet',
+    '  (Ctrl+V), or open a file; *Save as .nfg…* there and on the chemin-de-fer and Le Her pages.',
+    '* **Checked against Gambit**: `tests/test_strategic_form.py` solves 40 random games, Le Her for',
+    "  N = 3, 4, 7, 13 and chemin-de-fer with Gambit's own exact linear program (`pygambit`), reading the",
+    "  `.nfg` files this project writes: the values agree exactly, and Gambit's optimal strategies pass this",
+    "  project's certificate as this project's pass Gambit's value.",
+    '',
+    'The JSON of `solve matrix` has `game: "matrix"`, `title`, `value`, `value_float`, `players`, `player1` and',
+    '`player2` (the strategies played with positive probability, by name), `matrix` = `{rows, columns, entries}`,',
+    '`guarantees` (what each strategy guarantees against every pure reply: both equal the value) and `certified`.',
+    '',
+]
+
+
 JSON_SECTION = [
     "## The JSON objects",
     "",
-    "`whist_catalogue.games.solved_games.solve(name, **params)` (and `whist-catalogue solve … --json`) returns docs/spec.md §6's object.",
+    "`whist_catalogue.games.solved_games.solve(name, **params).to_json()` (what `whist-catalogue solve … --json`",
+    "prints) is [spec.md §6](spec.md)'s object; `SolvedGame.from_json` reads it back.",
     "Exact numbers are strings `\"p/q\"` or `\"p\"`; floats only under keys ending in `_float` (and `float`).",
     "`value` is always player 1's expected pay-off; `players` says who each player is.",
     "",
@@ -165,8 +219,8 @@ JSON_SECTION = [
 
 
 def build(max_cards: int) -> str:
-    chemin = solved_games.solve("chemin-de-fer")
-    le_her = [solved_games.solve("le-her", cards=n) for n in range(3, max_cards + 1)]
+    chemin = solved_games.solve("chemin-de-fer").to_json()
+    le_her = [solved_games.solve("le-her", cards=n).to_json() for n in range(3, max_cards + 1)]
     lines = [
         "# Solved matrix games: exact results",
         "",
@@ -179,6 +233,7 @@ def build(max_cards: int) -> str:
     ]
     lines += chemin_de_fer_section(chemin)
     lines += le_her_section(le_her)
+    lines += MATRIX_SECTION
     lines += JSON_SECTION
     return "\n".join(lines)
 

@@ -1,0 +1,312 @@
+"""A deal's answer as every interface shows it: ``value``, ``outcome`` and ``moves`` of docs/spec.md §4.
+
+Each answer is a small typed record built where the answer is made and rendered here once: its JSON
+(``to_json``, the object of docs/spec.md §4; ``json_line``, the same line assembled from serialised parts
+for a batch's hot loop) and its text for people (``text``).  Cards are named in the deal's own notation
+and suits counted from 0 in JSON, from 1 in text (docs/spec.md §4).
+
+* :class:`ValueAnswer` — one suit's value, outcome and best leads (Corollary 8.9 of the multi-suit paper);
+  beyond every solver, what the linear-time theory gives instead (:class:`BeyondSolvers`: Theorem 10.1 of
+  the single-suit paper for χ(D), Theorem 12.1 of the multi-suit paper for the value, Theorem 8.2 of the
+  single-suit paper for the normal leads).
+* :class:`OutcomeAnswer` — a multi-suit deal's suit values, their sum, its outcome ρ of the sum (Theorem
+  9.1) and each side's first lead by the rule of §10.4; :class:`BeyondOutcome` for a single suit beyond
+  every solver.
+* :class:`MovesAnswer` — every legal card of the player to move with West's tricks from there on.
+
+The records are named tuples, not dataclasses: a batch of deals must not import ``dataclasses``
+(docs/benchmarks.md).  A solver of other deals (uneven suits, trumps) extends them by building the same
+records, or subclasses adding fields to ``to_json``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
+
+from whist_catalogue.errors import counted
+from whist_catalogue.theory.deals import Deal, Suit, parse_suit
+from whist_catalogue.theory.solution import SuitSolution
+from whist_catalogue.theory.values import Outcome, Value
+
+__all__ = [
+    "Found",
+    "outcome_json",
+    "outcome_text",
+    "ValueAnswer",
+    "NormalLead",
+    "BeyondSolvers",
+    "OutcomeAnswer",
+    "BeyondOutcome",
+    "MovesAnswer",
+    "LINEAR_METHOD",
+]
+
+_to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
+
+LINEAR_METHOD = "linear-time (single-suit paper, Theorem 10.1)"
+"""``method`` of an answer the linear-time theory gave (beyond every solver)."""
+
+
+def outcome_json(o: Outcome) -> dict[str, int]:
+    return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
+
+
+def outcome_text(o: Outcome) -> str:
+    return (f"West takes {counted(o.west_leads, 'trick')} with West on lead, "
+            f"{counted(o.east_leads, 'trick')} with East on lead")
+
+
+class Found(Protocol):
+    """A single suit's answer where it is made (:class:`whist_catalogue.store.solvers.SuitAnswer`): the records
+    below are built from it, by the command line and the app alike."""
+
+    @property
+    def deal(self) -> Deal: ...
+    @property
+    def solution(self) -> SuitSolution | None: ...
+    @property
+    def linear(self) -> Any:
+        """:class:`whist_catalogue.single_suit.linear_time.LinearAnswer` (a layer below this one cannot name it)."""
+    @property
+    def outcome(self) -> Outcome: ...
+    @property
+    def not_given(self) -> str: ...
+
+
+class NormalLead(NamedTuple):
+    """A side's normal lead (§4.2 of the single-suit paper) and what Theorem 8.2 says of it."""
+
+    player: str
+    """``West`` or ``East``."""
+    card: str
+    best: bool
+    """Whether Theorem 8.2 makes it a best first lead: the tricks it guarantees are the optimum."""
+    guarantee: int
+    optimum: int
+
+    @property
+    def note(self) -> str:
+        if self.best:
+            return "the normal lead (§4.2), a best lead by Theorem 8.2"
+        return (f"not determined: the normal lead {self.card} guarantees {self.player} only {self.guarantee} of the "
+                f"{self.optimum} tricks best play takes (Theorem 8.2), so holding up matters here")
+
+
+class BeyondSolvers(NamedTuple):
+    """What the linear-time theory gives a single suit beyond every solver, and what it does not."""
+
+    value: Value | None
+    """val(D) when Theorem 12.1 names it (an integer or half an odd integer)."""
+    kind: str
+    """Theorem 12.1's finding: ``half-integral``, ``integral`` or ``bounds``."""
+    lower: Value
+    upper: Value
+    """Without the value: lower < val(D) < upper, and val(D) is not the outcome's k."""
+    west: NormalLead
+    east: NormalLead
+    not_given: str
+
+    @classmethod
+    def of(cls, found: Found, name_of: Callable[[int], str]) -> BeyondSolvers:
+        """What the linear-time theory gave a suit beyond every solver, its cards named by ``name_of``."""
+        detection, leads, outcome = found.linear.detection, found.linear.leads, found.outcome
+        west = NormalLead("West", name_of(leads.west), leads.west_is_best, leads.west_guarantee, outcome.west_leads)
+        east = NormalLead("East", name_of(leads.east), leads.east_is_best, leads.east_guarantee,
+                          found.deal.n - outcome.east_leads)
+        return cls(detection.value, detection.kind, Value(detection.lower), Value(detection.upper), west, east,
+                   found.not_given)
+
+    def value_text(self, outcome: Outcome) -> str:
+        if self.value is not None:
+            return f"{self.value.text()}  (Theorem 12.1: the value is {self.kind})"
+        return (f"strictly between {self.lower.text()} and {self.upper.text()}, and not {outcome.west_leads} "
+                "(Theorem 12.1)")
+
+    def lead_notes(self) -> dict[str, str]:
+        return {"west": self.west.note, "east": self.east.note}
+
+
+class ValueAnswer(NamedTuple):
+    """``value``'s answer to one suit as written: its value, outcome and every best first lead."""
+
+    deal: str
+    """The deal as the user wrote it."""
+    suit: Suit
+    value: Value | None
+    outcome: Outcome
+    west_leads: tuple[str, ...]
+    east_leads: tuple[str, ...]
+    beyond: BeyondSolvers | None = None
+    """Set when only the linear-time theory reaches the deal; then the leads are the normal leads it names."""
+
+    @classmethod
+    def of(cls, text: str, suit: Suit, found: Found) -> ValueAnswer:
+        """The answer to ``suit``, written as ``text``, from what the solvers (or the linear-time theory) found."""
+        solution = found.solution
+        if solution is None:
+            beyond = BeyondSolvers.of(found, suit.name_of)
+            return cls(text, suit, beyond.value, found.outcome, (beyond.west.card,) if beyond.west.best else (),
+                       (beyond.east.card,) if beyond.east.best else (), beyond)
+        return cls(text, suit, solution.value, solution.outcome, tuple(map(suit.name_of, solution.west_leads)),
+                   tuple(map(suit.name_of, solution.east_leads)))
+
+    def to_json(self) -> dict[str, object]:
+        return json.loads(self.json_line({}))
+
+    def json_line(self, printed: dict[Value, tuple[str, str]]) -> str:
+        """:meth:`to_json` as one line of JSON; ``printed`` keeps each value's and outcome's JSON text (a batch
+        meets few distinct values)."""
+        deal = self.suit.deal
+        head = f'{{"deal": {_to_json(self.deal)}, "label": {_to_json(deal.label)}, "n": {deal.n}, '
+        leads = (f'"best_leads": {{"west": {_to_json(list(self.west_leads))}, '
+                 f'"east": {_to_json(list(self.east_leads))}}}')
+        if self.beyond is None:
+            assert self.value is not None
+            known = printed.get(self.value)
+            if known is None:
+                known = printed[self.value] = (_to_json(self.value.to_json()), _to_json(outcome_json(self.outcome)))
+            return f'{head}"value": {known[0]}, "outcome": {known[1]}, {leads}}}\n'
+        b = self.beyond
+        bounds = None if b.value is not None else {"lower": b.lower.to_json(), "upper": b.upper.to_json()}
+        rest = {"value": None if b.value is None else b.value.to_json(), "value_between": bounds,
+                "outcome": outcome_json(self.outcome)}
+        tail = {"lead_note": b.lead_notes(), "method": LINEAR_METHOD, "not_given": b.not_given}
+        return f"{head}{_to_json(rest)[1:-1]}, {leads}, {_to_json(tail)[1:]}\n"
+
+    def text(self) -> str:
+        deal = self.suit.deal
+        heading = f"{self.suit}  ({deal.label}, n = {deal.n})"
+        if self.beyond is None:
+            assert self.value is not None
+            return (f"{heading}\n  value     {self.value.text()}\n  outcome   {outcome_text(self.outcome)}\n"
+                    f"  best leads  West: {' '.join(self.west_leads)}   East: {' '.join(self.east_leads)}\n")
+        b = self.beyond
+        west, east = (lead.card if lead.best else "?" for lead in (b.west, b.east))
+        lines = [
+            heading if deal.n <= 64 else f"{deal.n} cards a hand",
+            f"  value     {b.value_text(self.outcome)}",
+            f"  outcome   {outcome_text(self.outcome)}",
+            f"  best leads  West: {west}   East: {east}  (the normal leads of §4.2: a best lead by Theorem 8.2"
+            + ("" if "?" not in (west, east) else "; ? where it is not") + ")",
+            "  solved    in linear time (Theorem 10.1 of the single-suit paper)",
+            f"  not given  {b.not_given}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+class OutcomeAnswer(NamedTuple):
+    """``outcome``'s answer to a multi-suit deal: the suits' values, their sum, its outcome, a first lead a side.
+
+    Values are packed (:mod:`.packed`): ``json_line`` serialises each through ``values`` (code → JSON text),
+    which a batch shares."""
+
+    deal: str
+    parts: Sequence[str]
+    """The suits as the user wrote them (:func:`~.deals.multisuit_parts`)."""
+    codes: Sequence[int]
+    """The suits' values, packed."""
+    total: int
+    """Their sum in V, packed."""
+    outcome: Outcome
+    west: tuple[int, str, str]
+    east: tuple[int, str, str]
+    """Each side's first lead: (the suit, from 0; the card; the rule of §10.4 in words)."""
+
+    def to_json(self) -> dict[str, object]:
+        from whist_catalogue.theory.packed import unpack
+
+        values = {code: _to_json(unpack(code).to_json()) for code in (*self.codes, self.total)}
+        return json.loads(self.json_line(values))
+
+    def json_line(self, values: Mapping[int, str]) -> str:
+        # A card's name (a rank letter or a whole number) needs no escaping.
+        west, east = self.outcome
+        return (
+            f'{{"deal": {_to_json(self.deal)}, "suits": [{", ".join(values[c] for c in self.codes)}], '
+            f'"value": {values[self.total]}, "outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
+            f'"lead": {{"west": {{"suit": {self.west[0]}, "card": "{self.west[1]}"}}, '
+            f'"east": {{"suit": {self.east[0]}, "card": "{self.east[1]}"}}}}}}\n'
+        )
+
+    def text(self) -> str:
+        from whist_catalogue.theory.packed import unpack
+
+        lines = [self.deal.strip(), f"  suit values  {'  +  '.join(unpack(c).text() for c in self.codes)}",
+                 f"  sum          {unpack(self.total).text()}", f"  outcome      {outcome_text(self.outcome)}"]
+        for name, (suit, card, rule) in (("West", self.west), ("East", self.east)):
+            lines.append(f"  {name} leads  {card} of suit {suit + 1} ({parse_suit(self.parts[suit])}): {rule}")
+        return "\n".join(lines) + "\n"
+
+
+class BeyondOutcome(NamedTuple):
+    """``outcome``'s answer to a single suit beyond every solver, by the linear-time theory."""
+
+    deal: str
+    n: int
+    outcome: Outcome
+    beyond: BeyondSolvers
+
+    @classmethod
+    def of(cls, text: str, found: Found, name_of: Callable[[int], str] = str) -> BeyondOutcome:
+        return cls(text, found.deal.n, found.outcome, BeyondSolvers.of(found, name_of))
+
+    def to_json(self) -> dict[str, object]:
+        b = self.beyond
+        value = None if b.value is None else b.value.to_json()
+        return {
+            "deal": self.deal,
+            "suits": [value],
+            "value": value,
+            "outcome": outcome_json(self.outcome),
+            "lead": {side: {"suit": 0, "card": lead.card} if lead.best else None
+                     for side, lead in (("west", b.west), ("east", b.east))},
+            "lead_note": b.lead_notes(),
+            "method": LINEAR_METHOD,
+            "not_given": b.not_given,
+        }
+
+    def json_line(self, values: Mapping[int, str] | None = None) -> str:
+        return _to_json(self.to_json()) + "\n"
+
+    def text(self) -> str:
+        b = self.beyond
+        lines = [f"{self.n} cards a hand: beyond the catalogue and the engine, solved in linear time (Theorem 10.1)",
+                 f"  outcome  {outcome_text(self.outcome)}", f"  value    {b.value_text(self.outcome)}"]
+        for lead in (b.west, b.east):
+            said = f"{lead.card} (the normal lead of §4.2; best by Theorem 8.2)" if lead.best else lead.note
+            lines.append(f"  {lead.player} leads  {said}")
+        lines.append(f"  not given  {b.not_given}")
+        return "\n".join(lines) + "\n"
+
+
+class MovesAnswer(NamedTuple):
+    """``moves``' answer: every legal card of the player to move, with West's tricks from this trick on."""
+
+    deal: str
+    suits: Sequence[str]
+    to_play: str
+    """``W`` or ``E``."""
+    moves: Sequence[tuple[int, str, int]]
+    """(the suit, from 0; the card; West's tricks from this trick on when it is played)."""
+    linear: str = ""
+    """Beyond every solver: why, each deal one trick on solved by the linear-time theory instead."""
+
+    def to_json(self) -> dict[str, object]:
+        line: dict[str, object] = {"deal": self.deal, "to_play": self.to_play,
+                                   "moves": [{"suit": s, "card": c, "west_tricks": k} for s, c, k in self.moves]}
+        if self.linear:
+            line["method"] = "linear-time (single-suit paper, Theorem 10.1, for each deal one trick on)"
+        return line
+
+    def text(self) -> str:
+        player = "West" if self.to_play == "W" else "East"
+        best = (max if self.to_play == "W" else min)(k for *_, k in self.moves)
+        lines = [self.deal.strip(), f"  {player} to play; West's tricks from this trick on after each card (* best):"]
+        for i, suit in enumerate(self.suits):
+            shown = "  ".join(f"{c}:{k}{'*' if k == best else ''}" for s, c, k in self.moves if s == i)
+            if shown:
+                lines.append(f"  suit {i + 1} ({suit})  {shown}")
+        if self.linear:
+            lines.append(f"  solved in linear time, each deal one trick on by Theorem 10.1: {self.linear}")
+        return "\n".join(lines) + "\n"

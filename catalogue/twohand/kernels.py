@@ -1,0 +1,398 @@
+"""The Numba search of two-hand whist: every deal, any suits, trumps or none (see :mod:`.solver` for the API).
+
+**A position** at the start of a trick is four numbers (:mod:`.bits` lays its cards out in one 64-bit word):
+
+* ``W``: West's cards (East holds the other bits below the sentinel);
+* ``B``: the lowest card of each suit in play, and the sentinel bit 2k above the top card;
+* ``tf``: 1 when the bottom suit is trumps;
+* ``lead``: 0 when West leads the trick, 1 when East does.
+
+A trick removes two bits and shifts the bits above each down: the position after it is canonical again,
+so it is its own key in the transposition table (``W``, and ``B`` with ``tf`` and ``lead`` in its top
+bits) — positions that differ only in cards already played meet there, within a deal and across deals.
+
+**The search** asks a null-window question, "does West take at least t of the tricks left?", trick by
+trick: the leader's card, then the follower's reply (follow suit if you can, else ruff or discard; the
+highest trump wins, else the highest card of the suit led).  Equivalent cards are tried once (the lowest
+of each run); the leads are tried the table's first, then each suit's top winners, then the rest from the
+highest, and the replies the cheapest winning card (or ruff) first.  The table keeps, for each position,
+bounds on West's tricks and the card that decided.  Before searching a position: an ending of at most
+:data:`~.endings.MAX_ENDING_N` cards a hand is looked up (:mod:`.endings`); a position whose suits are all
+even is a theory leaf (:mod:`.leaves`, Theorem 9.1 of the multi-suit paper); the leader's sure tricks bound
+West's tricks from one side.  Exact values come from a few null-window questions (MTD(f)-style stepping from a
+guess: for the second leader, the first leader's result).
+
+Counters (``stats``): positions searched, theory leaves, table cut-offs, endings looked up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from whist_catalogue.twohand.bits import (
+    bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
+)
+from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
+from whist_catalogue.twohand.leaves import rho
+
+__all__ = [
+    "TABLE_COLUMNS",
+    "STAT_NODES",
+    "STAT_LEAVES",
+    "STAT_CUTOFFS",
+    "STAT_ENDINGS",
+    "N_STATS",
+    "solve_root",
+    "solve_batch",
+    "solve_after_lead",
+    "play_line",
+]
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_TRUMP_FLAG = np.uint64(1) << np.uint64(62)
+_EAST_FLAG = np.uint64(1) << np.uint64(63)
+_MIX1 = np.uint64(0x9E3779B97F4A7C15)
+_MIX2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_SHIFT29 = np.uint64(29)
+
+TABLE_COLUMNS = 3
+"""A table entry: West's cards, ``B`` with the trump and leader flags, and the data (lower bound, upper
+bound, the deciding card's bit + 1, a byte each)."""
+STAT_NODES, STAT_LEAVES, STAT_CUTOFFS, STAT_ENDINGS = 0, 1, 2, 3
+N_STATS = 4
+
+
+@njit(cache=True, inline="always")
+def _slot(W, K2, size_mask):
+    h = (W * _MIX1) ^ (K2 * _MIX2)
+    h ^= h >> _SHIFT29
+    return np.int64(h & size_mask)
+
+
+@njit(cache=True, inline="always")
+def _survey(W, B, lead, tmask, codes):
+    """One pass over the suits of a trick start: (West's tricks if it is a theory leaf else −1, the leader's sure
+    tricks, the leader's winning leads).
+
+    **A theory leaf**: every suit even (and of at most 8 cards a hand): West's tricks are ρ(Σ val), Theorem 9.1
+    of the multi-suit paper (:mod:`.leaves`); nobody can ruff or discard from there, so trumps cannot matter.
+
+    **Sure tricks**: in a suit, the leader's top run (his cards above the follower's highest) wins a trick a
+    card; once the follower has no card of the suit left, every card the leader has left in it wins too.  With
+    trumps, a follower who still holds trumps may ruff: the leader first draws them with his top trumps when
+    his top run of trumps covers them (then every suit counts as without trumps); else only his top trumps and,
+    in each side suit, the top cards the follower must still follow to count.  The follower's discards only make
+    the leader's cards better, so the count is a lower bound on the leader's tricks.
+
+    **Winning leads**: the lowest card of the leader's top run in each suit, tried first.
+    """
+    sentinel = high(B)
+    E = (sentinel - _ONE) & ~W
+    leader = W if lead == 0 else E
+    follower = E if lead == 0 else W
+    ruffs = pop(follower & tmask)
+    drawn = ruffs == 0 or ruffs <= top_run(leader & tmask, follower & tmask)
+    leaf = codes.shape[0] > 0  # an empty table: leaves turned off
+    total = np.int64(0)
+    sure = np.int64(0)
+    winners = _ZERO
+    starts = B
+    while starts != sentinel:
+        lo = low(starts)
+        starts ^= lo
+        S = low(starts) - lo
+        mine = leader & S
+        theirs = follower & S
+        held = pop(theirs)
+        count = pop(mine)
+        if leaf:
+            if count != held or 2 * count > 16:
+                leaf = False
+            else:
+                total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (_ONE << np.uint64(2 * count)))]
+        if mine == _ZERO:
+            continue
+        top = mine if theirs == _ZERO else mine & ~((high(theirs) << _ONE) - _ONE)
+        run = pop(top)
+        if top != _ZERO:
+            winners |= low(top)
+        if drawn:
+            sure += count if held <= run else run
+        elif (S & tmask) != _ZERO:
+            sure += run
+        else:
+            sure += run if run < held else held
+    if leaf:
+        west_leads, east_leads = rho(total)
+        return (west_leads if lead == 0 else east_leads), sure, winners
+    return np.int64(-1), sure, winners
+
+
+# The recursion is one function typed once, so that every call meets one compiled version (Numba would
+# otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
+@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int8[::1], int64[::1])",
+      cache=True)
+def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
+    """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
+    lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
+    k = pop(W)
+    if t <= 0:
+        return True
+    if t > k:
+        return False
+    if k <= MAX_ENDING_N and ends.shape[0] > 0 and pop(B) <= MAX_ENDING_SUITS + 1 and only == _ZERO:
+        stats[STAT_ENDINGS] += 1
+        return ending_value(W, B, tf, lead, k, ends) >= t
+    stats[STAT_NODES] += 1
+    tmask = trump_mask(B, tf)
+    leaf, sure, winners = _survey(W, B, lead, tmask, codes)
+    if leaf >= 0:
+        stats[STAT_LEAVES] += 1
+        return leaf >= t
+    if only == _ZERO:
+        if lead == 0 and sure >= t:
+            return True
+        if lead != 0 and k - sure < t:
+            return False
+    K2 = B | (_TRUMP_FLAG if tf != 0 else _ZERO) | (_EAST_FLAG if lead != 0 else _ZERO)
+    i = _slot(W, K2, np.uint64(tt.shape[0] - 1))
+    lo = np.int64(0)
+    hi = k
+    best = _ZERO
+    if only == _ZERO and tt[i, 0] == W and tt[i, 1] == K2:
+        data = tt[i, 2]
+        lo = np.int64(data & np.uint64(255))
+        hi = np.int64((data >> np.uint64(8)) & np.uint64(255))
+        if lo >= t or hi < t:
+            stats[STAT_CUTOFFS] += 1
+            return lo >= t
+        b = np.int64((data >> np.uint64(16)) & np.uint64(255))
+        if b > 0:
+            best = _ONE << np.uint64(b - 1)
+    sentinel = high(B)
+    E = (sentinel - _ONE) & ~W
+    leader = W if lead == 0 else E
+    follower = E if lead == 0 else W
+    follower_runs = bottoms(follower, B)
+    cands = only if only != _ZERO else bottoms(leader, B)
+    if (best & cands) == _ZERO:
+        best = low(cands)
+    # Leads in order: the table's, then the winning leads, then the others, highest first.
+    winners &= cands & ~best
+    later = cands & ~best & ~winners
+    # West leading looks for one lead that holds against every reply; East leading, for one lead that no
+    # West reply answers.  ``found`` is the answer to "West takes t" once the loop is through.
+    found = lead != 0
+    decisive = best
+    p = best
+    while True:
+        S = segment(B, p)
+        if (follower & S) != _ZERO:
+            replies = follower_runs & S
+            first = low(replies & ~((p << _ONE) - _ONE))  # the cheapest card that wins
+        else:
+            replies = follower_runs
+            first = low(replies & tmask)  # the cheapest ruff
+        if first == _ZERO:
+            first = low(replies)
+        others = replies ^ first
+        q = first
+        answered = lead == 0  # West led: every reply so far leaves West t tricks
+        while True:
+            taken = follower_wins(S, tmask, p, q)
+            west_won = taken if lead != 0 else not taken
+            W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+            if west_won:
+                r = _ge(W2, B2, tf2, np.int64(0), t - 1, _ZERO, tt, codes, ends, stats)
+            else:
+                r = _ge(W2, B2, tf2, np.int64(1), t, _ZERO, tt, codes, ends, stats)
+            if r != (lead == 0):
+                answered = r  # East's refutation of West's lead, or West's answer to East's lead
+                break
+            if others == _ZERO:
+                break
+            q = low(others)
+            others ^= q
+        if answered == (lead == 0):
+            found = lead == 0
+            decisive = p
+            break
+        if winners != _ZERO:
+            p = high(winners)
+            winners ^= p
+        elif later != _ZERO:
+            p = high(later)
+            later ^= p
+        else:
+            break
+    if only != _ZERO:
+        return found
+    if found:
+        lo = t
+    else:
+        hi = t - 1
+    tt[i, 0] = W
+    tt[i, 1] = K2
+    tt[i, 2] = np.uint64(lo) | (np.uint64(hi) << np.uint64(8)) | (np.uint64(index(decisive) + 1) << np.uint64(16))
+    return found
+
+
+@njit(cache=True)
+def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
+    """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
+    lo = np.int64(0)
+    hi = pop(W)
+    g = guess
+    while lo < hi:
+        t = min(max(g, lo + 1), hi)
+        if _ge(W, B, tf, lead, t, _ZERO, tt, codes, ends, stats):
+            lo = t
+            g = t + 1
+        else:
+            hi = t - 1
+            g = t - 1
+    return lo
+
+
+@njit(cache=True)
+def _lead_value(W, B, tf, lead, p, guess, tt, codes, ends, stats):
+    """West's tricks from the start of this trick on when the leader plays p."""
+    lo = np.int64(0)
+    hi = pop(W)
+    g = guess
+    while lo < hi:
+        t = min(max(g, lo + 1), hi)
+        if _ge(W, B, tf, lead, t, p, tt, codes, ends, stats):
+            lo = t
+            g = t + 1
+        else:
+            hi = t - 1
+            g = t - 1
+    return lo
+
+
+@njit(cache=True)
+def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
+    """West's tricks from a trick start with ``lead`` on lead (the search starts from ``guess``); every legal
+    card's result into ``results`` (by card position; the others untouched)."""
+    v = _value(W, B, tf, lead, guess, tt, codes, ends, stats)
+    sentinel = high(B)
+    leader = W if lead == 0 else (sentinel - _ONE) & ~W
+    cands = bottoms(leader, B)
+    while cands != _ZERO:
+        p = low(cands)
+        cands ^= p
+        r = _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats)
+        top = run_top(leader, B, p)
+        b = p
+        while b <= top:
+            results[index(b)] = r
+            b <<= _ONE
+    return v
+
+
+@njit(cache=True)
+def solve_batch(Ws, Bs, tfs, tt, codes, ends, stats, values, results):
+    """:func:`solve_root` for both leaders of many deals: ``values[d]`` (West's tricks with West, with East on
+    lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
+    leader's), ``stats[d]`` the deal's counters."""
+    for d in range(Ws.shape[0]):
+        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (pop(Ws[d]) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
+        values[d, 0] = west
+        # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
+        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, ends, stats[d], results[d, 1])
+
+
+@njit(cache=True)
+def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
+    """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
+    ``results`` by card position; returns the result of the lead (the follower's best)."""
+    sentinel = high(B)
+    E = (sentinel - _ONE) & ~W
+    follower = E if lead == 0 else W
+    S = segment(B, p)
+    tmask = trump_mask(B, tf)
+    runs = bottoms(follower, B)
+    replies = runs & S if (follower & S) != 0 else runs
+    guess = (pop(W) + 1) // 2
+    best = np.int64(-1)
+    while replies != _ZERO:
+        q = low(replies)
+        replies ^= q
+        taken = follower_wins(S, tmask, p, q)
+        west_won = taken if lead != 0 else not taken
+        W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+        r = _value(W2, B2, tf2, 0 if west_won else 1, guess, tt, codes, ends, stats) + (1 if west_won else 0)
+        guess = r - (1 if west_won else 0)
+        top = run_top(follower, B, q)
+        b = q
+        while b <= top:
+            results[index(b)] = r
+            b <<= _ONE
+        if best < 0 or (lead == 0 and r < best) or (lead != 0 and r > best):
+            best = r
+    return best
+
+
+@njit(cache=True)
+def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
+    """An optimal line of play to the end: the cards played, in order, as ``ids`` of their positions (``ids``
+    is consumed).  ``led`` is the bit of a card already led (0: none); the line starts with the reply then.
+    Each side plays its lowest card among those that keep the position's value.  Returns the cards written."""
+    count = 0
+    size = pop(W)
+    v = -1
+    while W != _ZERO:  # both hands hold as many cards at a trick start
+        sentinel = high(B)
+        E = (sentinel - _ONE) & ~W
+        if led == _ZERO:
+            if v < 0:
+                v = _value(W, B, tf, lead, (size + 1) // 2, tt, codes, ends, stats)
+            leader = W if lead == 0 else E
+            cands = bottoms(leader, B)
+            p = low(cands)
+            while cands != _ZERO:
+                p = low(cands)
+                cands ^= p
+                if _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats) == v:
+                    break
+        else:
+            p = led
+            led = _ZERO
+            if v < 0:
+                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, ends, stats)
+        follower = E if lead == 0 else W
+        S = segment(B, p)
+        tmask = trump_mask(B, tf)
+        runs = bottoms(follower, B)
+        replies = runs & S if (follower & S) != 0 else runs
+        q = low(replies)
+        west_won = False
+        W2, B2, tf2 = W, B, tf
+        child = np.int64(0)
+        while replies != _ZERO:
+            q = low(replies)
+            replies ^= q
+            taken = follower_wins(S, tmask, p, q)
+            west_won = taken if lead != 0 else not taken
+            W2, B2, tf2 = play(W, B, tf, tmask, p, q)
+            child = v - (1 if west_won else 0)
+            if _value(W2, B2, tf2, 0 if west_won else 1, child, tt, codes, ends, stats) == child:
+                break
+        line[count] = ids[index(p)]
+        line[count + 1] = ids[index(q)]
+        count += 2
+        # The ids follow their cards down as the two bits are taken out.
+        hi = max(index(p), index(q))
+        lo = min(index(p), index(q))
+        n = 2 * pop(W)
+        for j in range(hi, n - 1):
+            ids[j] = ids[j + 1]
+        for j in range(lo, n - 2):
+            ids[j] = ids[j + 1]
+        W, B, tf = W2, B2, tf2
+        lead = 0 if west_won else 1
+        v = child
+    return count

@@ -1,0 +1,496 @@
+"""The exact solver of two-person whist: any suits, any split (voids included), trumps or none (the API).
+
+:func:`solve` answers one deal or position, :func:`solve_many` a batch; both take a deal's text
+(docs/spec.md §2: ``trumps ♥: AK2/-, 5/QJ43``), a :class:`~whist_catalogue.theory.deals.TwoHandDeal` or a
+:class:`~.position.Position`, and give a :class:`TwoHandSolution`: West's tricks with each side on lead (or
+from the position), every legal card's result for the player to move, and an optimal line of play.
+
+Where the answer comes from:
+
+* **theory** — a symmetric position (every suit even: nobody can ever ruff or discard, so trumps cannot
+  matter) whose suits the table values: Theorem 9.1 of the multi-suit paper, ρ(Σ val), and every card's
+  result by one trick of look-ahead (:mod:`whist_catalogue.theory.moves`), the line by the lead rule of §10.4
+  (:func:`whist_catalogue.theory.multisuit.optimal_line`); no search.  Only here does an answer carry a value
+  of V.
+* **search** — every other position: the null-window search of :mod:`.kernels`, which itself stops at every
+  symmetric position it reaches (a theory leaf, :mod:`.leaves`); the answer says how many it met.
+
+Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of different sizes
+(``UnevenHandsError``), a card twice (``DuplicateCardError``), a trump suit the deal does not have
+(``TrumpSuitError``), more than :data:`~whist_catalogue.constants.MAX_SEARCH_N` cards a hand for the search
+(``BeyondSearchError``), a card led that is not the leader's (``IllegalMoveError``).
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from typing import Iterable, Iterator, Literal, NamedTuple
+
+import numpy as np
+
+from whist_catalogue.constants import MAX_SEARCH_N
+from whist_catalogue.errors import BeyondSearchError, DealTooLargeError
+from whist_catalogue.theory.deals import TwoHandDeal, suit_name
+from whist_catalogue.theory.labeled import Player
+from whist_catalogue.theory.moves import CardResult, suit_card_results
+from whist_catalogue.theory.multisuit import optimal_line
+from whist_catalogue.theory.packed import unpack
+from whist_catalogue.theory.small_suits import SuitTable
+from whist_catalogue.theory.values import Outcome, Value
+from whist_catalogue.twohand import kernels
+from whist_catalogue.twohand.endings import endings as ending_table
+from whist_catalogue.twohand.leaves import leaf_codes
+from whist_catalogue.twohand.position import Position, as_position
+
+__all__ = [
+    "TABLE_BITS",
+    "PlayedCard",
+    "LeaderAnswer",
+    "TwoHandSolution",
+    "solve",
+    "solve_many",
+    "clear_table",
+]
+
+TABLE_BITS = 22
+"""The transposition table holds 2^TABLE_BITS entries of 24 bytes (24 MB), kept for the process: its keys are
+whole canonical positions, so what one deal learns stays true for every other."""
+
+Source = Literal["theory", "search"]
+_new_tuple = tuple.__new__  # a named tuple built without its Python-level __new__: a batch builds thousands
+
+
+class PlayedCard(NamedTuple):
+    """A card of a line of play: who played it, the suit (0-based) and the card's real rank."""
+
+    player: Player
+    suit: int
+    rank: int
+
+
+class LeaderAnswer(NamedTuple):
+    """The answer with one side on lead: West's tricks, every legal card's result, an optimal line."""
+
+    leader: Player
+    led: tuple[int, int] | None
+    """The card already led (suit, rank), None at the start of the trick."""
+    west_tricks: int
+    """West's tricks from this trick on under optimal play."""
+    moves: tuple[CardResult, ...]
+    """Every legal card of the player to move (the leader, or after the lead the other player), suit by suit,
+    lowest first, with West's tricks from this trick on when it is played; equivalent cards share a result."""
+    line: tuple[PlayedCard, ...] | None
+    """An optimal line of play to the end (None when not asked for), from the next card on."""
+
+    @property
+    def to_play(self) -> Player:
+        if self.led is None:
+            return self.leader
+        return "E" if self.leader == "W" else "W"
+
+    def best(self) -> tuple[CardResult, ...]:
+        """The optimal cards of the player to move."""
+        pick = max if self.to_play == "W" else min
+        best = pick(r.west_tricks for r in self.moves)
+        return tuple(r for r in self.moves if r.west_tricks == best)
+
+
+class TwoHandSolution(NamedTuple):
+    """The exact answer for a two-hand deal or position (:func:`solve`).  A named tuple, as the theory's
+    ``Evaluation``: a batch builds one a deal, and a frozen class with checks costs several times as much."""
+
+    position: Position
+    answers: tuple[LeaderAnswer, ...]
+    """West on lead, then East, for a whole deal; the one leader's answer for a position."""
+    source: Source
+    """``"theory"``: a symmetric position answered from its suits' values (Theorem 9.1), no search;
+    ``"search"``: the exact search."""
+    value: Value | None = None
+    """Σ val(suit), for an answer from the theory only: a deal outside the theory has no value in V."""
+    nodes: int = 0
+    """Positions the search visited (0 for the theory)."""
+    theory_leaves: int = 0
+    """Positions of the search answered by Theorem 9.1 (symmetric ones)."""
+    endings: int = 0
+    """Positions of the search answered by the table of small endings (:mod:`.endings`)."""
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """West's tricks with West, and with East, on lead — for a whole deal."""
+        if self.position.leader is not None:
+            return None
+        return Outcome(self.answers[0].west_tricks, self.answers[1].west_tricks)
+
+    def answer(self, leader: Player) -> LeaderAnswer:
+        for a in self.answers:
+            if a.leader == leader:
+                return a
+        raise KeyError(f"no answer with {leader} on lead for {self.position!r}")
+
+    # -- renderings ------------------------------------------------------------------------------------
+    def _card(self, suit: int, rank: int) -> str:
+        return self.position.suits[suit].card_name(rank)
+
+    def _moves_json(self, answer: LeaderAnswer, names: list) -> list[dict]:
+        return [{"suit": s, "card": names[s](r), "west_tricks": x} for s, r, x in answer.moves]
+
+    def _line_json(self, answer: LeaderAnswer) -> list[dict] | None:
+        if answer.line is None:
+            return None
+        return [{"player": c.player, "suit": c.suit, "card": self._card(c.suit, c.rank)} for c in answer.line]
+
+    def to_json(self) -> dict:
+        """JSON as the command line's: suits counted from 0, cards in the deal's notation.  A whole deal gives
+        ``outcome.west_leads`` / ``east_leads`` and per leader ``moves`` and ``line``; a position gives
+        ``to_play``, ``west_tricks``, ``moves`` and ``line``."""
+        position = self.position
+        names = [s.card_name for s in position.suits]
+        out: dict = {"deal": position.deal.text(), "trumps": position.trump, "source": self.source}
+        if self.value is not None:
+            out["value"] = self.value.to_json()
+        if self.source == "search":
+            out["nodes"] = self.nodes
+            out["theory_leaves"] = self.theory_leaves
+            out["endings"] = self.endings
+        if position.leader is None:
+            west, east = self.answers
+            out["outcome"] = {"west_leads": west.west_tricks, "east_leads": east.west_tricks}
+            out["moves"] = {"west_leads": self._moves_json(west, names), "east_leads": self._moves_json(east, names)}
+            if west.line is not None:
+                out["line"] = {"west_leads": self._line_json(west), "east_leads": self._line_json(east)}
+            return out
+        (answer,) = self.answers
+        out["leader"] = position.leader
+        if position.led is not None:
+            out["led"] = {"suit": position.led[0], "card": self._card(*position.led)}
+        out["to_play"] = answer.to_play
+        out["west_tricks"] = answer.west_tricks
+        out["moves"] = self._moves_json(answer, names)
+        if answer.line is not None:
+            out["line"] = self._line_json(answer)
+        return out
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the deal's diagram, then :meth:`text`."""
+        import html
+
+        from whist_catalogue.theory.display import two_hand_html
+
+        return two_hand_html(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+
+    def text(self) -> str:
+        """The answer in lines: the deal, the outcome, every legal card's result (``*`` best), a line of play."""
+        position = self.position
+        count = len(position.suits)
+        if self.source == "theory":
+            where = f"theory (Theorem 9.1: value {self.value.text()})" if self.value is not None else "theory"
+        else:
+            where = (f"search ({self.nodes:,} positions searched, {self.theory_leaves:,} answered by Theorem 9.1,"
+                     f" {self.endings:,} by the table of endings)")
+        lines = [position.text(), f"  answered by {where}"]
+        if position.leader is None:
+            west, east = self.answers
+            tricks = "trick" if west.west_tricks == 1 else "tricks"
+            lines.append(f"  outcome   West takes {west.west_tricks} {tricks} with West on lead,"
+                         f" {east.west_tricks} with East on lead")
+        for answer in self.answers:
+            who = {"W": "West", "E": "East"}[answer.to_play]
+            if position.leader is not None:
+                lines.append(f"  {who} to play; West takes {answer.west_tricks} from this trick on")
+            best = set(answer.best())
+            by_suit: dict[int, list[str]] = {}
+            for r in answer.moves:
+                by_suit.setdefault(r.suit, []).append(
+                    f"{self._card(r.suit, r.card)}:{r.west_tricks}{'*' if r in best else ''}"
+                )
+            cards = "  ".join(f"{suit_name(s, count)} {' '.join(c)}" for s, c in by_suit.items())
+            label = f"{who} leads" if answer.led is None else f"{who} plays"
+            lines.append(f"  {label}  {cards}")
+            if answer.line is not None:
+                played = " ".join(
+                    f"{c.player}:{self._card(c.suit, c.rank)}{_SYMBOL[c.suit] if count <= 4 else f'/{c.suit + 1}'}"
+                    for c in answer.line
+                )
+                lines.append(f"    line  {played}")
+        return "\n".join(lines)
+
+
+_SYMBOL = ("♠", "♥", "♦", "♣")
+
+
+# -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
+
+
+class _Layout(NamedTuple):
+    """A deal's cards as bits, lowest first, suit by suit with the trump suit at the bottom."""
+
+    west: int
+    starts: int
+    """The lowest card of each suit, and the sentinel bit above the top card."""
+    trumps: int
+    suits: tuple[tuple[int, int, tuple[int, ...]], ...]
+    """Each suit in the deal's order: (its suit index, its lowest card's bit, its ranks lowest first)."""
+
+    @property
+    def cards(self) -> list[tuple[int, int]]:
+        """(suit, rank) of each bit."""
+        placed = sorted(self.suits, key=lambda x: x[1])
+        return [(s, r) for s, _, ranks in placed for r in ranks]
+
+
+@lru_cache(maxsize=65536)
+def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """West's cards of a suit as bits over its cards lowest first, and its ranks lowest first (a batch meets
+    the same suits again)."""
+    ranks = sorted(west + east)
+    mask = 0
+    for r in west:
+        mask |= 1 << ranks.index(r)
+    return mask, tuple(ranks)
+
+
+def _layout(deal: TwoHandDeal) -> _Layout:
+    order = list(range(len(deal.suits)))
+    if deal.trump is not None:
+        order.remove(deal.trump)
+        order.insert(0, deal.trump)
+    west = starts = offset = 0
+    placed: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * len(deal.suits)
+    for s in order:
+        suit = deal.suits[s]
+        bits, ranks = _suit_bits(suit.west, suit.east)
+        west |= bits << offset
+        starts |= 1 << offset
+        placed[s] = (s, offset, ranks)
+        offset += len(ranks)
+    return _Layout(west, starts | 1 << offset, 0 if deal.trump is None else 1, tuple(placed))
+
+
+# -- the process's search state ----------------------------------------------------------------------------
+
+_state: dict[str, np.ndarray] = {}
+
+
+def _table() -> np.ndarray:
+    table = _state.get("table")
+    if table is None:
+        table = _state["table"] = np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
+    return table
+
+
+def clear_table() -> None:
+    """Forget what the search learnt (for timing a search from nothing; answers never depend on it)."""
+    table = _state.get("table")
+    if table is not None:
+        table[:] = 0
+
+
+_NO_LEAVES = np.zeros(0, dtype=np.int64)
+_NO_ENDINGS = np.zeros(0, dtype=np.int8)
+
+
+def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The leaves' suit values and the endings' table the kernels read (empty: turned off)."""
+    return (leaf_codes() if theory else _NO_LEAVES), (ending_table() if endings else _NO_ENDINGS)
+
+
+def _check_size(deal: TwoHandDeal) -> None:
+    if deal.n > MAX_SEARCH_N:
+        raise BeyondSearchError(
+            f"{deal.n} cards a hand in {deal.text()!r}: the exact search takes at most {MAX_SEARCH_N} cards a hand"
+        )
+
+
+def _theory_table(deal: TwoHandDeal, table: SuitTable | None) -> SuitTable | None:
+    """The suit table that values every suit of a symmetric deal, or None (then the search answers)."""
+    if not deal.symmetric:
+        return None
+    table = table if table is not None else _default_table()
+    try:
+        for suit in deal.suits:
+            table.code(suit.deal)
+    except DealTooLargeError:
+        return None
+    return table
+
+
+@cache
+def _default_table() -> SuitTable:
+    """The preloaded suits (every suit with n ≤ 8), for the process."""
+    return SuitTable()
+
+
+# -- the theory's answer ---------------------------------------------------------------------------------
+
+
+def _theory_answer(position: Position, table: SuitTable, leader: Player, line: bool) -> LeaderAnswer:
+    suits = position.suits
+    led = position.led if position.leader == leader else None
+    moves = tuple(suit_card_results(suits, leader, table, led))
+    to_play = leader if led is None else ("E" if leader == "W" else "W")
+    pick = max if to_play == "W" else min
+    tricks = pick(r.west_tricks for r in moves)
+    played: tuple[PlayedCard, ...] | None = None
+    if line:
+        cards: list[PlayedCard] = []
+        remaining = list(suits)
+        next_leader = leader
+        if led is not None:
+            # The best reply first (the lowest best card), then the theory's line from the next trick.
+            reply = next(r for r in moves if r.west_tricks == tricks)
+            suit = suits[led[0]]
+            west_rank, east_rank = (led[1], reply.card) if leader == "W" else (reply.card, led[1])
+            cards.append(PlayedCard(to_play, reply.suit, reply.card))
+            remaining[led[0]] = suit.without(west_rank, east_rank)
+            lead_rank, reply_rank = (west_rank, east_rank) if leader == "W" else (east_rank, west_rank)
+            next_leader = leader if lead_rank > reply_rank else to_play
+        if any(s.n for s in remaining):
+            for trick in optimal_line(remaining, table, next_leader):
+                other: Player = "E" if trick.leader == "W" else "W"
+                cards.append(PlayedCard(trick.leader, trick.suit, trick.lead))
+                cards.append(PlayedCard(other, trick.suit, trick.reply))
+        played = tuple(cards)
+    return LeaderAnswer(leader, led, tricks, moves, played)
+
+
+def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution:
+    leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
+    value = unpack(sum(table.code(s.deal) for s in position.suits))
+    answers = tuple(_theory_answer(position, table, leader, line) for leader in leaders)
+    return TwoHandSolution(position, answers, "theory", value)
+
+
+# -- the search's answer ---------------------------------------------------------------------------------
+
+
+def _results_of(layout: _Layout, results: list[int]) -> tuple[CardResult, ...]:
+    """The legal cards' results (``results`` by bit, −1 for the others), suit by suit, lowest first."""
+    return tuple([
+        _new_tuple(CardResult, (s, r, x))
+        for s, start, ranks in layout.suits
+        for r, x in zip(ranks, results[start : start + len(ranks)])
+        if x >= 0
+    ])
+
+
+def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.ndarray, ends: np.ndarray,
+             stats: np.ndarray) -> tuple[PlayedCard, ...]:
+    cards = layout.cards
+    ids = np.arange(len(cards), dtype=np.int64)
+    out = np.zeros(len(cards), dtype=np.int64)
+    lead = 0 if position_leader == "W" else 1
+    count = kernels.play_line(np.uint64(layout.west), np.uint64(layout.starts), layout.trumps, lead,
+                              np.uint64(led_bit), ids, _table(), codes, ends, stats, out)
+    played = out[:count].tolist()
+    if led_bit:
+        played = played[1:]  # the card led is the position's, not the line's
+    return tuple(
+        PlayedCard("W" if layout.west >> i & 1 else "E", *cards[i]) for i in played
+    )
+
+
+def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoHandSolution:
+    deal = position.deal
+    layout = _layout(deal)
+    codes, ends = _kernel_tables(theory, endings)
+    stats = np.zeros(kernels.N_STATS, dtype=np.int64)
+    W, B = np.uint64(layout.west), np.uint64(layout.starts)
+    answers: list[LeaderAnswer] = []
+    leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
+    for leader in leaders:
+        lead = 0 if leader == "W" else 1
+        results = np.full(2 * deal.n, -1, dtype=np.int64)
+        led_bit = 0
+        led = position.led if position.leader == leader else None
+        if led is None:
+            guess = answers[0].west_tricks if answers else (deal.n + 1) // 2
+            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, ends, stats, results)
+        else:
+            led_bit = 1 << layout.cards.index(led)
+            tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
+                                              ends, stats, results)
+        played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
+        answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
+    return TwoHandSolution(position, tuple(answers), "search", None, int(stats[kernels.STAT_NODES]),
+                           int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
+
+
+# -- the API ---------------------------------------------------------------------------------------------
+
+
+def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
+          theory: bool = True, endings: bool = True, table: SuitTable | None = None) -> TwoHandSolution:
+    """The exact answer for a deal (both leaders) or a position (its leader; after a lead, the follower).
+
+    ``trumps`` names the trump suit of a deal whose text names none (``"H"``, ``"♥"``, ``"2"``, or a 0-based
+    int).  ``line``: an optimal line of play too.  ``theory=False`` searches a symmetric deal as any other,
+    without the theory's leaves, and ``endings=False`` without the table of endings (:mod:`.endings`): for
+    checking the one against the other.  ``table`` values symmetric deals'
+    suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable` with a solver).
+    """
+    position = as_position(deal, trumps)
+    known = _theory_table(position.deal, table) if theory else None
+    if known is not None:
+        return _theory(position, known, line)
+    _check_size(position.deal)
+    return _search(position, line, theory, endings)
+
+
+def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
+               line: bool = False, theory: bool = True, endings: bool = True,
+               table: SuitTable | None = None) -> list[TwoHandSolution]:
+    """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
+    card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
+    with _collector_paused():
+        return _solve_many(deals, trumps, line, theory, endings, table)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a batch builds its objects (none of them in a cycle): it would
+    otherwise walk every object alive again and again — half a batch's time in Python, measured."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
+                endings: bool, table: SuitTable | None) -> list[TwoHandSolution]:
+    positions = [as_position(d, trumps) for d in deals]
+    plans: list[SuitTable | None] = []
+    for position in positions:
+        known = _theory_table(position.deal, table) if theory else None
+        if known is None:
+            _check_size(position.deal)
+        plans.append(known)
+    out: list[TwoHandSolution | None] = [None] * len(positions)
+    batch = [i for i, (p, known) in enumerate(zip(positions, plans))
+             if known is None and p.leader is None and not line]
+    if batch:
+        layouts = [_layout(positions[i].deal) for i in batch]
+        Ws = np.array([x.west for x in layouts], dtype=np.uint64)
+        Bs = np.array([x.starts for x in layouts], dtype=np.uint64)
+        tfs = np.array([x.trumps for x in layouts], dtype=np.int64)
+        values = np.zeros((len(batch), 2), dtype=np.int64)
+        results = np.full((len(batch), 2, 64), -1, dtype=np.int64)
+        stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
+        codes, ends = _kernel_tables(theory, endings)
+        kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
+        for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
+            zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
+        ):
+            answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
+                       _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
+            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
+                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS]))
+    for i, (position, known) in enumerate(zip(positions, plans)):
+        if out[i] is None:
+            out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
+    return [s for s in out if s is not None]
+
