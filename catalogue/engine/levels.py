@@ -270,8 +270,8 @@ def compute_level(
     # Provisional codes become final ones a slice at a time: np.take or a fancy index over the whole level widens
     # its uint16 indices to intp first, 8 bytes a deal (1.2 GB more at n = 15, 19 GB at n = 17).
     for start in range(0, size, REMAP_DEALS):
-        part = codes[start : start + REMAP_DEALS]
-        part[...] = final[part]
+        provisional = codes[start : start + REMAP_DEALS]
+        provisional[...] = final[provisional]
     level = Level(n, codes, table, checks=result_checks, flags=flags)
     if moves:
         level.moves = compute_moves(n, previous)
