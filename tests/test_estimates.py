@@ -163,6 +163,25 @@ def test_the_command_line_and_the_app_say_the_same_build_estimate(qtbot, tmp_pat
     assert code == 0 and f"whist-catalogue: {said}; Ctrl+C stops it" in err, err
 
 
+def test_the_command_line_and_the_app_say_the_same_engine_plan(tmp_path):
+    from whist_catalogue.engine.levels import EngineSolver, Level
+    from whist_catalogue.gui.workers import with_engine_progress
+    from whist_catalogue.theory.deals import Deal
+
+    db = tmp_path / "c.sqlite"
+    build(str(db), 7, games=False)
+    deal = "EW" * 9
+    with open_catalogue(str(db)) as catalogue:
+        said = plan_levels(9, frozenset({0}), 7).describe()
+        seed = (lambda: Level.from_codes(7, *catalogue.level_values(7)))
+        steps: list = []
+        with_engine_progress(EngineSolver(seed=seed, seed_n=7).value, Deal.from_label(deal),
+                             abort_requested=lambda: False, report_progress=steps.append)
+    assert steps[0].text == f"Not in the catalogue: {said}"  # the app's line (gui.workers)
+    code, _, err = run_cli("value", deal, "--db", str(db))
+    assert code == 0 and f"not in the catalogue: {said}. Ctrl+C cancels" in err, err
+
+
 # -- Numba: cached, harmless, announced ----------------------------------------------------------------------------
 
 
