@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tracemalloc
 from math import comb
-from pathlib import Path
 
 import pytest
 
@@ -241,7 +240,8 @@ def test_a_cache_that_cannot_be_read_or_written_costs_a_compile_not_a_failure(tm
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0 and done.stdout == "42\n", done.stderr
     # no place for a cache at all: Numba refuses to decorate the kernel unless it is compiled uncached
-    env = {**os.environ, "NUMBA_CACHE_DIR": "/proc/no-cache-here", "NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator"}
+    env = {**os.environ, "NUMBA_CACHE_DIR": "/proc/no-cache-here",
+           "NUMBA_CACHE_LOCATOR_CLASSES": "UserProvidedCacheLocator"}
     done = subprocess.run([sys.executable, "-c", "from whist_catalogue.theory.ranking import level_masks;"
                            "print(len(level_masks(6)))"], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0 and done.stdout == "924\n", done.stderr

@@ -33,8 +33,8 @@ from typing import Iterator, NamedTuple, Protocol
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 
 __all__ = ["EnginePlan", "EngineObserver", "observing", "current_observer", "engine_bound", "beyond_reach", "plan_levels",
-           "level_seconds", "engine_memory", "build_memory", "read_seconds", "duration", "amount", "CALIBRATED_ON", "CHUNK",
-           "CODE_BYTES", "PROCESS_BYTES"]
+           "level_seconds", "read_seconds", "engine_memory", "build_memory", "duration", "amount", "CALIBRATED_ON",
+           "CHUNK", "CODE_BYTES", "PROCESS_BYTES"]
 
 # -- the model: every estimate of time and memory the command line and the app give ------------------------
 
@@ -85,7 +85,7 @@ comes on top of it."""
 def level_seconds(n: int, *, build: bool = False, cores: int | None = None) -> float:
     """About how long valuing level n takes on ``cores`` cores (default: this machine's): as ``value`` and the
     app's explorer do (:class:`~whist_catalogue.engine.levels.EngineSolver`), or as ``build`` does
-    (``build=True``; its rows of levels n ≤ 10 are the store's to add)."""
+    (``build=True``)."""
     # Fitted to levels 12–16; above them the kernels wait on memory more (level 17's 4.7 GB read at random for
     # level 18 cost 31 % more CPU a deal than level 16's for level 17, docs/level-store.md), so there the estimate
     # errs short.
@@ -115,7 +115,6 @@ def engine_memory(levels: tuple[int, ...], held: tuple[int, ...] = (), seed: int
     if seed:
         reading = CODE_BYTES * sum(comb(2 * k, k) for k in set(held)) + READ_BYTES * comb(2 * seed, seed)
     return PROCESS_BYTES + max(kept + in_hand, reading)
-
 
 
 def build_memory(levels: tuple[int, ...]) -> int:

@@ -543,8 +543,8 @@ def compute_data(
     progress: Callable[[str], None] | None = None,
 ) -> AsymptoticsData:
     """Exact levels 1 … max_exact_n and one sample per (n, count) of ``plan``, each with its own seed.
-    ``progress`` hears each step, and before a first use's Numba compile (:func:`~whist_catalogue.theory.jit.announcing`)
-    that the kernels are being prepared."""
+    ``progress`` hears each step, and before a first use's Numba compile that the kernels are being prepared
+    (:func:`~whist_catalogue.theory.jit.announcing`)."""
     with announcing(progress) if progress else nullcontext():
         return _compute_data(max_exact_n, plan, seed, progress)
 

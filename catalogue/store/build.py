@@ -91,11 +91,12 @@ class BuildProgress:
     ``stage`` is ``repair`` (level n was marked complete but is not all there: it
     is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
     levels to store, ``message`` the build's estimate: :meth:`BuildEstimate.describe`),
-    ``compile`` (the engine's kernels loading — compiled by Numba on a first run), ``load`` (level n read back from the catalogue to resume above
-    it), ``compute`` (``done`` of ``total`` deals of level n valued and their chunks
-    committed), ``finish`` (level n's statistics and checksum), ``level`` (level n
-    committed, or skipped if it was complete), ``games`` (``done`` of ``total``
-    solved games) and ``done`` (once, at the end).  Events come at least every
+    ``compile`` (the engine's kernels compiling, on a first run: said when it starts),
+    ``load`` (level n read back from the catalogue to resume above it), ``compute``
+    (``done`` of ``total`` deals of level n valued and their chunks committed),
+    ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
+    skipped if it was complete), ``games`` (``done`` of ``total`` solved games) and
+    ``done`` (once, at the end).  Events come at least every
     second or so in every stage, so closing the generator cancels promptly.
     """
 
