@@ -120,7 +120,7 @@ def test_the_build_estimate_comes_from_the_model_not_from_a_recorded_time():
     assert slow.levels == (15,) and slow.measured and 3_555_796 <= slow.bytes <= 1.15 * 3_555_796
     assert slow.memory == build_memory((15,))
     two = estimate_build([_recorded(n, 1.0) for n in range(1, 11)], 12, games=True)
-    assert two.seconds == pytest.approx(13.0 + sum(level_seconds(n, build=True) + 0.03 for n in (11, 12)))
+    assert two.seconds == pytest.approx(2.0 + sum(level_seconds(n, build=True) + 0.03 for n in (11, 12)))
     fresh = estimate_build([], 10)
     assert fresh.seconds == pytest.approx(sum(level_seconds(n, build=True) + 0.03 for n in range(1, 11)))
 
