@@ -34,7 +34,8 @@ from whist_catalogue.gui.models import LevelStatusModel
 from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, button, error_text, fit_table, row, wrapped
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, estimate_build, file_size
+from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
+                                         file_size)
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.records import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
@@ -92,7 +93,8 @@ class StatusView(QWidget):
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
         self._levels: list = []
-        """The open catalogue's levels: their recorded sizes and times make the build's estimate."""
+        """The open catalogue's levels: their recorded sizes make the build's estimate of disk."""
+        self._games_stored = 0
         self._stage: BuildProgress | None = None
         self._stage_started = 0.0
         self._ticker = QTimer(self)
@@ -142,6 +144,7 @@ class StatusView(QWidget):
         self.games = QCheckBox("with the solved games")
         self.games.setChecked(True)
         self.games.setToolTip("also store chemin-de-fer and Le Her (N = 3 … 52)")
+        self.games.toggled.connect(self._describe_plan)
         self.build_button = button("&Build", "value and store every deal up to n", self.start_build)
         self.cancel_button = button("&Cancel", "stop: the level in progress is rolled back, finished ones kept",
                                     self.cancel_build)
@@ -172,6 +175,7 @@ class StatusView(QWidget):
             self.levels_view.hide()  # no catalogue: no empty table that looks broken
             self._max_n_seen = 0
             self._levels = []
+            self._games_stored = 0
             if not self.busy:
                 self.progress_label.setText("")
             self.headline.setText("No catalogue")
@@ -208,6 +212,7 @@ class StatusView(QWidget):
         else:
             self.headline.setText("Empty catalogue")
         self._levels = list(levels)
+        self._games_stored = len(games)
         incomplete = [i.n for i in levels if not i.complete]
         lines = [
             f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
@@ -233,13 +238,11 @@ class StatusView(QWidget):
         if target <= have:
             self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
             return
-        plan = estimate_build(self._levels, target)
-        self.plan_label.setText(
-            f"Will value and store {plan.deals:,} deals ({level_span(plan.levels)}): about {duration(plan.seconds)} "
-            f"and {human_size(int(plan.bytes))} of disk on this machine (an estimate from "
-            + ("the sizes and times this catalogue records for its levels" if plan.measured else "docs/benchmarks.md")
-            + "; more while other programs keep the processor busy). Cancel keeps every finished level."
-        )
+        games = self.games.isChecked() and self._games_stored < len(SOLVED_GAMES)
+        plan = estimate_build(self._levels, target, games=games)
+        # The core's words, as the command line's build says them before it starts.
+        self.plan_label.setText(f"Build: {plan.describe()} on this machine ({plan.basis()}; more while other "
+                                "programs keep the processor busy). Cancel keeps every finished level.")
 
     @Slot()
     def choose_file(self) -> None:
