@@ -7,7 +7,9 @@ abort flag checked between yields.  Workers never touch widgets: everything
 they produce travels through the signals, which Qt queues to the GUI thread.
 
 A worker that needs the catalogue opens its own (the function it runs does),
-so no database connection crosses threads.
+so no database connection crosses threads.  A worker listens for a first use's
+Numba compile in its thread (:func:`whist_catalogue.theory.jit.announcing`) and
+passes the words on as ``preparing``: the window says so, whichever view asked.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import inspect
 from typing import Any, Callable, NamedTuple
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from whist_catalogue.theory.jit import announcing  # light: Numba loads with the kernels, not here
 
 __all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly", "EngineStep", "with_engine_progress"]
 
@@ -94,7 +98,8 @@ class Worker(QRunnable):
     def run(self) -> None:  # QRunnable override
         self.signals.started.emit()
         try:
-            result = self.work()
+            with announcing(self.signals.preparing.emit):  # a first use's compile, said by the window
+                result = self.work()
         except Aborted:
             self.signals.aborted.emit()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a message in the window

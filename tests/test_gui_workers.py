@@ -76,8 +76,9 @@ def test_abort_requested_and_report_progress_are_passed_to_plain_functions(qtbot
 def test_a_first_use_compile_is_announced_by_the_worker_and_the_window(qtbot):
     """Numba compiles a kernel on its first use (no cache can hold one made at run time): the worker says
     'preparing the engine' before, the window's status bar shows it, and it goes once the work ends."""
-    jit = pytest.importorskip("whist_catalogue.theory.jit")  # the estimates branch's announcement
     from gui_support import make_window
+
+    from whist_catalogue.theory import jit
 
     window = make_window(qtbot)
     namespace: dict = {}
