@@ -21,11 +21,15 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     assert "no catalogue here yet" in status.message.text()
     status.max_n.setValue(4)
     status.games.setChecked(False)
+    assert not status.progress.isVisible() and not status.levels_view.isVisible()  # no empty boxes
     with qtbot.waitSignal(status.build_finished, timeout=60_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
+        assert status.progress.isVisible()  # the bar follows the build ...
+    assert not status.progress.isVisible()  # ... and goes with it: a full bar with no words said nothing
     assert status.last_summary is not None, status.message.text()
     assert status.last_summary.stored == [1, 2, 3, 4]
-    assert status.levels_model.rowCount() == 4
+    assert status.levels_model.rowCount() == 4 and status.levels_view.isVisible()
+    assert "Levels 1…4: chunks" in status.details.text()
     assert status.levels_model.index(3, 1).data() == "complete"
     assert status.levels_model.index(3, 2).data() == "70"
     qtmodeltester.check(status.levels_model)
@@ -48,7 +52,7 @@ def test_build_progress_and_cancel_keep_the_window_responsive(qtbot, db):
     events = []
     qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
     assert status.busy and status.cancel_button.isEnabled()
-    status.worker.signals.progress.connect(events.append)
+    status.task.worker.signals.progress.connect(events.append)
     # the event loop keeps running: switch views and value a deal while the build works
     explorer = window.show_view("explorer")
     explorer.set_deal_text("AQ/KJ")
@@ -78,7 +82,7 @@ def test_an_estimate_before_building_and_no_stale_progress_after_cancel(qtbot, d
     status.games.setChecked(False)
     events = []
     qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
-    status.worker.signals.progress.connect(events.append)
+    status.task.worker.signals.progress.connect(events.append)
     qtbot.waitUntil(lambda: any(e.stage == "compute" and e.n == 13 for e in events), timeout=60_000)
     qtbot.waitUntil(lambda: "so far" in status.progress_label.text(), timeout=5_000)  # the line moves by itself
     qtbot.mouseClick(status.cancel_button, Qt.MouseButton.LeftButton)
