@@ -3,7 +3,7 @@
 The suits' values come from the solver, the sum, the outcome ρ(Σ val)
 (Theorem 9.1 of the multi-suit paper) and each side's first lead with the
 clause of §10.4 that chose it from :func:`whist_catalogue.theory.multisuit.analyse`; play
-is :class:`whist_catalogue.theory.play.Play` through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
+is :class:`whist_catalogue.twohand.play.Play` through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Play a deal out against the app, or watch the app play both sides (one suit or many).
 
-All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, each
+All the play logic is :class:`whist_catalogue.twohand.play.Play`: the legal moves, each
 card's exact result, the theory's moves (a lead by the rule of §10.4 of the
 multi-suit paper, or a reply — optimal for the whole deal from any position, the
 user's mistakes included), taking a card back, and the projected outcome
 ρ(Σ val) of Theorem 9.1; the play kept as a move list to step through is
-:class:`whist_catalogue.theory.play.PlayHistory`.  This panel shows the hands as
+:class:`whist_catalogue.twohand.play.PlayHistory`.  This panel shows the hands as
 buttons (each with its result on request), the current trick on a table with the
 trick before it, the tricks played with what each costly card cost, and it takes
 the keys of docs/app.md (stepping, undo and redo, cards typed).
@@ -52,7 +52,7 @@ from whist_catalogue.gui.widgets import (
 )
 from whist_catalogue.theory.deals import SUIT_LETTERS, Suit
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
+from whist_catalogue.twohand.play import Move, Play, PlayHistory, PlayRecord
 from whist_catalogue.theory.solution import Solver
 
 __all__ = ["PlayPanel"]
@@ -154,7 +154,7 @@ class TrickTable(QWidget):
 class PlayPanel(QWidget):
     """Hands as card buttons, the controls, the tricks so far and an optimal line to the end.
 
-    The play is a move list (:class:`~whist_catalogue.theory.play.PlayHistory`): ← and → step a card
+    The play is a move list (:class:`~whist_catalogue.twohand.play.PlayHistory`): ← and → step a card
     back and forward through it, Ctrl+← and Ctrl+→ a trick, Home and End go to its ends, a click on a
     trick of the list shows the position after it; Ctrl+Z takes back your last card (with the app's
     answer), Ctrl+Shift+Z plays it again.  A card is played from the keyboard by typing it (see
@@ -304,7 +304,7 @@ class PlayPanel(QWidget):
         return self.history.play if self.history is not None else None
 
     @property
-    def records(self) -> list[PlayedCard]:
+    def records(self) -> list[PlayRecord]:
         """The cards played up to the position shown."""
         return self.history.played if self.history is not None else []
 
@@ -631,7 +631,7 @@ class PlayPanel(QWidget):
             ahead=2 * t + 2 > history.cursor,
         )
 
-    def _cost_note(self, card: PlayedCard) -> str:
+    def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
         who = player_name(card.player)
         return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {tricks_text(card.cost)}"

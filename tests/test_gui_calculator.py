@@ -92,7 +92,7 @@ def test_the_app_never_gives_away_a_trick_after_off_line_leads(qtbot, window, ca
     import random
 
     from whist_catalogue.theory.moves import best_results, suit_card_results
-    from whist_catalogue.theory.play import Move, Play
+    from whist_catalogue.twohand.play import Move, Play
     from whist_catalogue.theory.small_suits import SuitTable
 
     table = SuitTable()
