@@ -1,19 +1,26 @@
-"""The multi-suit calculator: add the suits' values, read the outcome and the lead, play the deal out.
+"""The multi-suit view: any two-person deal — uneven suits, voids, a trump suit — its outcome, every first card's
+result, and play against the app.
 
-The suits' values come from the solver, the sum, the outcome ρ(Σ val)
-(Theorem 9.1 of the multi-suit paper) and each side's first lead with the
-clause of §10.4 that chose it from :func:`whist_catalogue.theory.multisuit.analyse`; play
-is :class:`whist_catalogue.twohand.play.Play` through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
+Every answer is :func:`whist_catalogue.twohand.solver.solve`'s, and says where it comes from: a deal whose suits
+are all even is the theory's (nobody can ever ruff or discard, so trumps change nothing) — each suit's value, the
+sum, the outcome ρ(Σ val) (Theorem 9.1 of the multi-suit paper) and each side's first lead with the clause of §10.4
+that chose it, from :func:`whist_catalogue.theory.multisuit.analyse`; any other deal has no value in V, and its
+outcome and results come from the exact search.  Play is :class:`whist_catalogue.twohand.play.Play` through
+:class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
+    QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -25,31 +32,48 @@ from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.widgets import (
+    SOURCE_WORDS,
     CopyTableView,
     HandEditor,
     ValueLabel,
+    card_label,
     cards_text,
     enlarge,
     fit_table,
     heading,
+    row,
     scrolled,
     suit_symbol,
     wrapped,
 )
-from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
+from whist_catalogue.theory.deals import Notation, TwoHandDeal, parse_two_hand
 from whist_catalogue.theory.labeled import Player
+from whist_catalogue.theory.moves import CardResult
 from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
+from whist_catalogue.theory.small_suits import SuitTable
+from whist_catalogue.theory.solution import Solver
+from whist_catalogue.twohand.play import Move, Play
 
-__all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
+if TYPE_CHECKING:
+    from whist_catalogue.twohand.solver import TwoHandSolution
+
+__all__ = ["MultiSuitCalculator", "DealAnswer", "answer_deal", "DEAL_28", "EXAMPLES"]
 
 DEAL_28 = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
 """Deal (28) of the multi-suit paper, §11.4: "West to play and take eleven tricks"."""
+
+TRUMP_EXAMPLE = "trumps ♠: Q74/62, -/QJ942, AQJ6432/KT9, 763/J94"
+"""A 13-card deal with a void and trumps, where the lead is worth three tricks: the screenshot of the search's
+answers."""
 
 EXAMPLES = (
     (DEAL_28, "deal (28), multi-suit paper §11.4: a race to knock out stoppers"),
     ("AQ/KJ, AKJ/QT9, AJ9/KQT", "three numbers: lead from the most complex"),
     ("K/A, A/K", "an exit for each side: ε₀ + (1 − ε₀) = 1 ± ε₀"),
     ("AQ/KJ; 2/3", "West's exit in a small suit turns 1 + 1/2 into two tricks"),
+    (TRUMP_EXAMPLE, "a void and trumps, by search: West ruffs hearts; the lead is worth three tricks"),
+    ("trumps ♥: AK2/-, 5/QJ43", "East ruffs both top spades and keeps West to nothing"),
+    ("AK2/QJ, 5/T4", "uneven suits without trumps: discards"),
 )
 
 MAX_EDITORS = 6
@@ -58,25 +82,56 @@ MAX_EDITORS = 6
 CLAUSES = {"i": "(i)", "ii": "(ii)", "iii": "(iii)"}
 
 HELP = (
-    "<span style='color:#4b5563'>Theorem 9.1: the outcome of the whole deal is the rounding ρ of the sum of the "
-    "suits' values.  West's lead (§10.4; East's is the mirror image): (i) a suit whose value has a negative "
-    "infinitesimal — attack East's exit; (ii) otherwise a suit with a positive infinitesimal — exit; "
-    "(iii) if every suit is a number, a suit at least as complex as the sum (largest denominator) — then a best "
-    "lead of that suit.</span>"
+    "<span style='color:#4b5563'>A deal whose suits are all even is the theory's (trumps or not: nobody can "
+    "ever ruff): Theorem 9.1, the outcome of the whole deal is the rounding ρ of the sum of the suits' values.  "
+    "West's lead (§10.4; East's is the mirror image): (i) a suit whose value has a negative infinitesimal — "
+    "attack East's exit; (ii) otherwise a suit with a positive infinitesimal — exit; (iii) if every suit is a "
+    "number, a suit at least as complex as the sum (largest denominator) — then a best lead of that suit.  A deal "
+    "with an uneven suit (a void: ruffs and discards) has no value in V: the exact search answers it.</span>"
 )
 
 
 _SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
 
 
-class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
-    """View 2: several suits; each suit's value, the sum, the outcome, the right lead, and play."""
+class DealAnswer(NamedTuple):
+    """What the view shows of a deal: the solver's answer; for a deal of the theory its suits' values and first
+    leads (§10.4), for any other the app's first card with West and with East on lead."""
+
+    deal: TwoHandDeal
+    solution: TwoHandSolution
+    analysis: MultiSuitAnalysis | None
+    leads: tuple[Move, Move] | None
+
+
+def answer_deal(deal: TwoHandDeal, solver: Solver) -> DealAnswer:
+    """The deal's answer (in a worker): the theory's with ``solver``'s values (the catalogue, or the engine with its
+    plan and progress), else the search's."""
+    from whist_catalogue.twohand.solver import solve  # loads Numba's search: here, in the worker
+
+    if deal.symmetric:
+        analysis = analyse(deal.suits, solver)
+        return DealAnswer(deal, solve(deal, table=SuitTable(solver), line=False), analysis, None)
+    solution = solve(deal, line=False)
+    plays = [Play.start(deal.suits, p, solver, deal.trump) for p in ("W", "E")]
+    west, east = (play.recommended() for play in plays)
+    # The search after a lead is another kernel, which Numba loads on its first call (half a second): loaded here,
+    # so that the first card played against the app does not stall the window.
+    plays[0].play(west)
+    plays[0].card_results()
+    return DealAnswer(deal, solution, None, (west, east))
+
+
+class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
+    """View 2: any two-person deal; its outcome, each first card's result, where they come from, and play; for a
+    deal of the theory each suit's value, the sum and the right lead."""
 
     TITLE = "Multi-suit calculator"
     EXAMPLES = EXAMPLES
     EXAMPLE_MOVES = 4
-    PLACEHOLDER = "AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)"
-    TOOLTIP = "A multi-suit deal: single-suit deals in any notation of docs/spec.md §2, separated by , or ;"
+    PLACEHOLDER = "AQ/KJ, AKJ/QT9, AJ9/KQT   or   trumps ♥: AK2/-, 5/QJ43"
+    TOOLTIP = ("Any two-person deal (docs/spec.md §2): suits in any notation separated by , or ;, each split in any "
+               "way (a void: -), both hands of the same size; a trump suit named first, trumps ♥: …")
     SHOW = "&Add up"
     COPY = "&Copy deal and values"
     MULTI = True
@@ -96,9 +151,12 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         self.editors_grid = QGridLayout()
         self.editors_grid.setHorizontalSpacing(10)
         self.editors_grid.setVerticalSpacing(6)
-        editors_layout = QHBoxLayout(self.editors_box)
-        editors_layout.addLayout(self.editors_grid)
-        editors_layout.addStretch(1)
+        suits = QHBoxLayout()
+        suits.addLayout(self.editors_grid)
+        suits.addStretch(1)
+        editors_layout = QVBoxLayout(self.editors_box)
+        editors_layout.addLayout(self._trumps_row())
+        editors_layout.addLayout(suits)
         # On a narrow screen the editors scroll sideways rather than widen the window.
         self.editors_area = scrolled(self.editors_box)
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -114,9 +172,20 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         body.setChildrenCollapsible(False)
         self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button)
         self._set_editor_count(1)
+    def _trumps_row(self) -> QHBoxLayout:
+        """The trump selector — none, or one of the deal's suits, in step with the text — and each hand's count."""
+        self.trump_box = QComboBox()
+        self.trump_box.setToolTip("the trump suit: none, or one of the deal's suits (the text names it too: trumps ♥: …)")
+        self.trump_box.activated.connect(self._trump_chosen)
+        self.hand_counts = QLabel()
+        label = QLabel("&Trumps:")
+        label.setBuddy(self.trump_box)
+        return row(label, self.trump_box, 16, self.hand_counts)
 
     def _values_box(self) -> QGroupBox:
-        """Each suit's value, the sum, the outcome and each side's first lead."""
+        """Where the answer comes from, each suit's value, the sum, the outcome, each side's first lead and every
+        first card's result."""
+        self.source_label = wrapped()
         self.suits_model = SuitValuesModel(self)
         self.suits_view = CopyTableView()
         self.suits_view.setModel(self.suits_model)
@@ -124,38 +193,63 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         enlarge(self.suits_view, 1)
         self.suits_view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.sum_heading = heading("Sum of the values")
         self.sum_label = ValueLabel("—", 28)
         self.sum_label.setToolTip("the sum in V of the suits' values (multi-suit paper §7.1)")
-        self.outcome_label = wrapped()
+        self.outcome_heading, self.outcome_label = heading("Outcome"), wrapped()
+        self.lead_heading = heading("First lead")
         self.lead_labels = {p: wrapped() for p in ("W", "E")}
+        self.cards_labels = {p: wrapped() for p in ("W", "E")}
         box = QGroupBox("Values")
         column = QVBoxLayout(box)
         # The sum under its heading, not beside it: so it fits the values' third of a 1000-pixel window.
-        for widget in (self.suits_view, heading("Sum of the values"), self.sum_label,
-                       heading("Outcome (Theorem 9.1: χ = ρ(sum))"), self.outcome_label,
-                       heading("First lead (the rule of §10.4, then a best lead of that suit)"), *self.lead_labels.values()):
+        for widget in (self.source_label, self.suits_view, self.sum_heading, self.sum_label, self.outcome_heading,
+                       self.outcome_label, self.lead_heading, *self.lead_labels.values(),
+                       heading("Every first card: West's tricks after it (★ best)"), *self.cards_labels.values()):
             column.addWidget(widget)
         column.addStretch(1)
         column.addWidget(wrapped(HELP))
         return box
 
     # -- input -----------------------------------------------------------------------------------
-    def parse(self, text: str) -> tuple[Suit, ...]:
-        return parse_multisuit(text)
+    def parse(self, text: str) -> TwoHandDeal:
+        return parse_two_hand(text)
 
-    def _sync_editors(self, suits: tuple[Suit, ...] | None) -> None:
-        if suits is None:
+    def _sync_editors(self, deal: TwoHandDeal | None) -> None:
+        if deal is None:
             self._set_editor_count(1)
             self.editors[0].clear()
+            self._set_trumps(1, None)
+            self._show_counts()
             return
-        if len(suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in suits):
+        if len(deal.suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in deal.suits):
             self.editors_box.setTitle("Or click the cards of each suit (only for rank notation, up to six suits)")
             self._set_editor_count(0)
-            return
-        self.editors_box.setTitle("Or click the cards of each suit")
-        self._set_editor_count(len(suits))
-        for editor, suit in zip(self.editors, suits):
-            editor.set_hands(suit.west, suit.east)
+        else:
+            self.editors_box.setTitle("Or click the cards of each suit")
+            self._set_editor_count(len(deal.suits))
+            for editor, suit in zip(self.editors, deal.suits):
+                editor.set_hands(suit.west, suit.east)
+        self._set_trumps(len(deal.suits), deal.trump)
+        self._show_counts(deal.hand_sizes)
+
+    def _set_trumps(self, count: int, trump: int | None) -> None:
+        """The selector offers no trumps and each of ``count`` suits, ``trump`` chosen (a user's choice only fires
+        ``activated``: nothing here asks for an answer)."""
+        box = self.trump_box
+        box.clear()
+        box.addItem("none", None)
+        for i in range(count):
+            box.addItem(suit_symbol(i, count), i)
+        box.setCurrentIndex(0 if trump is None or trump >= count else trump + 1)
+
+    def _show_counts(self, sizes: tuple[int, int] | None = None) -> None:
+        """Each hand's cards in all (``sizes``, or the editors'), red while they differ."""
+        if sizes is None:
+            sizes = (sum(len(e.hand("W")) for e in self.editors), sum(len(e.hand("E")) for e in self.editors))
+        west, east = sizes
+        self.hand_counts.setText(f"West holds {cards_text(west)}, East {cards_text(east)}")
+        self.hand_counts.setStyleSheet("" if west == east else "color: #b91c1c;")
 
     def _set_editor_count(self, count: int) -> None:
         while len(self.editors) > count:
@@ -165,10 +259,12 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
             editor.setParent(None)
             editor.deleteLater()
         while len(self.editors) < count:
-            editor = HandEditor()
+            editor = HandEditor(even=False)
             editor.title.setStyleSheet("font-size: 18pt;")
             editor.changed.connect(self._editor_changed)
             self.editors.append(editor)
+        if count:  # the trump suit stays chosen while the deal has it
+            self._set_trumps(count, self.trump_box.currentData())
         # lay the editors out two to a row
         while self.editors_grid.count():
             self.editors_grid.takeAt(0)
@@ -208,67 +304,142 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
             self._editor_changed()
 
     @Slot()
+    def _trump_chosen(self) -> None:
+        """The user chose a trump suit: the text says it, and the deal is answered again."""
+        if self.editors:
+            self._editor_changed()
+            return
+        deal = self.parse_field()
+        if deal is not None:
+            deal = TwoHandDeal(deal.suits, self.trump_box.currentData())
+            self.write_field(deal.text())
+            self.show_deal(deal)
+
+    @Slot()
     def _editor_changed(self) -> None:
-        self.write_field(", ".join(e.text() for e in self.editors))
+        trump = self.trump_box.currentData()
+        body = ", ".join(e.text() for e in self.editors)
+        self.write_field(body if trump is None else f"trumps {suit_symbol(trump, len(self.editors))}: {body}")
+        self._show_counts()
         for k, editor in enumerate(self.editors):
-            w, e = len(editor.hand("W")), len(editor.hand("E"))
-            if w == 0 and e == 0:
+            if not editor.hand("W") and not editor.hand("E"):
                 self._no_deal()
                 self.message.show_info(f"Suit {k + 1} is empty: click its cards, or remove it.")
                 return
-            if w != e:
-                self._no_deal()
-                self.message.show_info(f"Suit {k + 1}: West holds {cards_text(w)}, East {e}; both must hold the same number.")
-                return
-        suits = self.parse_field()
-        if suits is not None:
-            self.show_deal(suits)
+        west, east = (sum(len(e.hand(p)) for e in self.editors) for p in ("W", "E"))
+        if west != east:
+            self._no_deal()
+            self.message.show_info(f"West holds {cards_text(west)}, East {cards_text(east)}: both hands must hold "
+                                   "the same number — click a card into the shorter hand or out of the longer.")
+            return
+        deal = self.parse_field()
+        if deal is not None:
+            self.show_deal(deal)
 
     # -- analysis ----------------------------------------------------------------------------------
-    def show_deal(self, suits: tuple[Suit, ...]) -> None:
-        """Value the suits in a worker; meanwhile the previous deal's results are greyed."""
-        self.start_analysis("Valuing the suits", analyse, suits, self.context.solver)
+    def show_deal(self, deal: TwoHandDeal) -> None:
+        """Answer the deal in a worker; meanwhile the previous deal's results are greyed."""
+        subject = "Valuing the suits" if deal.symmetric else "Searching the deal"
+        self.start_analysis(subject, answer_deal, deal, self.context.solver)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.suits_model.set_rows([])
         self.suits_view.hide()  # an empty table is a white box that looks broken
+        self.source_label.setText("")
         self.sum_label.setText("—")
+        for widget in (self.sum_heading, self.sum_label):
+            widget.hide()
+        self.outcome_heading.setText("Outcome")
+        self.lead_heading.setText("First lead")
         self.outcome_label.setText("Enter a deal above.")
-        for label in self.lead_labels.values():
+        for label in (*self.lead_labels.values(), *self.cards_labels.values()):
             label.setText("")
 
-    def _fill(self, a: MultiSuitAnalysis) -> None:
-        count = len(a.suits)
-        west_suit, east_suit = a.west_lead.suit, a.east_lead.suit
+    def _fill(self, answer: DealAnswer) -> None:
+        deal, solution, a, leads = answer
+        count = len(deal.suits)
+        theory = a is not None
+        self.source_label.setText(f"<b>Answered {self._source_words(answer)}.</b>")
+        chosen = [a.west_lead.suit, a.east_lead.suit] if a is not None else [m.suit for m in leads or ()]
         rows = []
-        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
-            chosen = [name for name, s in (("West", west_suit), ("East", east_suit)) if s == i]
-            rows.append(SuitRow(suit_symbol(i, count), suit, sol.value, " and ".join(chosen)))
+        for i, suit in enumerate(deal.suits):
+            name = suit_symbol(i, count) + (" trumps" if i == deal.trump else "")
+            by = " and ".join(side for (_, side), s in zip(_SIDES, chosen) if s == i)
+            rows.append(SuitRow(name, suit, a.solutions[i].value if a is not None else None, by))
         self.suits_model.set_rows(rows)
+        for column in (1, 2):  # the value and the suit's outcome alone: only the theory has them
+            self.suits_view.setColumnHidden(column, not theory)
         self.suits_view.show()
         self.suits_view.resizeColumnsToContents()
-        self.sum_label.setText(a.value.text())
-        tricks = sum(s.n for s in a.suits)
-        o = a.outcome
+        for widget in (self.sum_heading, self.sum_label):
+            widget.setVisible(theory)
+        self.sum_label.setText(a.value.text() if a is not None else "—")
+        tricks = deal.n
+        o = solution.outcome
+        assert o is not None  # a whole deal
+        self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else "Outcome (by search)")
         self.outcome_label.setText(
             f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
             f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
         )
+        self.lead_heading.setText("First lead (the rule of §10.4, then a best lead of that suit)" if theory
+                                  else "First lead (the app's: the lowest of the best, by search)")
         for p, name in _SIDES:
-            lead = a.lead(p)
-            card = f"{suit_symbol(lead.suit, count)}{a.lead_name(p)}"
-            self.lead_labels[p].setText(
-                f"<b>{name} leads {card}</b> — {lead.rule.describe(p)} "
-                f"<span style='color:#6b7280'>(clause {CLAUSES[lead.rule.value]} of §10.4)</span>"
-            )
-        self.play_panel.set_deal(a.suits)
+            self.lead_labels[p].setText(self._lead_text(answer, p, name))
+            self.cards_labels[p].setText(f"{name} on lead: {self._cards_text(deal, solution.answer(p).moves, p)}")
+        self.play_panel.set_deal(deal.suits, deal.trump)
+
+    @staticmethod
+    def _source_words(answer: DealAnswer) -> str:
+        solution = answer.solution
+        words = SOURCE_WORDS.get(solution.source, solution.source)
+        if answer.analysis is not None:
+            if answer.deal.trump is None:
+                return words
+            trumps = suit_symbol(answer.deal.trump, len(answer.deal.suits))
+            return f"{words}: every suit is even, so nobody can ever ruff, and trumps ({trumps}) change nothing"
+        return (f"{words}: an uneven suit puts the deal outside the theory, so it has no value in V"
+                f" ({solution.nodes:,} positions searched, {solution.theory_leaves:,} of them answered by Theorem 9.1,"
+                f" {solution.endings:,} by the table of endings)")
+
+    def _lead_text(self, answer: DealAnswer, p: Player, name: str) -> str:
+        deal, solution, a, leads = answer
+        count = len(deal.suits)
+        if a is None:
+            assert leads is not None
+            move = leads[0 if p == "W" else 1]
+            best = len(solution.answer(p).best())
+            card = card_label(move.suit, count, deal.suits[move.suit].card_name(move.rank))
+            return (f"<b>{name} leads {card}</b> <span style='color:#6b7280'>"
+                    f"({'the one best first card' if best == 1 else f'one of {best} best first cards'})</span>")
+        lead = a.lead(p)
+        card = card_label(lead.suit, count, a.lead_name(p))
+        return (f"<b>{name} leads {card}</b> — {lead.rule.describe(p)} "
+                f"<span style='color:#6b7280'>(clause {CLAUSES[lead.rule.value]} of §10.4)</span>")
+
+    @staticmethod
+    def _card(deal: TwoHandDeal, r: CardResult) -> str:
+        return card_label(r.suit, len(deal.suits), deal.suits[r.suit].card_name(r.card))
+
+    def _cards_text(self, deal: TwoHandDeal, moves: tuple[CardResult, ...], p: Player) -> str:
+        """Each legal first card with West's tricks after it, the best in bold with a star."""
+        best = (max if p == "W" else min)(r.west_tricks for r in moves)
+        return "  ".join(f"<b>{self._card(deal, r)} {r.west_tricks}★</b>" if r.west_tricks == best
+                         else f"{self._card(deal, r)} {r.west_tricks}" for r in moves)
+
+    def screenshot_pages(self) -> list[tuple[str, Callable[[], None]]]:
+        """Deal (28), the theory's (the first example, already loaded), then a deal with a void and trumps, the
+        search's (``calculator-trumps.png``)."""
+        return [("", lambda: None), ("trumps", lambda: self.load_example(TRUMP_EXAMPLE))]
 
     # -- clipboard --------------------------------------------------------------------------------------
     def summary_text(self) -> str:
-        a = self.analysis
+        deal, solution, a, _ = self.analysis
+        if a is None:
+            return solution.text()
         count = len(a.suits)
-        lines = [", ".join(str(s) for s in a.suits)]
+        lines = [deal.text()]
         for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
             lines.append(f"  {suit_symbol(i, count)} {suit}  {sol.value.text()}")
         o = a.outcome
@@ -276,5 +447,5 @@ class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
         lines.append(f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead")
         for p, name in _SIDES:
             lead = a.lead(p)
-            lines.append(f"{name} leads {suit_symbol(lead.suit, count)}{a.lead_name(p)}: {lead.rule.describe(p)}")
+            lines.append(f"{name} leads {card_label(lead.suit, count, a.lead_name(p))}: {lead.rule.describe(p)}")
         return "\n".join(lines)
