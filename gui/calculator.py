@@ -205,7 +205,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         # The sum under its heading, not beside it: so it fits the values' third of a 1000-pixel window.
         for widget in (self.source_label, self.suits_view, self.sum_heading, self.sum_label, self.outcome_heading,
                        self.outcome_label, self.lead_heading, *self.lead_labels.values(),
-                       heading("Every first card: West's tricks after it (★ best)"), *self.cards_labels.values()):
+                       heading("Every first card → West's tricks after it (★ best)"), *self.cards_labels.values()):
             column.addWidget(widget)
         column.addStretch(1)
         column.addWidget(wrapped(HELP))
@@ -425,8 +425,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     def _cards_text(self, deal: TwoHandDeal, moves: tuple[CardResult, ...], p: Player) -> str:
         """Each legal first card with West's tricks after it, the best in bold with a star."""
         best = (max if p == "W" else min)(r.west_tricks for r in moves)
-        return "  ".join(f"<b>{self._card(deal, r)} {r.west_tricks}★</b>" if r.west_tricks == best
-                         else f"{self._card(deal, r)} {r.west_tricks}" for r in moves)
+        return "  ".join(f"<b>{self._card(deal, r)}→{r.west_tricks}★</b>" if r.west_tricks == best
+                         else f"{self._card(deal, r)}→{r.west_tricks}" for r in moves)
 
     def screenshot_pages(self) -> list[tuple[str, Callable[[], None]]]:
         """Deal (28), the theory's (the first example, already loaded), then a deal with a void and trumps, the

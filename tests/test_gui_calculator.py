@@ -264,7 +264,7 @@ def assert_shows_the_solvers_answer(calculator, text):
     assert f"East on lead: West takes {o.east_leads}," in words
     for p, name in (("W", "West"), ("E", "East")):
         shown = calculator.cards_labels[p].text().replace("<b>", "").replace("</b>", "").replace("★", "")
-        cards = [f"{card_label(r.suit, len(deal.suits), deal.suits[r.suit].card_name(r.card))} {r.west_tricks}"
+        cards = [f"{card_label(r.suit, len(deal.suits), deal.suits[r.suit].card_name(r.card))}→{r.west_tricks}"
                  for r in solution.answer(p).moves]
         assert shown == f"{name} on lead: " + "  ".join(cards)
         best = (max if p == "W" else min)(r.west_tricks for r in solution.answer(p).moves)
