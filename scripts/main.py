@@ -128,7 +128,7 @@ def _run(argv: Sequence[str] | None) -> int:
     """:func:`main` without the signals: every failure that is not one becomes its exit status here."""
     try:
         own_process = argv is None  # the console script, not a caller in a longer-lived process
-        argv = sys.argv[1:] if own_process else list(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
         # Only the command modules up to the one named are imported (start-up: docs/benchmarks.md).
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         args = parser.parse_args(argv)

@@ -14,6 +14,7 @@ and the reductions D_ij (§7.2).
 from __future__ import annotations
 
 import enum
+from collections import Counter
 import re
 from functools import lru_cache
 from itertools import compress
@@ -255,8 +256,7 @@ class Suit(Immutable):
             return  # the cards of a Deal are distinct by construction
         cards = west + east
         if len(set(cards)) != len(cards):
-            seen: set[int] = set()
-            dup = sorted(c for c in cards if c in seen or seen.add(c))  # linear: a huge suit is not quadratic
+            dup = sorted(c for c, times in Counter(cards).items() if times > 1)  # linear: a huge suit is not quadratic
             raise DuplicateCardError(f"card {self.card_name(dup[0])} appears twice in {self}")
 
     @property
