@@ -28,13 +28,13 @@ Counters (``stats``): positions searched, theory leaves, table cut-offs, endings
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.twohand.bits import (
     bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
 from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
-from whist_catalogue.twohand.leaves import rho
+from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
+from whist_catalogue.twohand.leaves import LEAF_MAX_N, rho
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -108,7 +108,7 @@ def _survey(W, B, lead, tmask, codes):
         held = pop(theirs)
         count = pop(mine)
         if leaf:
-            if count != held or 2 * count > 16:
+            if count != held or count > LEAF_MAX_N:
                 leaf = False
             else:
                 total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (_ONE << np.uint64(2 * count)))]
