@@ -294,15 +294,24 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
 
 
 @njit(cache=True)
-def solve_batch(Ws, Bs, tfs, tt, codes, ends, stats, values, results):
-    """:func:`solve_root` for both leaders of many deals: ``values[d]`` (West's tricks with West, with East on
-    lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
-    leader's), ``stats[d]`` the deal's counters."""
+def solve_batch(Ws, Bs, tfs, leads, leds, tt, codes, ends, stats, values, results):
+    """Many deals and positions in one call.  ``leads[d]`` −1: a whole deal, both leaders at its first trick —
+    ``values[d]`` West's tricks with West, with East on lead, ``results[d, leader, card]`` each legal first card's
+    result.  Else a position with ``leads[d]`` on lead (0 West, 1 East): ``values[d, 0]`` West's tricks from it and
+    ``results[d, 0, card]`` each legal card's result for the player to move — the leader, or, after the lead of
+    the card at bit ``leds[d]`` (0: none), the follower.  −1 stays where a card is not legal; ``stats[d]`` the
+    deal's counters."""
     for d in range(Ws.shape[0]):
-        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (pop(Ws[d]) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
-        values[d, 0] = west
-        # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
-        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, ends, stats[d], results[d, 1])
+        W, B, tf = Ws[d], Bs[d], tfs[d]
+        if leads[d] < 0:
+            west = solve_root(W, B, tf, 0, (pop(W) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
+            values[d, 0] = west
+            # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
+            values[d, 1] = solve_root(W, B, tf, 1, west, tt, codes, ends, stats[d], results[d, 1])
+        elif leds[d] == _ZERO:
+            values[d, 0] = solve_root(W, B, tf, leads[d], (pop(W) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
+        else:
+            values[d, 0] = solve_after_lead(W, B, tf, leads[d], leds[d], tt, codes, ends, stats[d], results[d, 0])
 
 
 @njit(cache=True)

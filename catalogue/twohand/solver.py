@@ -26,12 +26,12 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from typing import Iterable, Iterator, Literal, NamedTuple
+from typing import Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
 
 from whist_catalogue.constants import MAX_SEARCH_N
-from whist_catalogue.errors import BeyondSearchError, DealTooLargeError
+from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal, suit_name
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
@@ -40,6 +40,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
+from whist_catalogue.twohand.batch import beyond_search
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
 from whist_catalogue.twohand.position import Position, as_position
@@ -51,6 +52,7 @@ __all__ = [
     "TwoHandSolution",
     "solve",
     "solve_many",
+    "search",
     "clear_table",
 ]
 
@@ -298,9 +300,27 @@ def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]
 
 def _check_size(deal: TwoHandDeal) -> None:
     if deal.n > MAX_SEARCH_N:
-        raise BeyondSearchError(
-            f"{deal.n} cards a hand in {deal.text()!r}: the exact search takes at most {MAX_SEARCH_N} cards a hand"
-        )
+        raise beyond_search(deal.n, deal.text())
+
+
+def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
+           theory: bool = True, endings: bool = True) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]]]:
+    """The search on many deals and positions at once, one call of the kernel (:func:`.kernels.solve_batch`), from
+    their words (:mod:`.bits`: West's cards, the suits' starts and sentinel, the trump flag), each with its leader
+    (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of a card led (0: none).  Returns, for each,
+    West's tricks (``[with West on lead, with East on lead]``, or ``[from the position, 0]``), each legal card's
+    result by bit for each leader (−1 for the others: ``[[…], […]]``, the second empty-handed for a position),
+    and the search's counters (:data:`.kernels.N_STATS`).  Numbers in, numbers out: what a Dask worker runs."""
+    count = len(Ws)
+    width = 2 * max((int(w).bit_count() for w in Ws), default=0)  # every card in play is below bit 2n
+    values = np.zeros((count, 2), dtype=np.int64)
+    results = np.full((count, 2, 64), -1, dtype=np.int8)
+    stats = np.zeros((count, kernels.N_STATS), dtype=np.int64)
+    codes, ends = _kernel_tables(theory, endings)
+    kernels.solve_batch(np.asarray(Ws, dtype=np.uint64), np.asarray(Bs, dtype=np.uint64), np.asarray(tfs, dtype=np.int64),
+                        np.asarray(leads, dtype=np.int64), np.asarray(leds, dtype=np.uint64), _table(), codes, ends,
+                        stats, values, results)
+    return values.tolist(), results[:, :, :width].tolist(), stats.tolist()
 
 
 def _theory_table(deal: TwoHandDeal, table: SuitTable | None) -> SuitTable | None:
@@ -474,17 +494,11 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
              if known is None and p.leader is None and not line]
     if batch:
         layouts = [_layout(positions[i].deal) for i in batch]
-        Ws = np.array([x.west for x in layouts], dtype=np.uint64)
-        Bs = np.array([x.starts for x in layouts], dtype=np.uint64)
-        tfs = np.array([x.trumps for x in layouts], dtype=np.int64)
-        values = np.zeros((len(batch), 2), dtype=np.int64)
-        results = np.full((len(batch), 2, 64), -1, dtype=np.int64)
-        stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
-        codes, ends = _kernel_tables(theory, endings)
-        kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
-        for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
-            zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
-        ):
+        values, results, stats = search([x.west for x in layouts], [x.starts for x in layouts],
+                                        [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
+                                        theory=theory, endings=endings)
+        for i, layout, (west, east), (west_results, east_results), counts in zip(batch, layouts, values, results,
+                                                                                 stats):
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
             out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
