@@ -449,11 +449,13 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
         nonlocal two_hand
         text = written.text
         try:
-            if not two_hand and split_trumps(text)[0] is None:
-                try:
-                    return _line(_outcome_answer(text, evaluate, args.cards), as_json)
-                except AsymmetricSuitError:
-                    two_hand = True
+            if not two_hand:
+                if split_trumps(text)[0] is None:
+                    try:
+                        return _line(_outcome_answer(text, evaluate, args.cards), as_json)
+                    except AsymmetricSuitError:
+                        pass
+                two_hand = True
             reading = read(text)
             if not reading.symmetric:
                 return reading, (reading.west, reading.starts, reading.tf, -1, 0)

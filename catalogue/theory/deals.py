@@ -762,26 +762,65 @@ def trump_suit(named: str | None, given: str | int | None, count: int, text: str
     return index
 
 
-_PLAIN_TWO_HAND = re.compile(r"\s*([2-9TJQKAtjqka]+|-)/([2-9TJQKAtjqka]+|-)\s*")
+_RANK_BITS = {c: 1 << (r - 2) for n, r in _RANK_VALUES.items() for c in (n, n.lower())}
+_RANK_BITS.update({c: 0 for c in _WHITESPACE})
+_LETTER_OF_BIT = "23456789TJQKA"
+_side_masks: dict[str, int] = {}
+_bit_names: dict[int, tuple[str, ...]] = {}
+
+
+def _side_mask(side: str) -> int:
+    """A hand's cards of a suit in plain rank notation (``AK2``, ``-`` for none) as bits, the 2 at bit 0; −1 for
+    anything else (then :func:`_read_suit` reads it, or words what is wrong).  Remembered: a batch repeats them."""
+    mask = _side_masks.get(side)
+    if mask is None:
+        if side.strip() == "-":
+            mask = 0
+        else:
+            mask = 0
+            count = 0
+            for ch in side:
+                bit = _RANK_BITS.get(ch)
+                if bit is None:
+                    mask = -1
+                    break
+                mask |= bit
+                count += bit != 0
+            if mask > 0 and mask.bit_count() != count:
+                mask = -1  # a rank twice
+        if len(_side_masks) > 1 << 16:
+            _side_masks.clear()
+        _side_masks[side] = mask
+    return mask
 
 
 def two_hand_suit(part: str) -> tuple[int, int, int, tuple[str, ...]]:
     """One suit of a two-hand deal (:func:`parse_two_hand` reads it so): West's cards as bits over the suit's
     cards, lowest first; how many cards West and East hold; the cards' names, lowest first.  A suit in plain rank
-    notation (``AK2/-``) is read by string operations, as :func:`rank_suit_key` reads a symmetric one; any other
-    by :func:`_read_suit`, raising what it raises."""
-    plain = _PLAIN_TWO_HAND.fullmatch(part)
-    if plain is not None:
-        west, east = ("" if side == "-" else side for side in plain.groups())
-        letters = "".join(sorted(west.translate(_WEST_LETTERS) + east.translate(_EAST_LETTERS)))
-        names = letters.translate(_LETTER_NAMES)
-        if len(set(names)) == len(names) and letters:
-            return int(letters.translate(_LETTER_BITS)[::-1], 2), len(west), len(east), tuple(names)
+    notation (``AK2/-``, ``QT 9/J``) is read with integer operations, a fraction of a microsecond; any other by
+    :func:`_read_suit`, raising what it raises."""
+    west_text, slash, east_text = part.partition("/")
+    west, east = _side_mask(west_text), _side_mask(east_text)
+    cards = west | east
+    if slash and west >= 0 and east >= 0 and cards and not west & east:
+        # West's ranks as bits over the suit's cards (the 13-bit rank masks compressed to the cards there are).
+        mask = position = 0
+        rest = cards
+        while rest:
+            low = rest & -rest
+            if west & low:
+                mask |= 1 << position
+            position += 1
+            rest ^= low
+        names = _bit_names.get(cards)
+        if names is None:
+            names = _bit_names[cards] = tuple(c for i, c in enumerate(_LETTER_OF_BIT) if cards >> i & 1)
+        return mask, west.bit_count(), east.bit_count(), names
     suit = read_suit(part)
     ranks = sorted(suit.west + suit.east)
     held = set(suit.west)
-    mask = sum(1 << i for i, r in enumerate(ranks) if r in held)
-    return mask, len(suit.west), len(suit.east), tuple(map(suit.card_name, ranks))
+    return sum(1 << i for i, r in enumerate(ranks) if r in held), len(suit.west), len(suit.east), \
+        tuple(map(suit.card_name, ranks))
 
 
 def _trump_index(name: str, count: int, text: str) -> int:

@@ -91,28 +91,36 @@ class DealReader:
                 parse_two_hand(text, self.trumps)  # a part at fault: said as the parser says it, naming the suit
                 raise
         count = len(parts)
-        trump = trump_suit(named, self.trumps, count, text) if named is not None or self.trumps is not None else None
-        n = sum(s[1] for s in suits)
-        if n != sum(s[2] for s in suits) or not body.strip():
+        trump = None if named is None and self.trumps is None else trump_suit(named, self.trumps, count, text)
+        n = east = 0
+        even = True
+        for _, w, e, _ in suits:
+            n += w
+            east += e
+            even = even and w == e
+        if n != east:
             parse_two_hand(text, self.trumps)  # hands of different sizes: said as the parser says it
-            raise InvalidDealError(f"not a two-hand deal: {text!r}")  # (never reached: the parser refuses it)
+            raise AssertionError(f"the parser took hands of different sizes: {text!r}")
         shown = text
         if named is None and trump is not None:
             shown = f"trumps {SUIT_SYMBOLS[trump] if count <= len(SUIT_SYMBOLS) else trump + 1}: {text}"
-        if all(s[1] == s[2] for s in suits):
+        if even:
             return Reading(shown, body, tuple(parts), trump, True, n, 0, 0, 0, ())
         if n > MAX_SEARCH_N:
             raise beyond_search(n, shown)
         # The kernels' layout (bits.py): the trump suit at the bottom, the others above it in the order written.
-        order = range(count) if trump is None else (trump, *(i for i in range(count) if i != trump))
-        west = starts = offset = 0
         places: list[tuple[int, tuple[str, ...]]] = [(0, ())] * count
-        for i in order:
-            mask, _, _, names = suits[i]
-            west |= mask << offset
-            starts |= 1 << offset
-            places[i] = (offset, names)
-            offset += len(names)
+        west = starts = offset = 0
+        if trump is not None:
+            mask, _, _, names = suits[trump]
+            west, starts, offset = mask, 1, len(names)
+            places[trump] = (0, names)
+        for i, (mask, _, _, names) in enumerate(suits):
+            if i != trump:
+                west |= mask << offset
+                starts |= 1 << offset
+                places[i] = (offset, names)
+                offset += len(names)
         return Reading(shown, body, tuple(parts), trump, False, n, west, starts | 1 << offset, int(trump is not None),
                        tuple(places))
 
