@@ -14,6 +14,7 @@ which the app calls too; the commands only write the answers.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import sys
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequ
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, InvalidDealError, UsageError, WhistError
-from whist_catalogue.scripts.cli import DealText, deal_arguments
+from whist_catalogue.scripts.cli import OWN_PROCESS, DealText, deal_arguments
 from whist_catalogue.theory.deals import (
     Deal,
     Suit,
@@ -336,7 +337,27 @@ class _Search:
     def submit(self, words: list[Words]) -> "_Done | Future":
         from whist_catalogue.twohand.batch import search_task
 
+        _load_search()
         return _Done(search_task(words))
+
+
+def _load_search() -> None:
+    """Load the search (Numba) into this process without SciPy's linear algebra.
+
+    Numba imports ``scipy.linalg`` when it first builds its typing registries, only to learn whether jitted code
+    may call BLAS (``np.dot``, ``np.linalg``), which no kernel of this package does — a fifth of the command line's
+    start-up for a two-hand deal (docs/benchmarks.md).  While the search loads, that module reads as missing, so
+    Numba records that this process has no BLAS; afterwards ``scipy.linalg`` imports as usual.  Only the command
+    line's own process does this (a library user's Numba is left alone)."""
+    if not OWN_PROCESS["console"] or "whist_catalogue.twohand.solver" in sys.modules \
+            or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # an import of it raises ImportError meanwhile
+    try:
+        import whist_catalogue.twohand.solver  # noqa: F401
+    finally:
+        if sys.modules.get("scipy.linalg", ...) is None:
+            del sys.modules["scipy.linalg"]
 
 
 class _ClusterSearch(_Search):
@@ -377,6 +398,18 @@ def _answer_batches(items: Sequence[str], answer: _Answer, render: _Render, sear
     theory's), or what the search needs; a batch's searched deals go to the search together (one kernel call, or
     a task on the cluster while the next batch is read) and ``render`` writes each.  The lines before a deal at
     fault come out before its error."""
+    # Python's cycle collector stays off meanwhile: a batch builds thousands of small objects, none in a cycle,
+    # and the collector would walk every live one again and again (as in twohand.solver.solve_many).
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        _answer_all(items, answer, render, search)
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:
     queue: deque[_Pending] = deque()
     try:
         for texts in _batches(items, search.block):

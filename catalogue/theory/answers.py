@@ -220,9 +220,24 @@ class FirstCards(NamedTuple):
     east: Sequence[Card]
 
 
+class _CardJson(dict):
+    """A card's result → its JSON object's text, each written once: a batch of thousands of deals meets a few
+    hundred distinct ones (suit, name, tricks)."""
+
+    def __missing__(self, card: Card) -> str:
+        if len(self) > 1 << 16:
+            self.clear()
+        suit, name, tricks = card
+        # A card's name (a rank letter or a whole number) needs no escaping.
+        found = self[card] = f'{{"suit": {suit}, "card": "{name}", "west_tricks": {tricks}}}'
+        return found
+
+
+_card_json = _CardJson().__getitem__
+
+
 def _cards_json(cards: Sequence[Card]) -> str:
-    # A card's name (a rank letter or a whole number) needs no escaping.
-    return ", ".join([f'{{"suit": {s}, "card": "{c}", "west_tricks": {k}}}' for s, c, k in cards])
+    return ", ".join(map(_card_json, cards))
 
 
 def _source_text(source: str, trumps: int | None, count: int) -> str:
