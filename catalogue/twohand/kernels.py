@@ -257,10 +257,10 @@ def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
 
 
 @njit(cache=True)
-def _lead_value(W, B, tf, lead, p, guess, tt, codes, ends, stats):
-    """West's tricks from the start of this trick on when the leader plays p."""
-    lo = np.int64(0)
-    hi = pop(W)
+def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
+    """West's tricks from the start of this trick on when the leader plays p, known to lie in [lo, hi]: a lead
+    is worth at most the position's value to its leader, so with that value as a bound a best lead takes one
+    question, not two."""
     g = guess
     while lo < hi:
         t = min(max(g, lo + 1), hi)
@@ -284,7 +284,10 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     while cands != _ZERO:
         p = low(cands)
         cands ^= p
-        r = _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats)
+        if lead == 0:
+            r = _lead_value(W, B, tf, lead, p, v, np.int64(0), v, tt, codes, ends, stats)
+        else:
+            r = _lead_value(W, B, tf, lead, p, v, v, pop(W), tt, codes, ends, stats)
         top = run_top(leader, B, p)
         b = p
         while b <= top:
@@ -365,13 +368,14 @@ def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
             while cands != _ZERO:
                 p = low(cands)
                 cands ^= p
-                if _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats) == v:
+                lo, hi = (np.int64(0), v) if lead == 0 else (v, pop(W))
+                if _lead_value(W, B, tf, lead, p, v, lo, hi, tt, codes, ends, stats) == v:
                     break
         else:
             p = led
             led = _ZERO
             if v < 0:
-                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, ends, stats)
+                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, np.int64(0), pop(W), tt, codes, ends, stats)
         follower = E if lead == 0 else W
         S = segment(B, p)
         tmask = trump_mask(B, tf)
