@@ -182,10 +182,22 @@ def outcome_answer(reading: Reading, values: Sequence[int], results: Sequence[Se
                    cards: bool = False) -> OutcomeAnswer:
     """A whole deal's answer from the search: the outcome, the first best card of each leader in the order
     written, and with ``cards`` every legal first card of both."""
-    west, east = _cards(reading, results[0]), _cards(reading, results[1])
+    # At the first trick every card of the leader's is legal, so each card has a result with its holder on lead
+    # and −1 with the other: one pass sorts the cards to their leaders.
+    west_results, east_results = results
+    west: list[tuple[int, str, int]] = []
+    east: list[tuple[int, str, int]] = []
+    to_west, to_east = west.append, east.append
+    for i, (offset, names) in enumerate(reading.places):
+        stop = offset + len(names)
+        for name, x, y in zip(names, west_results[offset:stop], east_results[offset:stop]):
+            if x >= 0:
+                to_west((i, name, x))
+            else:
+                to_east((i, name, y))
     return OutcomeAnswer(reading.text, reading.parts, None, None, Outcome(values[0], values[1]),
-                         _first_best(west, values[0]),
-                         _first_best(east, values[1]), reading.trump, FirstCards(west, east) if cards else None)
+                         _first_best(west, values[0]), _first_best(east, values[1]), reading.trump,
+                         FirstCards(west, east) if cards else None)
 
 
 def moves_answer(reading: Reading, to_play: Player, results: Sequence[int]) -> MovesAnswer:
