@@ -24,6 +24,7 @@ __all__ = [
     "MAX_RANKED_N",
     "MAX_HAND_SIZE",
     "MAX_SEARCH_N",
+    "CHECK_NAMES",
 ]
 
 # -- a value's number part as an integer --------------------------------------------------------
@@ -64,3 +65,15 @@ threefold a card a hand: a 13-card deal takes under a millisecond, the slowest o
 trumps 30 ms, 20-card deals 0.2 s and up to 0.5 s (docs/benchmarks.md): 16 keeps every answer well under a
 second.  The position's layout would hold 30 (its cards and a sentinel in 62 bits); a symmetric deal the theory
 values has no such limit."""
+
+# -- names every part agrees on --------------------------------------------------------------------
+CHECK_NAMES = (
+    "conjecture_12_2",
+    "conjecture_12_3",
+    "conjecture_12_4",
+    "theorem_8_10",
+    "theorem_9_4",
+    "conjecture_12_4_labeled",
+)
+"""The engine's checks of the papers' conjectures (``whist_catalogue.engine.levels.Checks``), in the order of
+their counterexample bits: the kernels', the chunks' and the search's ``counterexample(…)``."""

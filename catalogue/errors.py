@@ -3,10 +3,11 @@
 Every one a user can cause derives from :class:`WhistError`, so the command line and the
 app can turn them into one clear line (exit status 2) in a single place. Where
 it makes sense they also derive from the matching built-in, python-chess style,
-so ``except ValueError`` keeps working for library users. The two that are not a
-user's (:class:`ChunkError`, :class:`CertificationError`) are named here too, so that
-every exception class has one home (docs/architecture.md); the modules that raise an
-error import it from here. :func:`counted` says a count in a message ("1 card", "2 cards").
+so ``except ValueError`` keeps working for library users. Those that are not a
+user's (:class:`ChunkError`, :class:`MalformedContentError`, :class:`CertificationError`) are
+named here too, so that every exception class has one home (docs/architecture.md), grouped
+by the layer that raises it; the modules that raise an error import it from here.
+:func:`counted` says a count in a message ("1 card", "2 cards").
 """
 
 from __future__ import annotations
@@ -66,6 +67,44 @@ class SearchSyntaxError(WhistError, ValueError):
 
 class GameArgumentError(WhistError, ValueError):
     """Invalid parameters for one of the solved matrix games."""
+
+
+# -- the store: the catalogue database ------------------------------------------------------------------
+
+
+class NotInCatalogue(CatalogueError, LookupError):
+    """The deal's level is not (completely) in the catalogue: compute it instead.
+
+    A :class:`LookupError`, so that a solver chain moves on to the next solver, and a :class:`CatalogueError`,
+    so that the command line reports it as one line when nothing can move on.
+    """
+
+
+class CatalogueBusyError(CatalogueError):
+    """Another build holds the catalogue's build lock."""
+
+
+class CatalogueLinkedError(CatalogueError):
+    """The catalogue file has several names (hard links): no build may write it."""
+
+
+class MalformedContentError(ValueError):
+    """Contents this software would not have written: a cell of the wrong type, a short blob, invalid JSON, a
+    level row whose checksum differs.  Raised by the code that checks what it reads; the store's
+    ``database_errors`` reports it as a damaged catalogue (:class:`CatalogueDamagedError`)."""
+
+
+class MissingDependency(WhistError, ImportError):
+    """An optional library this needs is not installed (the message says how to get it)."""
+
+
+class ExportTargetError(WhistError, ValueError):
+    """A file an export cannot or must not write: a directory, a missing directory, the catalogue itself, a
+    file system without room for it."""
+
+
+class DistributionError(WhistError, ValueError):
+    """Suit sizes that are not a list of positive integers, or a level whose counts no source has."""
 
 
 # -- the command line, the engine and the games ---------------------------------------------------------

@@ -122,6 +122,5 @@ class AppContext(QObject):
         if self._catalogue is not None:
             self._catalogue.close()
             self._catalogue = None
-        close = getattr(self._solver, "close", None)
-        if close is not None:
-            close()  # the solver's own catalogue: closing it lets SQLite remove the -wal and -shm files
+        if self._solver is not None:
+            self._solver.close()  # the solver's own catalogue: closing it lets SQLite remove the -wal and -shm files

@@ -12,8 +12,12 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
+
+from whist_catalogue.gui.workers import LatestOnly, WorkerPool
+from whist_catalogue.store.fields import HEADERS as FIELD_HEADERS
+from whist_catalogue.store.fields import Field
 
 from whist_catalogue.theory.deals import Notation, Suit
 from whist_catalogue.theory.labeled import LabeledValue
@@ -33,6 +37,7 @@ __all__ = [
     "GridModel",
     "LevelStatusModel",
     "SearchResultsModel",
+    "fetch_page",
     "CHECKS",
     "StatisticsModel",
     "deal_as_ranks",
@@ -483,8 +488,6 @@ class LevelStatusModel(RowListModel):
                 return f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—"
             if col == 6:
                 return info.software_version or "—"
-            if info.checksum is None and getattr(info, "storage", None) == "chunks":
-                return "per chunk"  # chunk-only levels: each chunk carries its own SHA-256
             return (info.checksum or "—")[:16]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT
@@ -500,7 +503,7 @@ class LevelStatusModel(RowListModel):
         return self.HEADERS[section] if section < len(self.HEADERS) else None
 
 
-# -- search results, paged over the database ---------------------------------------------------------
+# -- search results, paged in a worker ---------------------------------------------------------
 def deal_as_ranks(deal) -> Suit | None:
     """The deal with the top 2n ranks (A K Q …) when they fit in one suit of 13 cards, else None."""
     if 2 * deal.n > 13:
@@ -526,64 +529,61 @@ CHECKS: dict[str, tuple[str, str]] = {
 
 
 class SearchResultsModel(ReadOnlyTableModel):
-    """The deals matching a search, fetched from the catalogue BATCH_SIZE rows at a time.
+    """The deals matching a search, fetched from the catalogue BATCH_SIZE at a time in a worker.
 
-    ``canFetchMore``/``fetchMore`` page through :meth:`whist_catalogue.store.reader.Catalogue.search`
-    with ``offset``/``limit`` (a ``select(...).offset().limit()`` in the store), so
-    only the rows a view has scrolled to are in memory.  ``set_query`` resets the model.
-    Sorting by a column, and jumping to the last row, need every row: :meth:`fetch_all`
-    loads them in one query when there are at most ``FETCH_ALL_LIMIT``.
+    ``canFetchMore``/``fetchMore`` page through :meth:`whist_catalogue.store.reader.Catalogue.search` by key — each
+    page starts after the last deal shown, at that deal's chunk, never from the start of its level — in a worker
+    of the app's pool through a :class:`~whist_catalogue.gui.workers.LatestOnly`, so that scrolling never waits
+    for the catalogue and a page of an earlier search never lands in this one.  Only the pages a view has
+    scrolled to are in memory.  Sorting by a column, and jumping to the last row, need every row:
+    :meth:`fetch_all` loads the rest in one worker when there are at most ``FETCH_ALL_LIMIT``.
+
+    The columns are the fields of :data:`whist_catalogue.store.fields.HEADERS`, with the deal in ranks
+    ("Cards") beside its label.
     """
 
     BATCH_SIZE = 200
     FETCH_ALL_LIMIT = 50_000
     """Rows loaded at most to sort or to go to the end (a few seconds' work); beyond, narrow the search."""
-    HEADERS = ("Deal", "Cards", "n", "Value", "Outcome", "H̲", "H̄", "H", "Ace", "Best leads W", "Best leads E",
-               "Counterexample to")
-    TIPS = (
-        "owner of each card, lowest first (docs/spec.md §2)",
-        "the same deal with the top ranks A K Q … (deals of up to 6 cards a hand)",
-        "cards a hand",
-        "val(D) in the semigroup V (multi-suit paper §6)",
-        "(West's tricks with West on lead, West's tricks with East on lead) — as in the search: outcome = (1, 2)",
-        "H̲ (single-suit paper, end of §5)",
-        "H̄ (single-suit paper, end of §5)",
-        "H of Theorem 9.1 (single-suit paper)",
-        "who holds the highest card",
-        "West's best leads (ranks, or card numbers k = k-th lowest)",
-        "East's best leads (ranks, or card numbers k = k-th lowest)",
-        "the checks of the papers' conjectures this deal is a counterexample to",
-    )
+    FIELDS = FIELD_HEADERS[:1] + (None,) + FIELD_HEADERS[1:]
+    """The field of each column; None: the deal written in ranks."""
+    HEADERS = tuple(f.header if f is not None else "Cards" for f in FIELDS)
+    TIPS = tuple(f"{f.meaning} ({f.source})" if f is not None
+                 else "the same deal with the top ranks A K Q … (deals of up to 6 cards a hand)" for f in FIELDS)
 
-    def __init__(self, parent=None) -> None:
+    fetched = Signal()
+    """A page (or the rest, :meth:`fetch_all`) arrived, or its fetch failed (:attr:`error`)."""
+
+    def __init__(self, pool: WorkerPool, parent=None) -> None:
         super().__init__(parent)
+        self._latest = LatestOnly(pool, self._arrived, self._failed)
         self.catalogue: Any = None
         self.expression = ""
         self.records: list[Any] = []
         self._cells: list[list[str]] = []
-        """The display text of each fetched row, made once when it is fetched."""
-        self._fetching = False
+        """The display text of each fetched row, made in the worker with its page."""
         self._exhausted = True
+        self._inserting = False
         self.sorted_by: tuple[int, Qt.SortOrder] | None = None
         self.error: str | None = None
         """The last failure of a fetch (shown by the view), or None."""
 
+    @property
+    def fetching(self) -> bool:
+        """Whether a page is on its way."""
+        return self._latest.busy
+
     def set_query(self, catalogue: Any, expression: str) -> None:
-        """Show the deals matching ``expression`` (nothing is fetched until a view asks)."""
+        """Show the deals matching ``expression`` (nothing is fetched until a view asks); a page still on its way
+        for the last search is dropped."""
+        self._latest.cancel()
         self.beginResetModel()
         self.catalogue, self.expression = catalogue, expression
-        self.records = []
-        self._cells: list[list[str]] = []
+        self.records, self._cells = [], []
         self._exhausted = catalogue is None or not expression
         self.sorted_by = None
         self.error = None
-        # A view answers the reset by asking for rows before every listener has seen it end: the
-        # insertion would land inside the reset.  The caller fetches the first page once it is over.
-        self._fetching = True
-        try:
-            self.endResetModel()
-        finally:
-            self._fetching = False
+        self.endResetModel()
 
     def clear(self) -> None:
         self.set_query(None, "")
@@ -592,46 +592,46 @@ class SearchResultsModel(ReadOnlyTableModel):
         return not parent.isValid() and not self._exhausted
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:
-        # Not re-entrant: a view answering rowsInserted may ask for more before every
-        # listener has seen the first insertion; it asks again when it needs to.
-        if parent.isValid() or self._exhausted or self._fetching:
+        # Not while a page is inserted: a listener of rowsAboutToBeInserted asking for more would ask for the
+        # page after the last deal shown before this one, twice.
+        if parent.isValid() or self._exhausted or self.fetching or self._inserting:
             return
-        self._fetching = True
-        try:
-            self._fetch_batch(self.BATCH_SIZE)
-        finally:
-            self._fetching = False
+        self._fetch(self.BATCH_SIZE)
 
     def fetch_all(self, total: int | None) -> bool:
-        """Load every remaining row if ``total`` (the search's count) is at most ``FETCH_ALL_LIMIT``; whether all are loaded."""
+        """Start loading every remaining row if ``total`` (the search's count) is at most ``FETCH_ALL_LIMIT``;
+        whether that is done or under way (:attr:`fetched` says when it is done)."""
         if self._exhausted:
             return True
-        if total is None or total > self.FETCH_ALL_LIMIT or self._fetching:
+        if total is None or total > self.FETCH_ALL_LIMIT:
             return False
-        self._fetching = True
-        try:
-            self._fetch_batch(None)
-        finally:
-            self._fetching = False
-        return self._exhausted
+        self._fetch(None)
+        return True
 
-    def _fetch_batch(self, limit: int | None) -> None:
-        try:
-            batch = self.catalogue.search(self.expression, limit=limit, offset=len(self.records))
-        except Exception as exc:  # noqa: BLE001 - a failing database becomes a message
+    def _fetch(self, limit: int | None) -> None:
+        after = self.records[-1].key if self.records else None
+        self._latest.run(fetch_page, self.catalogue, self.expression, after, limit)
+
+    def _arrived(self, page: tuple[list[Any], list[list[str]], int | None]) -> None:
+        records, cells, limit = page
+        if limit is None or len(records) < limit:
             self._exhausted = True
-            self.error = str(exc)
-            return
-        if limit is None or len(batch) < limit:
-            self._exhausted = True
-        if not batch:
-            return
-        first = len(self.records)
-        cells = [self.cells(r) for r in batch]
-        self.beginInsertRows(QModelIndex(), first, first + len(batch) - 1)  # inclusive last row
-        self.records.extend(batch)
-        self._cells.extend(cells)
-        self.endInsertRows()
+        if records:
+            first = len(self.records)
+            self._inserting = True
+            try:
+                self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)  # inclusive last row
+                self.records.extend(records)
+                self._cells.extend(cells)
+            finally:
+                self._inserting = False
+            self.endInsertRows()
+        self.fetched.emit()
+
+    def _failed(self, exc: Exception) -> None:
+        self._exhausted = True
+        self.error = str(exc)
+        self.fetched.emit()
 
     @property
     def complete(self) -> bool:
@@ -642,29 +642,16 @@ class SearchResultsModel(ReadOnlyTableModel):
         """Sort the loaded rows (the view loads them all first): values in the order of V, numbers as numbers."""
         if not (0 <= column < len(self.HEADERS)) or not self.records:
             return
-        key = self._sort_key(column)
+        field = self.FIELDS[column]
         self.layoutAboutToBeChanged.emit()
-        order_rows = sorted(range(len(self.records)), key=lambda i: key(self.records[i], self._cells[i]),
+        order_rows = sorted(range(len(self.records)), key=lambda i: (_sort_value(field, self.records[i],
+                                                                                 self._cells[i][column]),
+                                                                     self.records[i].key),
                             reverse=order == Qt.SortOrder.DescendingOrder)
         self.records = [self.records[i] for i in order_rows]
         self._cells = [self._cells[i] for i in order_rows]
         self.sorted_by = (column, order)
         self.layoutChanged.emit()
-
-    @staticmethod
-    def _sort_key(column: int):
-        if column == 0:
-            return lambda r, c: r.key
-        if column == 2:
-            return lambda r, c: (r.n, r.key)
-        if column == 3:
-            # the order of §6.3.1 refined to a total one: number first, then the infinitesimal's rank
-            return lambda r, c: (r.value.number, r.value.infinitesimal.rank, r.key)
-        if column == 4:
-            return lambda r, c: (tuple(r.outcome), r.key)
-        if column in (5, 6, 7):
-            return lambda r, c: ((r.h_lower, r.h_upper, r.h)[column - 5], r.key)
-        return lambda r, c: (c[column], r.key)
 
     def _rows(self) -> int:
         return len(self.records)
@@ -675,40 +662,24 @@ class SearchResultsModel(ReadOnlyTableModel):
     def record(self, row: int) -> Any:
         return self.records[row]
 
-    @staticmethod
-    def cells(r: Any) -> list[str]:
-        """The table's cells for one :class:`whist_catalogue.store.reader.DealRecord` (for the screen; the CSV
-        export writes the machine-readable columns of :mod:`whist_catalogue.store.export`)."""
+    @classmethod
+    def cells(cls, r: Any) -> list[str]:
+        """The table's cells for one :class:`whist_catalogue.store.records.DealRecord` (for the screen; the export
+        writes the machine-readable columns of :data:`whist_catalogue.store.fields.COLUMNS`)."""
         suit = deal_as_ranks(r.deal)
-        sol = r.solution
-
-        def names(cards: Sequence[int]) -> str:
-            return " ".join(suit.name_of(c) if suit is not None else str(c) for c in cards)
-
-        return [
-            r.label,
-            str(suit) if suit is not None else "",
-            str(r.n),
-            r.value.text(),
-            f"({r.outcome.west_leads}, {r.outcome.east_leads})",
-            minus(r.h_lower),
-            minus(r.h_upper),
-            minus(r.h),
-            "West" if r.ace == "W" else "East",
-            names(sol.west_leads),
-            names(sol.east_leads),
-            ", ".join(CHECKS.get(name, (name, ""))[0] for name in r.counterexamples),
-        ]
+        return [_cell(field, field.of_record(r), suit) if field is not None and field.of_record is not None
+                else (str(suit) if suit is not None else "") for field in cls.FIELDS]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.records) and 0 <= index.column() < len(self.HEADERS)):
             return None
         r = self.records[index.row()]
         col = index.column()
+        field = self.FIELDS[col]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._cells[index.row()][col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            return LEFT if col in (0, 1, 11) else CENTER
+            return LEFT if field is None or field.name in ("label", "flags") else CENTER
         if role == Qt.ItemDataRole.FontRole and col == 0:
             font = QFont("DejaVu Sans Mono")
             font.setStyleHint(QFont.StyleHint.Monospace)
@@ -716,7 +687,7 @@ class SearchResultsModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 0:
                 return f"owner of each card, lowest first; key {r.key}. Double-click to open it in the explorer."
-            if col == 11 and r.counterexamples:
+            if field is not None and field.name == "flags" and r.counterexamples:
                 return "\n".join(f"{CHECKS.get(name, (name, ''))[0]}: {CHECKS.get(name, ('', ''))[1]}  [{name}]"
                                  for name in r.counterexamples)
             return self.TIPS[col]
@@ -736,6 +707,47 @@ class SearchResultsModel(ReadOnlyTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         return str(section + 1) if section < len(self.records) else None
+
+
+def fetch_page(catalogue: Any, expression: str, after: int | None,
+               limit: int | None) -> tuple[list[Any], list[list[str]], int | None]:
+    """One page of a search, after the deal whose key is ``after`` (run in a worker): the records, their cells,
+    and the limit asked (so the model knows whether the search is exhausted)."""
+    records = catalogue.search(expression, limit=limit, after=after)
+    return records, [SearchResultsModel.cells(r) for r in records], limit
+
+
+def _cell(field: Field, value: Any, suit: Suit | None) -> str:
+    """A field's value for one deal as the table shows it: the paper's typography, signs as −, players by name,
+    cards as ranks when the deal fits A … 2."""
+    if isinstance(value, Value):
+        return value.text()
+    if field.kind == "pair":
+        return f"({value[0]}, {value[1]})"
+    if field.search == "player":
+        return "West" if value == "W" else "East"
+    if isinstance(value, int):
+        return minus(value)
+    if isinstance(value, tuple) and all(isinstance(v, str) for v in value):  # checks' names
+        return ", ".join(CHECKS.get(name, (name, ""))[0] for name in value)
+    if isinstance(value, tuple):  # cards
+        return " ".join(suit.name_of(c) if suit is not None else str(c) for c in value)
+    return str(value)
+
+
+def _sort_value(field: Field | None, record: Any, cell: str) -> Any:
+    """What a column sorts by: the field's own value (a value in V's order refined to a total one: number first,
+    then the infinitesimal's rank), else its text."""
+    if field is None or field.of_record is None:
+        return cell
+    if field.name == "label":
+        return record.key  # a deal's label read as a number: its key
+    value = field.of_record(record)
+    if isinstance(value, Value):
+        return (value.number, value.infinitesimal.rank)
+    if isinstance(value, (int, tuple)) and not (isinstance(value, tuple) and value and isinstance(value[0], str)):
+        return value
+    return cell
 
 
 class StatisticsModel(ReadOnlyTableModel):

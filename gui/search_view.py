@@ -4,11 +4,12 @@
   come from :func:`whist_catalogue.store.search.describe_fields`); the free-text field takes
   any expression; :func:`whist_catalogue.store.search.compile_search` checks it and its
   error message appears inline.
-* Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging through
-  :meth:`whist_catalogue.store.reader.Catalogue.search`; the count is
+* Results are :class:`whist_catalogue.gui.models.SearchResultsModel`, paging by key through
+  :meth:`whist_catalogue.store.reader.Catalogue.search` in a worker; the count is
   :meth:`~whist_catalogue.store.reader.Catalogue.count` (:func:`count_matches`: the command line's path, with
-  its progress in the busy bar and Cancel), run in a worker, and so is the CSV
-  export (:func:`whist_catalogue.store.export.export`: the command line's machine-readable columns).
+  its progress in the busy bar and Cancel), run in a worker, and so is the export
+  (:func:`whist_catalogue.store.dataset.export_to_file`: the command line's own, machine-readable columns).
+  Every answer arrives through a :class:`~whist_catalogue.gui.workers.LatestOnly`.
   A header click sorts every match and Ctrl+End reaches the last, both after loading them all
   (:meth:`~whist_catalogue.gui.models.SearchResultsModel.fetch_all`).
 * The statistics grid is :meth:`~whist_catalogue.store.reader.Catalogue.statistics` per
@@ -21,7 +22,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
@@ -44,6 +45,7 @@ from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
@@ -54,7 +56,7 @@ from whist_catalogue.gui.widgets import (
     scrolled,
     shorten,
 )
-from whist_catalogue.store.search import _UNICODE as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
+from whist_catalogue.store.search import ASCII as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
 from whist_catalogue.store.search import compile_search, describe_fields, narrowing_hint, tokenize
 
 __all__ = ["SearchView", "QueryBuilder", "CONJECTURES", "CLASS_EXPRESSIONS", "EXAMPLES", "export_csv"]
@@ -107,16 +109,20 @@ PLACEHOLDERS = {
 }
 
 
-def export_csv(catalogue: Any, expression: str, path: str, report_progress=None, abort_requested=None) -> int:
-    """Write every deal matching ``expression`` to a file for analysis (run in a worker); returns the row count.
+def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
+               abort_requested=None) -> tuple[int, str]:
+    """Write every deal matching ``expression`` to a file for analysis (run in a worker); returns the row count
+    and, when the search asks for levels the catalogue lacks, the line that says so.
 
-    The same files as the command line's ``export --columns all,best_leads`` (docs/dataset.md): Parquet for a path ending
-    in ``.parquet``, JSON Lines for ``.jsonl``, else CSV — ASCII names, the number as numerator and
-    denominator, the infinitesimal's code, integers — what pandas, Polars and DuckDB read as they are.  The
-    table on screen keeps the paper's typography.  A cancelled export leaves no file.
+    The command line's ``export --columns all,best_leads`` (docs/dataset.md), by the same function
+    (:func:`whist_catalogue.store.dataset.export_to_file`: it refuses to write over the catalogue, writes
+    atomically, and leaves no file when cancelled): Parquet for a path ending in ``.parquet``, JSON Lines for
+    ``.jsonl``, else CSV — ASCII names, the number as numerator and denominator, the infinitesimal's code,
+    integers — what pandas, Polars and DuckDB read as they are.  The table on screen keeps the paper's typography.
     """
     from whist_catalogue.gui.workers import Aborted
-    from whist_catalogue.store.dataset import export_levels
+    from whist_catalogue.store.dataset import export_plan, export_to_file, format_of
+    from whist_catalogue.store.fields import resolve_columns
 
     def progress(rows: int, total: int) -> None:
         if abort_requested is not None and abort_requested():
@@ -124,16 +130,11 @@ def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
         if report_progress is not None:
             report_progress(rows)
 
-    fmt = {".parquet": "parquet", ".jsonl": "jsonl"}.get(os.path.splitext(path)[1].lower(), "csv")
-    partial = path + ".part"
-    try:
-        with open(partial, "wb") as f:
-            rows = export_levels(catalogue, f, fmt=fmt, columns="all,best_leads", expression=expression, progress=progress)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
-    return rows
+    fmt, columns = format_of(path), resolve_columns("all,best_leads")
+    plan = export_plan(catalogue, fmt, columns, expression=expression)
+    rows = export_to_file(catalogue, path, fmt=fmt, columns=columns, expression=expression, progress=progress,
+                          plan=plan)
+    return rows, plan.coverage.describe() if plan.coverage.missing else ""
 
 
 def count_matches(catalogue: Any, expression: str, report_progress=None, abort_requested=None) -> int:
@@ -391,7 +392,12 @@ def split_conditions(text: str) -> tuple[str | None, list[str]]:
 
 
 class SearchView(QWidget):
-    """View 3: search the catalogue, page through the results, count, export, statistics, conjectures."""
+    """View 3: search the catalogue, page through the results, count, export, statistics, conjectures.
+
+    Every answer from the catalogue comes from a worker through a :class:`~whist_catalogue.gui.workers.LatestOnly`
+    — the count, the statistics, the export, and the pages of results (:class:`SearchResultsModel`) — so the
+    window never waits for the catalogue, and an answer to an earlier request never shows beside a later one.
+    """
 
     open_deal = Signal(str)
     """A result was double-clicked: its canonical label, for the explorer."""
@@ -406,13 +412,23 @@ class SearchView(QWidget):
         self.context = context
         self.catalogue: Any = None
         self.count: int | None = None
-        self.count_worker: Any = None
-        self._counting = False
-        self._stats_loading = False
-        self._exporting = False
-        self._generation = 0
         self._stats_for: Any = None
+        self._after_load: Callable[[], None] | None = None
+        """What to do once every matching deal is loaded (sort, or go to the last)."""
+        self._export_path = ""
+        self.counting = LatestOnly(context.pool, self._counted, self._count_failed, self._count_progress)
+        self.loading_statistics = LatestOnly(context.pool, self._statistics_loaded, self._statistics_failed)
+        self.exporting = LatestOnly(context.pool, self._export_done, self._export_failed,
+                                    lambda rows: self.message.show_info(f"Exporting: {rows:,} deals written …"))
+        self.message = MessageBar()
+        self._build_query()
+        self._build_results()
+        self._build_statistics()
+        self._lay_out()
+        self.context.catalogue_changed.connect(self.reload)
 
+    def _build_query(self) -> None:
+        """The query builder, the search field and its buttons, and a button for each conjecture."""
         self.builder = QueryBuilder()
         self.builder.changed.connect(self._builder_changed)
         self.builder.submitted.connect(self.run_search)
@@ -421,15 +437,12 @@ class SearchView(QWidget):
         self.builder.add_button.clicked.connect(self.add_condition)
         self.expression = QLineEdit()
         self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
-        self.expression.setToolTip(
-            "A search expression: fields "
-            + ", ".join(name for name, _, _ in describe_fields())
-            + "; and, or, not, comparisons, in (…). See " + documentation("search.md") + "."
-        )
+        self.expression.setToolTip("A search expression: fields " + ", ".join(name for name, _, _ in describe_fields())
+                                   + "; and, or, not, comparisons, in (…). See " + documentation("search.md") + ".")
         self.expression.setClearButtonEnabled(True)
         self.expression.returnPressed.connect(self.run_search)
-        label = QLabel("Se&arch:")
-        label.setBuddy(self.expression)
+        self.search_label = QLabel("Se&arch:")
+        self.search_label.setBuddy(self.expression)
         self.search_button = QPushButton("&Search")
         self.search_button.clicked.connect(self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
@@ -437,21 +450,17 @@ class SearchView(QWidget):
         self.export_button.setToolTip("every matching deal, in columns for analysis (number as p/q, infinitesimal "
                                       "code, integers, card numbers): pandas.read_csv reads it as it is")
         self.export_button.clicked.connect(self.choose_export)
-        self.export_worker = None
-        self.message = MessageBar()
-
-        conjectures = QHBoxLayout()
-        conjectures.addWidget(QLabel("The papers' conjectures:"))
         self.conjecture_buttons: dict[str, QPushButton] = {}
         for title, expression, statement in CONJECTURES:
             button = QPushButton(title)
             button.setToolTip(f"{statement}\nSearch: {expression}")
             button.clicked.connect(lambda _=False, e=expression: self.search_for(e))
             self.conjecture_buttons[title] = button
-            conjectures.addWidget(button)
-        conjectures.addStretch(1)
 
-        self.results = SearchResultsModel(self)
+    def _build_results(self) -> None:
+        """The matching deals, paged as the view scrolls, with their count, a busy bar and its Cancel."""
+        self.results = SearchResultsModel(self.context.pool, self)
+        self.results.fetched.connect(self._page_arrived)
         self.results_view = CopyTableView()
         self.results_view.setModel(self.results)
         # Thousands of rows: size columns once per search from the first page, never per inserted row.
@@ -471,55 +480,60 @@ class SearchView(QWidget):
         self.results_view.addAction(to_end)
         self.count_label = QLabel("")
         enlarge(self.count_label, 1)
-        results_box = QGroupBox("Matching deals (double-click one to explore it)")
-        r = QVBoxLayout(results_box)
         # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
         self.busy_bar = BusyBar()
         self.busy_bar.cancelled.connect(self.cancel_work)
-        count_line = QHBoxLayout()
-        count_line.addWidget(self.count_label, 1)
-        count_line.addWidget(self.busy_bar, 1)
-        r.addLayout(count_line)
-        r.addWidget(self.results_view, 1)
 
+    def _build_statistics(self) -> None:
+        """The statistics grid, value class × n; a click on a cell searches for its deals."""
         self.stats = StatisticsModel(self)
         self.stats_view = CopyTableView()
         self.stats_view.setModel(self.stats)
         fit_table(self.stats_view)
         self.stats_view.clicked.connect(self.open_cell)
         self.stats_view.activated.connect(self.open_cell)
+
+    def _lay_out(self) -> None:
+        row = QHBoxLayout()
+        for widget, stretch in ((self.search_label, 0), (self.expression, 1), (self.search_button, 0),
+                                (self.examples_button, 0), (self.export_button, 0)):
+            row.addWidget(widget, stretch)
+        conjectures = QHBoxLayout()
+        conjectures.addWidget(QLabel("The papers' conjectures:"))
+        for button in self.conjecture_buttons.values():
+            conjectures.addWidget(button)
+        conjectures.addStretch(1)
+        results_box = QGroupBox("Matching deals (double-click one to explore it)")
+        r = QVBoxLayout(results_box)
+        count_line = QHBoxLayout()
+        count_line.addWidget(self.count_label, 1)
+        count_line.addWidget(self.busy_bar, 1)
+        r.addLayout(count_line)
+        r.addWidget(self.results_view, 1)
         stats_note = QLabel("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
         stats_note.setWordWrap(True)
         stats_box = QGroupBox("Statistics: value class × n")
         s = QVBoxLayout(stats_box)
         s.addWidget(stats_note)
         s.addWidget(self.stats_view, 1)
-
-        row = QHBoxLayout()
-        row.addWidget(label)
-        row.addWidget(self.expression, 1)
-        row.addWidget(self.search_button)
-        row.addWidget(self.examples_button)
-        row.addWidget(self.export_button)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(results_box)
         split.addWidget(stats_box)
         split.setSizes([720, 620])
         split.setChildrenCollapsible(False)
-
         layout = QVBoxLayout(self)
         layout.addWidget(self.builder)
         layout.addLayout(row)
         layout.addLayout(conjectures)
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
-        self.context.catalogue_changed.connect(self.reload)
         self._controls = [self.expression, self.search_button, self.examples_button, self.export_button, self.builder,
                           *self.conjecture_buttons.values()]
 
     @property
     def busy(self) -> bool:
-        return self._counting or self._stats_loading or self._exporting
+        return (self.counting.busy or self.loading_statistics.busy or self.exporting.busy
+                or self.results.fetching)
 
     # -- the catalogue -------------------------------------------------------------------------------
     def showEvent(self, event) -> None:  # Qt override
@@ -544,31 +558,18 @@ class SearchView(QWidget):
             )
             return
         self.message.clear_message()
-        self._load_statistics()
+        self._stats_for = self.catalogue
+        self.loading_statistics.run(level_statistics, self.catalogue)
         if self.expression.text().strip():
             self.run_search()
 
-    def _load_statistics(self) -> None:
-        if self._stats_loading:
-            return
-        self._stats_loading = True
-        catalogue = self.catalogue
-        self._stats_for = catalogue
+    def _statistics_loaded(self, stats: list[Any]) -> None:
+        self.stats.set_statistics(stats, VALUE_CLASSES)
+        self.stats_view.resizeColumnsToContents()
+        self.statistics_loaded.emit()
 
-        def done(stats: list[Any]) -> None:
-            self.stats.set_statistics(stats, VALUE_CLASSES)
-            self.stats_view.resizeColumnsToContents()
-
-        self.context.run(
-            level_statistics,
-            catalogue,
-            returned=done,
-            errored=lambda exc: self.message.show_error(f"statistics: {exc}"),
-            finished=self._statistics_finished,
-        )
-
-    def _statistics_finished(self) -> None:
-        self._stats_loading = False
+    def _statistics_failed(self, exc: Exception) -> None:
+        self.message.show_error(f"statistics: {exc}")
         self.statistics_loaded.emit()
 
     # -- searching -------------------------------------------------------------------------------------
@@ -599,53 +600,46 @@ class SearchView(QWidget):
             compile_search(text)
         except WhistError as exc:
             # The last search's deals and count would read as the answer to this one: clear them.
-            self._generation += 1
-            self._counting = False
+            self.counting.cancel()
             self.count = None
             self.results.clear()
             self.count_label.setText("")
+            self._stop_busy_bar()
             self.message.show_error(str(exc))
             return
         self.message.clear_message()
         if text != self.builder.expression():
             self.builder.read(text)
         self.results_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self._after_load = None
         self.results.set_query(self.catalogue, text)
-        if self.results.canFetchMore():
-            self.results.fetchMore()
-        if self.results.error:
-            self.message.show_error(self.results.error)
-        # the ranks column only for deals small enough to be written A K Q …
-        self.results_view.setColumnHidden(1, not any(self.results.index(r, 1).data() for r in range(self.results.rowCount())))
-        self.results_view.resizeColumnsToContents()
-        self._generation += 1
-        generation = self._generation
-        self._counting = True
+        self.results.fetchMore()
         self.count = None
         self.count_label.setText("Counting …")
         self.busy_bar.start("Counting the matching deals")
-        if self.count_worker is not None:
-            self.count_worker.abort()  # a count still running answers a search no longer shown
-        self.count_worker = self.context.run(
-            count_matches,
-            self.catalogue,
-            text,
-            progress=lambda step: self._count_progress(generation, step),
-            returned=lambda k: self._counted(generation, text, k),
-            errored=lambda exc: self._count_failed(generation, exc),
-        )
+        self.counting.run(count_matches, self.catalogue, text)  # a count still running is dropped and stopped
 
-    def _count_progress(self, generation: int, step: tuple[int, int, int]) -> None:
-        if generation == self._generation:
-            n, done, total = step
-            self.busy_bar.set_progress(done, total, f"Counting the matching deals: level {n}, {done:,} of {total:,}")
+    @Slot()
+    def _page_arrived(self) -> None:
+        if self.results.error:
+            self.message.show_error(self.results.error)
+        if self.results.rowCount() <= SearchResultsModel.BATCH_SIZE:  # the first page: fit the columns to it
+            # the ranks column only for deals small enough to be written A K Q …
+            self.results_view.setColumnHidden(1, not any(self.results.index(r, 1).data()
+                                                         for r in range(self.results.rowCount())))
+            self.results_view.resizeColumnsToContents()
+        if self._after_load is not None and self.results.complete:
+            then, self._after_load = self._after_load, None
+            then()
 
-    def _counted(self, generation: int, text: str, count: int) -> None:
-        if generation != self._generation:
-            return
-        self._counting = False
+    def _count_progress(self, step: tuple[int, int, int]) -> None:
+        n, done, total = step
+        self.busy_bar.set_progress(done, total, f"Counting the matching deals: level {n}, {done:,} of {total:,}")
+
+    def _counted(self, count: int) -> None:
         self._stop_busy_bar()
         self.count = count
+        text = self.results.expression
         levels = sorted(self.catalogue.complete_levels()) if self.catalogue else []
         scope = f"the catalogue's deals with n ≤ {max(levels)}" if levels else "the catalogue"
         if count == 0 and text.startswith("counterexample("):
@@ -654,66 +648,68 @@ class SearchView(QWidget):
             self.count_label.setText(f"{count:,} deal{'s' if count != 1 else ''} match, among {scope}.")
         self.searched.emit()
 
-    def _count_failed(self, generation: int, exc: Exception) -> None:
-        if generation != self._generation:
-            return
-        self._counting = False
+    def _count_failed(self, exc: Exception) -> None:
         self._stop_busy_bar()
         self.count_label.setText("")
         self.message.show_error(str(exc))
         self.searched.emit()
 
     def _stop_busy_bar(self) -> None:
-        if not (self._counting or self._exporting):
+        if not (self.counting.busy or self.exporting.busy):
             self.busy_bar.stop()
 
     @Slot()
     def cancel_work(self) -> None:
         """Cancel: stop the export (no file is left) and stop waiting for the count."""
-        if self.export_worker is not None:
-            self.export_worker.abort()
-        if self._counting:
-            if self.count_worker is not None:
-                self.count_worker.abort()  # stops after the chunk in hand
-            self._generation += 1  # the count's answer, when it comes, is dropped
-            self._counting = False
+        if self.exporting.busy:
+            self.exporting.cancel()  # the worker stops after the chunk in hand and removes its partial file
+            self.message.show_info("Export cancelled; no file written.")
+        if self.counting.busy:
+            self.counting.cancel()  # stops after the chunk in hand; its answer, if it comes, is dropped
             self.count_label.setText("Count cancelled.")
             self.searched.emit()
+        self._stop_busy_bar()
 
-    def _load_all_results(self, why: str) -> bool:
-        """Load every matching row (for sorting or going to the end); False, with a message, when there are too many."""
+    def _load_all_results(self, why: str, then: Callable[[], None]) -> None:
+        """Load every matching row in a worker, then ``then()`` (sort, or go to the end); a message instead when
+        there are more than the model loads."""
         if self.results.complete:
-            return True
-        total = self.count if self.count is not None else self.catalogue.count(self.results.expression)
+            then()
+            return
+        total = self.count
         if self.results.fetch_all(total):
-            return True
+            self._after_load = then
+            return
+        shown = f"all {total:,}" if total is not None else "all the"
         self.message.show_info(
-            f"{why} needs all {total:,} matching deals loaded; at most {SearchResultsModel.FETCH_ALL_LIMIT:,} are. "
+            f"{why} needs {shown} matching deals loaded; at most {SearchResultsModel.FETCH_ALL_LIMIT:,} are"
+            f"{'' if total is not None else ' (still counting them)'}. "
             f"Narrow the search ({narrowing_hint(self.results.expression)}) or export it to CSV."
         )
-        return False
+        if why == "Sorting":
+            header = self.results_view.horizontalHeader()
+            header.blockSignals(True)
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            header.blockSignals(False)
 
     @Slot(int, Qt.SortOrder)
     def sort_results(self, column: int, order: Qt.SortOrder) -> None:
         if column < 0 or not self.results.rowCount():
             return
-        if not self._load_all_results("Sorting"):
-            header = self.results_view.horizontalHeader()
-            header.blockSignals(True)
-            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            header.blockSignals(False)
-            return
-        self.results.sort(column, order)
+        self._load_all_results("Sorting", lambda: self.results.sort(column, order))
 
     @Slot()
     def go_to_last_result(self) -> None:
         """Ctrl+End: the last matching deal, not the last one loaded so far."""
         if not self.results.rowCount():
             return
-        self._load_all_results("Going to the last deal")
-        last = self.results.index(self.results.rowCount() - 1, max(0, self.results_view.currentIndex().column()))
-        self.results_view.setCurrentIndex(last)
-        self.results_view.scrollTo(last)
+
+        def to_last() -> None:
+            last = self.results.index(self.results.rowCount() - 1, max(0, self.results_view.currentIndex().column()))
+            self.results_view.setCurrentIndex(last)
+            self.results_view.scrollTo(last)
+
+        self._load_all_results("Going to the last deal", to_last)
 
     @Slot(QModelIndex)
     def open_cell(self, index: QModelIndex) -> None:
@@ -742,36 +738,26 @@ class SearchView(QWidget):
             self.export(path)
 
     def export(self, path: str | os.PathLike[str]) -> None:
-        """Write every deal of the current search to ``path`` in a worker."""
-        expression = self.results.expression
-        self._exporting = True
-        self.message.show_info(f"Exporting to {os.fspath(path)} …")
-        self.busy_bar.start(f"Exporting to {os.path.basename(os.fspath(path))}")
+        """Write every deal of the current search to ``path`` in a worker (the command line's export: refused
+        over the catalogue itself, atomic, nothing left when cancelled)."""
+        self._export_path = os.fspath(path)
+        self.message.show_info(f"Exporting to {self._export_path} …")
+        self.busy_bar.start(f"Exporting to {os.path.basename(self._export_path)}")
+        self.exporting.run(export_csv, self.catalogue, self.results.expression, self._export_path)
 
-        def done(rows: int) -> None:
-            self.message.show_info(f"Exported {rows:,} deals to {os.fspath(path)}.")
-            self.exported.emit(rows)
+    def _export_done(self, done: tuple[int, str]) -> None:
+        rows, missing = done
+        self._stop_busy_bar()
+        said = f"Exported {rows:,} deals to {self._export_path}."
+        self.message.show_info(said + (f" ({missing})" if missing else ""))
+        self.exported.emit(rows)
 
-        def end() -> None:
-            self._exporting = False
-            self.export_worker = None
-            self._stop_busy_bar()
-
-        self.export_worker = self.context.run(
-            export_csv,
-            self.catalogue,
-            expression,
-            os.fspath(path),
-            progress=lambda rows: self.message.show_info(f"Exporting: {rows:,} deals written …"),
-            returned=done,
-            errored=lambda exc: self.message.show_error(f"export failed: {exc}"),
-            aborted=lambda: self.message.show_info("Export cancelled; no file written."),
-            finished=end,
-        )
+    def _export_failed(self, exc: Exception) -> None:
+        self._stop_busy_bar()
+        self.message.show_error(f"export failed: {exc}")
 
     def stop(self) -> None:
-        if self.export_worker is not None:
-            self.export_worker.abort()
+        self.exporting.cancel()
 
     # -- screenshots -------------------------------------------------------------------------------------
     def load_example(self) -> None:

@@ -36,7 +36,7 @@ from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, e
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, estimate_build, file_size
 from whist_catalogue.store.database import parse_location
-from whist_catalogue.store.levels import level_ranges
+from whist_catalogue.store.records import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
@@ -235,11 +235,9 @@ class StatusView(QWidget):
             f"Solved games stored: {len(games)}",
         ]
         stored = [i for i in levels if i.complete]
-        for storage, label in (("rows", "a row per deal and chunks"), ("chunks", "chunks only")):
-            ns = [i.n for i in stored if i.storage == storage]
-            if ns:
-                chunk_bytes = sum(i.stored_bytes or 0 for i in stored if i.storage == storage)
-                lines.append(f"Levels {level_ranges(ns)}: {label} (chunks {human_size(chunk_bytes)})")
+        if stored:
+            chunk_bytes = sum(i.stored_bytes or 0 for i in stored)
+            lines.append(f"Levels {level_ranges([i.n for i in stored])}: chunks {human_size(chunk_bytes)}")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
@@ -356,8 +354,7 @@ class StatusView(QWidget):
     def _built(self, summary: BuildSummary) -> None:
         self.last_summary = summary
         if summary.stored:
-            rows = f" and {summary.rows_written:,} deal rows" if summary.rows_written else ""
-            said = f"stored {level_span(summary.stored)} ({human_size(summary.stored_bytes)} of chunks{rows})"
+            said = f"stored {level_span(summary.stored)} ({human_size(summary.stored_bytes)} of chunks)"
         else:
             said = "nothing to store"
         held = f"{level_span(summary.complete)} complete" if summary.complete else "no complete level"

@@ -1,7 +1,7 @@
 """``build``, ``search``, ``stats``, ``export`` and ``verify``: the catalogue's sub-commands (docs/spec.md §4).
 
 Thin: each parses its options, calls :mod:`whist_catalogue.store.build`, :mod:`whist_catalogue.store.reader`,
-:mod:`whist_catalogue.store.export` or :mod:`whist_catalogue.store.verify`, and prints.  Errors the user
+:mod:`whist_catalogue.store.dataset` or :mod:`whist_catalogue.store.verify`, and prints.  Errors the user
 caused (a bad expression, a missing, foreign, corrupt or newer catalogue) are
 :class:`~whist_catalogue.errors.WhistError`: ``whist-catalogue`` prints one line and
 exits with status 2, and nothing has been written.
@@ -12,10 +12,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import io
-import os
-import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
 from whist_catalogue import documentation
@@ -180,8 +177,6 @@ def build_summary_text(summary) -> str:  # noqa: ANN001 - a BuildSummary (not im
     if summary.stored:
         added = f"{summary.stored_bytes / 1e6:.1f} MB of chunks" if summary.stored_bytes >= 100_000 else \
             f"{summary.stored_bytes:,} bytes of chunks"
-        if summary.rows_written:
-            added += f" and {summary.rows_written:,} deal rows"
         said.append(f"this run stored {_levels(summary.stored)} ({added})")
     else:
         said.append("nothing to store")
@@ -333,8 +328,9 @@ def _print_stats(stats: dict) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.columns import resolve_columns
-    from whist_catalogue.store.dataset import export_levels, export_plan, require_pyarrow
+    from whist_catalogue.store.dataset import (check_export_target, export_levels, export_plan, export_to_file,
+                                               require_pyarrow)
+    from whist_catalogue.store.fields import resolve_columns
     from whist_catalogue.store.search import compile_search
 
     _check_limit("limit", args.limit)
@@ -350,7 +346,7 @@ def run_export(args: argparse.Namespace) -> int:
     if args.expression is not None:
         compile_search(args.expression)  # reject a bad expression before opening anything
     if args.output is not None:
-        _check_target(args.output)  # a folder that is not there is said before any estimate, not after
+        check_export_target(args.output)  # a folder that is not there is said before any estimate, not after
     require_pyarrow()
     from whist_catalogue.scripts.progress import ProgressBar
 
@@ -358,8 +354,6 @@ def run_export(args: argparse.Namespace) -> int:
         if args.level is not None and args.level not in catalogue.complete_levels():
             raise UsageError(f"level {args.level} is not complete in catalogue {catalogue.location}")
         plan = export_plan(catalogue, fmt, fields, expression=args.expression, level=args.level, limit=args.limit)
-        if args.output is not None:
-            _check_free_space(Path(args.output), plan.size)
         if plan.seconds >= ESTIMATE_SECONDS or plan.size >= ESTIMATE_BYTES:  # a small export just runs
             sys.stderr.write(plan.describe() + "\n")
             sys.stderr.flush()
@@ -371,9 +365,11 @@ def run_export(args: argparse.Namespace) -> int:
                 count = export_levels(catalogue, _binary_stdout(), **options)
                 sys.stdout.flush()
             else:
-                count = _export_to_file(catalogue, args.output, options)
+                count = export_to_file(catalogue, args.output, **options)
     if args.output is not None:
         sys.stderr.write(f"exported {count:,} deals to {args.output}\n")
+    if plan.coverage.missing:  # what search says of the levels it lacks: never a silent empty export
+        sys.stderr.write(f"{plan.coverage.describe()}\n")
     return EXIT_OK
 
 
@@ -403,79 +399,6 @@ ESTIMATE_BYTES = 100_000_000
 """``export`` announces its estimate of size and time when it expects to take this long or write this much."""
 
 
-def _check_free_space(path: Path, size: int) -> None:
-    """Refuse (exit 2, nothing written) a target whose file system cannot hold the estimated size."""
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
-        return  # a device or a pipe: no space to check
-    try:
-        free = shutil.disk_usage(target.parent).free
-    except OSError:
-        return  # no such directory: _export_to_file names it
-    if target.is_file():
-        free += target.stat().st_size  # replaced once the export is complete
-    if size > free:
-        raise UsageError(f"cannot write {path}: the export needs about {size / 1e9:,.2f} GB and "
-                                  f"{target.parent} has {free / 1e9:,.2f} GB free")
-
-
-def _export_to_file(catalogue, path: str, options: dict) -> int:  # noqa: ANN001
-    """Write the export to ``path`` as ``cp`` would: through a symlink to its target; straight into a device
-    or a pipe; and to a regular file (or a new one) atomically — into ``PATH.partial``, renamed over PATH only
-    once complete, so an interrupted export leaves the old file whole and no ``.partial`` behind."""
-    from whist_catalogue.store.dataset import export_levels
-
-    text = path  # as given: Path() would drop a trailing "/"
-    target = _check_target(path)
-    _refuse_the_catalogue(catalogue, text, target)
-    if target.exists() and not target.is_file():
-        try:
-            with target.open("wb") as out:
-                return export_levels(catalogue, out, **options)
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    partial = target.with_name(target.name + ".partial")
-    try:
-        with partial.open("wb") as out:
-            count = export_levels(catalogue, out, **options)
-        os.replace(partial, target)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-    finally:
-        if partial.exists():
-            partial.unlink()
-    return count
-
-
-def _check_target(text: str) -> Path:
-    """The file ``text`` names (through a symlink: it is written through, never replaced), if it can be one."""
-    target = Path(os.path.realpath(text))
-    if target.is_dir():
-        raise UsageError(f"cannot write {text}: it is a directory")
-    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
-        raise UsageError(f"cannot write {text}: not a directory")
-    if not target.parent.is_dir():
-        raise UsageError(f"cannot write {text}: no directory {target.parent}")
-    return target
-
-
-def _refuse_the_catalogue(catalogue, text: str, target: Path) -> None:  # noqa: ANN001
-    """The export would overwrite the catalogue it reads, or one of its side files (under any name: a
-    symlink, a hard link): refused, as ``cp`` refuses to copy a file onto itself."""
-    path = catalogue.location.path
-    if path is None or not target.exists():
-        return
-    for suffix in ("", "-wal", "-shm", "-journal", ".build-lock"):
-        own = path.with_name(path.name + suffix)
-        try:
-            same = os.path.samefile(own, target)
-        except OSError:
-            continue
-        if same:
-            what = "the catalogue" if not suffix else f"the catalogue's {suffix.lstrip('-.')} file"
-            raise UsageError(f"cannot write {text}: it is {what} being exported ({own})")
-
-
 # -- verify -------------------------------------------------------------------------------------------
 
 
@@ -489,7 +412,7 @@ def run_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
-    with _open(args) as catalogue, ProgressBar("verifying", " levels") as bar:
+    with _open(args) as catalogue, ProgressBar("verifying", " deals", unit_scale=True) as bar:
         report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, full=args.full,
                         progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:

@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
-    from whist_catalogue.theory.solution import Solver, SuitSolution
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
@@ -61,63 +60,6 @@ _OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
 
 # Solvers (SQLAlchemy behind the catalogue, Numba behind the engine) are imported
 # when a deal needs them, not when the parser is built for every command.
-
-
-class _SolverOnDemand:
-    """The default solver, opened the first time a deal beyond the preloaded table needs it."""
-
-    def __init__(self, db: str | None) -> None:
-        self.db = db
-        self._solver: Solver | None = None
-
-    def _get(self) -> "Solver":
-        if self._solver is None:
-            from whist_catalogue.store.solvers import default_solver
-
-            self._solver = default_solver(self.db)
-        return self._solver
-
-    def solve(self, deal: Deal) -> "SuitSolution":
-        return self._get().solve(deal)
-
-    def value(self, deal: Deal) -> "Value":
-        return self._get().value(deal)
-
-    def solve_many(self, deals: Sequence[Deal]) -> list["SuitSolution | None"]:
-        from whist_catalogue.theory.solution import solve_many
-
-        return solve_many(self._get(), deals)
-
-    def solve_sourced(self, deal: Deal) -> tuple["SuitSolution", str]:
-        from whist_catalogue.store.solvers import solve_sourced
-
-        return solve_sourced(self._get(), deal)
-
-    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple["SuitSolution | None", str]]:
-        from whist_catalogue.store.solvers import solve_many_sourced
-
-        return solve_many_sourced(self._get(), deals)
-
-    def check(self) -> None:
-        """A catalogue that exists where the settings point must be one (docs/spec.md §4), and one named by ``--db``
-        must exist, even when the preloaded table answers every deal: a SQLite file is checked without
-        SQLAlchemy (so ``--db`` costs what ``$WHIST_CATALOGUE_DB`` costs, docs/benchmarks.md), a URL is opened."""
-        from whist_catalogue.store.settings import database_location
-
-        location = database_location(self.db)
-        if "://" in location:
-            self._get()
-            return
-        from whist_catalogue.store.identity import catalogue_path, check_catalogue_file
-
-        path = catalogue_path(location)
-        if self.db is not None or path.exists():
-            check_catalogue_file(path)
-
-    def close(self) -> None:
-        """Close the catalogue if one was opened, so its -wal/-shm files go with it."""
-        if self._solver is not None:
-            _close(self._solver)
 
 
 class _EngineNotice:
@@ -156,21 +98,22 @@ class _EngineNotice:
 def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
     """The preloaded small suits, backed by the default solver on demand; closed on the way out."""
     from whist_catalogue.engine.plan import observing
+    from whist_catalogue.store.solvers import check_location, default_solver
     from whist_catalogue.theory.small_suits import SuitTable
 
-    solver = _SolverOnDemand(args.db)
+    table = SuitTable(opener=lambda: default_solver(args.db))
     notice = _EngineNotice()
     failed = True
     try:
         with observing(notice):
             # However the catalogue is named, it is checked at once and the preloaded table answers what it
             # holds; the catalogue opens (SQLAlchemy, NumPy) only for a deal beyond it.
-            solver.check()
-            yield SuitTable(solver)
+            check_location(args.db)
+            yield table
         failed = False
     finally:
         notice.close(failed=failed)
-        solver.close()
+        table.close()
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -453,11 +396,6 @@ def _write(pending: _Pending, render: _Render) -> None:
     if pending.problem is not None:
         raise pending.problem
 
-
-def _close(solver: "Solver") -> None:
-    close = getattr(solver, "close", None)
-    if close is not None:
-        close()
 
 
 def run_outcome(args: argparse.Namespace) -> int:

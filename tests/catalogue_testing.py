@@ -116,3 +116,35 @@ def postgres_server() -> Iterator[str]:
         subprocess.run(prefix + [str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
                        capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+# -- an independent reference ------------------------------------------------------------------------
+
+
+def reference_records(max_n: int) -> list:
+    """Every deal with n ≤ ``max_n`` as a :class:`~whist_catalogue.store.records.DealRecord`, in key order,
+    computed without the catalogue: values, best moves and check bits by the engine's own kernels (its moves
+    kernel, not α over stored chunks), the single-suit quantities by the paper's direct formulas deal by deal."""
+    from whist_catalogue.constants import CHECK_NAMES
+    from whist_catalogue.engine.levels import levels
+    from whist_catalogue.single_suit.formulas import quantities
+    from whist_catalogue.store.records import DealRecord
+    from whist_catalogue.theory.deals import Deal
+    from whist_catalogue.theory.ranking import level_masks
+    from whist_catalogue.theory.values import rho
+
+    found = []
+    for level in levels(max_n, moves=True, checks=True):
+        n = level.n
+        assert level.moves is not None and level.flags is not None
+        for r, mask in enumerate(level_masks(n).tolist()):
+            deal = Deal(n, mask)
+            q = quantities(deal)
+            value = level.value(r)
+            assert deal.ace_holder is not None
+            found.append(DealRecord(
+                deal=deal, value=value, outcome=rho(value), move_masks=tuple(int(m) for m in level.moves[r]),
+                h_lower=q.h_lower, h_upper=q.h_upper, h=q.h, greedy=q.greedy_whist_outcome,
+                five_card=(q.five_card_west_leads, q.five_card_east_leads), ace=deal.ace_holder,
+                flags=int(level.flags[r]) & ((1 << len(CHECK_NAMES)) - 1)))
+    return found

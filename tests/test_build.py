@@ -12,18 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sqlalchemy as sa
-from catalogue_testing import JIT, build_catalogue, file_state, run_cli
+from catalogue_testing import JIT, build_catalogue, file_state, reference_records, run_cli
 
 from whist_catalogue import __version__
-from whist_catalogue.engine.levels import CHECK_NAMES, EngineSolver, levels
+from whist_catalogue.engine.levels import EngineSolver, levels
 from whist_catalogue.errors import CatalogueError, DealTooLargeError
 from whist_catalogue.games import solved_games
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.formulas import outcome_from_h
 from whist_catalogue.store.build import MAX_BUILD_N, BuildProgress, build, build_steps
-from whist_catalogue.store.models import DealRow
-from whist_catalogue.store.reader import open_catalogue, record_from_row
+from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory import definition
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_masks
@@ -38,30 +36,18 @@ def built(tmp_path_factory) -> Path:
     return build_catalogue(tmp_path_factory.mktemp("build") / "catalogue.sqlite", MAX_N)
 
 
-def _stored_level(path: Path, n: int) -> dict[str, np.ndarray]:
-    with open_catalogue(path) as cat:
-        rows = list(cat.stream(sa.select(DealRow).where(DealRow.in_level(n)).order_by(DealRow.key)))
-    return {
-        "key": np.array([r.key for r in rows]),
-        "number": np.array([r.number_scaled for r in rows]),
-        "rank": np.array([r.inf_sign * (r.stoppers + 1) for r in rows]),
-        "moves": np.array([np.frombuffer(r.moves, "<u2") for r in rows]),
-        "flags": np.array([r.flags for r in rows]),
-        "rows": rows,
-    }
-
-
 def test_values_moves_and_flags_read_back_equal_the_engines(built):
-    for level in levels(MAX_N, moves=True, checks=True):
-        n = level.n
-        stored = _stored_level(built, n)
-        assert len(stored["key"]) == comb(2 * n, n)
-        np.testing.assert_array_equal(stored["key"], level_masks(n) | (1 << 2 * n))
-        np.testing.assert_array_equal(stored["number"], level.numerator)
-        np.testing.assert_array_equal(stored["rank"], level.infinitesimal)
-        np.testing.assert_array_equal(stored["moves"], level.moves)
-        np.testing.assert_array_equal(stored["flags"], level.flags & ((1 << len(CHECK_NAMES)) - 1))
-    assert int(stored["flags"].sum()) > 0, "the labeled hold-up property is set on some deals"
+    """Every deal's record — the value and check bits stored, the best moves derived from level n−1's chunks,
+    the quantities of the single-suit paper — equals the reference made without the catalogue, and every level
+    reads back as the engine's own codes."""
+    reference = reference_records(MAX_N)
+    with open_catalogue(built) as cat:
+        assert cat.records([r.deal for r in reference]) == reference
+        for level in levels(MAX_N):
+            codes, table = cat.level_values(level.n)
+            assert np.array_equal(table.numerator[codes], level.numerator)
+            assert np.array_equal(table.infinitesimal[codes], level.infinitesimal)
+    assert sum(r.flags for r in reference) > 0, "the labeled hold-up property is set on some deals"
 
 
 def test_solutions_equal_the_recursive_definition_and_the_engine(built):
@@ -79,21 +65,18 @@ def test_solutions_equal_the_recursive_definition_and_the_engine(built):
 
 
 def test_derived_columns(built):
-    """Outcome = ρ(value) = Theorem 8.1's, reduced fraction and fractional part, and the single-suit formulas."""
-    for n in range(1, MAX_N + 1):
-        for row in _stored_level(built, n)["rows"]:
-            record = record_from_row(row)
-            v = record.value
-            assert record.outcome == rho(v) == outcome_from_h(n, record.h)
-            assert row.numerator * (1 << 24) == row.number_scaled * row.denominator
-            assert row.denominator == v.denominator and row.denominator & (row.denominator - 1) == 0
-            assert row.fraction_scaled == row.number_scaled % (1 << 24)
-            assert row.n == n and record.ace == record.deal.ace_holder
-            if n <= 5:
-                q = single_suit.quantities(record.deal)
-                assert (record.h_lower, record.h_upper, record.h) == (q.h_lower, q.h_upper, q.h)
-                assert record.greedy == q.greedy_whist_outcome
-                assert record.five_card == (q.five_card_west_leads, q.five_card_east_leads)
+    """Outcome = ρ(value) = Theorem 8.1's, and the single-suit formulas, deal by deal."""
+    with open_catalogue(built) as cat:
+        for n in range(1, MAX_N + 1):
+            for record in cat.search(level=n):
+                v = record.value
+                assert record.outcome == rho(v) == outcome_from_h(n, record.h)
+                assert record.n == n and record.ace == record.deal.ace_holder
+                if n <= 5:
+                    q = single_suit.quantities(record.deal)
+                    assert (record.h_lower, record.h_upper, record.h) == (q.h_lower, q.h_upper, q.h)
+                    assert record.greedy == q.greedy_whist_outcome
+                    assert record.five_card == (q.five_card_west_leads, q.five_card_east_leads)
 
 
 def test_metadata_solved_games_and_wal(built):
@@ -117,7 +100,7 @@ def test_reader_reads_while_a_writer_holds_a_transaction(built, tmp_path):
     path.write_bytes(built.read_bytes())
     writer = sqlite3.connect(path, isolation_level=None)
     writer.execute("BEGIN IMMEDIATE")
-    writer.execute("DELETE FROM deal WHERE key < 64")  # uncommitted: levels 1 and 2
+    writer.execute("DELETE FROM level_chunk WHERE n <= 2")  # uncommitted: levels 1 and 2
     try:
         with open_catalogue(path) as cat:
             assert cat.value(Deal.from_label("EWEW")).number == 3 / 2 * 1
@@ -143,18 +126,18 @@ def test_resume_builds_only_missing_levels(tmp_path):
     stages = [e.stage for e in events]
     assert stages[0] == "plan" and stages[-1] == "done" and "games" in stages
     assert [e.n for e in events if e.stage == "level"] == [1, 2, 3, 4, 5, 6]
-    stores = [e for e in events if e.stage == "store" and e.n == 6]
-    assert stores[-1].done == stores[-1].total == comb(12, 6)
+    computed = [e for e in events if e.stage == "compute" and e.n == 6]
+    assert computed[-1].done == computed[-1].total == comb(12, 6)
     third = build(path, 6)
-    assert third.stored == [] and third.solved_games == 0 and third.rows_written == 0
+    assert third.stored == [] and third.solved_games == 0
 
 
 def test_closing_the_generator_mid_level_rolls_the_level_back(tmp_path, monkeypatch):
-    monkeypatch.setattr("whist_catalogue.store.build.BATCH_ROWS", 100)
+    monkeypatch.setattr("whist_catalogue.store.build.CHUNK_DEALS", 100)
     path = tmp_path / "c.sqlite"
     steps = build_steps(path, 6, games=False)
     for event in steps:
-        if event.stage == "store" and event.n == 6 and 0 < event.done < event.total:  # 924 rows: 10 batches
+        if event.stage == "compute" and event.n == 6 and 0 < event.done < event.total:  # 924 deals: 10 chunks
             assert event.done == 100
             break
     steps.close()
@@ -168,11 +151,11 @@ def test_closing_the_generator_mid_level_rolls_the_level_back(tmp_path, monkeypa
 
 
 def test_kill_9_mid_level_then_verify_and_resume(tmp_path):
-    """A real build process killed with SIGKILL while working on level 10: levels 1–9 stay valid, 10 is incomplete.
+    """A real build process killed with SIGKILL while working on level 12: levels 1–11 stay valid, 12 is incomplete.
 
     (Level 8 after 1–7 without the JIT: it takes seconds in plain Python.)
     """
-    top = 10 if JIT else 8
+    top = 12 if JIT else 8
     path = tmp_path / "killed.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "build", "--max-n", str(top), "--db",
                              str(path), "--no-progress", "--no-games"], cwd=REPO,
@@ -189,7 +172,7 @@ def test_kill_9_mid_level_then_verify_and_resume(tmp_path):
             except CatalogueError:
                 pass  # not created yet
             time.sleep(0.02)
-        time.sleep(0.3)  # level 10 (184,756 deals) takes well over a second to compute and write
+        time.sleep(0.3)  # level 12 (2.7 million deals, three chunks) takes over a second to compute and write
     finally:
         proc.kill()  # SIGKILL
         proc.wait()
@@ -218,15 +201,15 @@ def test_verify_detects_tampering(built, tmp_path):
     path = tmp_path / "tampered.sqlite"
     path.write_bytes(built.read_bytes())
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE deal SET number_scaled = number_scaled + 1 WHERE key = ?", (Deal.from_label("EWEW").key,))
+        conn.execute("UPDATE level SET statistics = replace(statistics, '[1,', '[2,') WHERE n = 2")
     code, out, _ = run_cli("verify", "--db", str(path), "--sample", "0")
-    assert code == 1 and "level 2: checksum differs" in out
+    assert code == 1 and "level 2: its level row differs from the checksum recorded at build time" in out
     with sqlite3.connect(path) as conn:
-        conn.execute("DELETE FROM deal WHERE key = ?", (Deal.from_label("WWWEEE").key,))
+        conn.execute("DELETE FROM level_chunk WHERE n = 3")
     code, out, _ = run_cli("verify", "--db", str(path), "--sample", "0", "--json")
     report = json.loads(out)
     assert code == 1 and not report["ok"]
-    assert any("level 3: 19 rows stored" in p for p in report["problems"])
+    assert "level 3: chunk 0 of 1 missing" in report["problems"]
 
 
 def test_build_refuses_bad_input_and_changes_nothing(tmp_path):

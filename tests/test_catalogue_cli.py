@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from catalogue_testing import file_state, run_cli
 
-from whist_catalogue.store.columns import DEFAULT_COLUMNS
+from whist_catalogue.store.fields import DEFAULT_COLUMNS
 from whist_catalogue.store.reader import open_catalogue
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +41,7 @@ def test_build_text_summary_and_default_location(tmp_path, monkeypatch):
     code, out, err = run_cli("build", "--max-n", "2", "--no-progress", "--no-games")
     assert code == 0, err  # the default location's directory is created (the user data directory)
     assert out.startswith(f"catalogue {target}: levels 1–2 complete (8 deals")
-    assert "; this run stored levels 1–2 (" in out and "bytes of chunks and 8 deal rows)" in out
+    assert "; this run stored levels 1–2 (" in out and "bytes of chunks)" in out
     code, again, _ = run_cli("build", "--max-n", "1", "--no-progress", "--no-games")
     assert code == 0 and again.startswith(f"catalogue {target}: levels 1–2 complete (8 deals")  # not 1…1
     assert "; nothing to store;" in again and "stored level" not in again
@@ -138,19 +138,31 @@ def test_value_and_outcome_use_the_catalogue(built):
     assert code == 0 and json.loads(out)["outcome"] == {"west_leads": 5, "east_leads": 6}
 
 
-def test_fast_export_rows_equal_the_records(built):
-    """export's row formatter (Core rows, caches) gives exactly record_columns of the DealRecord."""
-    import sqlalchemy as sa
+def test_an_export_that_asks_for_a_missing_level_says_so(built, tmp_path):
+    """Issue 19: a level's row deleted, ``export 'n = 6 and …'`` wrote a header and no deal with exit 0 where
+    ``search`` says the level is missing; now it says so too (stderr), and ``--level`` refuses it."""
+    import shutil
+    import sqlite3
 
-    from whist_catalogue.store.export import _RowFormatter, record_columns
-    from whist_catalogue.store.models import DealRow
-    from whist_catalogue.store.reader import record_from_row
+    path = tmp_path / "c.sqlite"
+    shutil.copy(built, path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM level WHERE n = 6")
+    conn.close()
+    code, out, err = run_cli("export", "n = 6 and h = 1", "--db", str(path))
+    assert code == 0 and out.splitlines() == [",".join(DEFAULT_COLUMNS)]
+    assert err == "searched no level; level 6 is not in the catalogue (whist-catalogue build --max-n 6 adds it)\n"
+    search = run_cli("search", "--count", "n = 6 and h = 1", "--db", str(path))
+    assert search[2] == err and search[1] == "0\n"
+    code, _, err = run_cli("export", "--level", "6", "--db", str(path))
+    assert code == 2 and "level 6 is not complete" in err
 
-    flat, nested = _RowFormatter(flat=True), _RowFormatter(flat=False)
-    with open_catalogue(built) as cat:
-        rows = list(cat.stream(sa.select(*DealRow.__table__.columns).order_by(DealRow.key)))
-    assert len(rows) == sum(comb(2 * n, n) for n in range(1, MAX_N + 1))
-    for row in rows:
-        record = record_from_row(row)
-        assert flat(row) == record_columns(record, flat=True)
-        assert nested(row) == record_columns(record, flat=False)
+
+def test_search_names_what_build_adds_and_what_lies_beyond(built):
+    """Issue 18: ``search 'n != 1'`` ended "levels 15…30 are not in the catalogue (… build --max-n 30 adds them)",
+    but build stops at 18."""
+    code, out, err = run_cli("search", "--count", "n != 1", "--db", str(built))
+    assert code == 0 and err == (f"searched levels 2…{MAX_N}; levels {MAX_N + 1}…18 are not in the catalogue"
+                                 " (whist-catalogue build --max-n 18 adds them); levels 19…30 lie beyond every"
+                                 " catalogue (build stores n ≤ 18; value and outcome compute such deals one at a"
+                                 " time)\n")

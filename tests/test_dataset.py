@@ -13,7 +13,7 @@ import pytest
 from catalogue_testing import run_cli
 
 from whist_catalogue.engine.levels import CHECK_NAMES
-from whist_catalogue.store.columns import DEFAULT_COLUMNS, labels, resolve_columns
+from whist_catalogue.store.fields import DEFAULT_COLUMNS, labels, resolve_columns
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory.deals import Deal
 
@@ -42,12 +42,12 @@ def level_parquet(built, tmp_path_factory) -> Path:
     return target
 
 
-def test_level_10_parquet_equals_the_catalogue_row_by_row(built, level_parquet):
-    """Every exported row is the catalogue's own: the ``deal`` rows of level 10 compared column by column (all
-    184,756 deals), and the full record of every 499th deal through ``Catalogue.record``."""
-    import sqlite3
-
-    from whist_catalogue.store.reader import value_from_columns
+def test_level_10_parquet_equals_the_reference_row_by_row(built, level_parquet):
+    """Every exported row is what the build's own kernels compute without the catalogue: level 10 by the engine
+    (values and check bits) and by the single-suit paper's level kernel (the quantities), column by column (all
+    184,756 deals); and the full record of every 499th deal through ``Catalogue.record``."""
+    from whist_catalogue.engine.levels import levels
+    from whist_catalogue.single_suit.formulas import level_quantities
 
     table = pq.read_table(level_parquet)
     assert table.num_rows == comb(2 * N, N)
@@ -55,30 +55,26 @@ def test_level_10_parquet_equals_the_catalogue_row_by_row(built, level_parquet):
     assert str(table.schema.field("value").type) == "dictionary<values=string, indices=int16, ordered=0>"
     assert table.schema.field("h").type == pa.int8()
     got = {name: table.column(name).to_numpy(zero_copy_only=False) for name in table.column_names}
-    names = ("key", "numerator", "denominator", "number_scaled", "inf_sign", "stoppers", "west_leads", "east_leads",
-             "h_lower", "h_upper", "h", "greedy_west_leads", "greedy_east_leads", "five_card_west_leads",
-             "five_card_east_leads", "ace", "flags")
-    with sqlite3.connect(built) as db:
-        rows = db.execute(f"SELECT {', '.join(names)} FROM deal WHERE key >= ? AND key < ? ORDER BY key",
-                          (1 << 2 * N, 1 << 2 * N + 1)).fetchall()
-    stored = {name: np.array(column) for name, column in zip(names, zip(*rows))}
-    assert len(rows) == comb(2 * N, N)
-    for name in names:
-        if name in ("number_scaled", "flags"):
-            continue
-        assert np.array_equal(got[name], stored[name]), name
-    assert np.array_equal(got["rank"], np.arange(comb(2 * N, N)))
-    for c, check in enumerate(CHECK_NAMES):
-        assert np.array_equal(got[f"counterexample_{check}"], stored["flags"] >> c & 1 == 1), check
-    texts = {}
-    for number_scaled, inf_sign, stoppers in set(zip(stored["number_scaled"].tolist(), stored["inf_sign"].tolist(),
-                                                     stored["stoppers"].tolist())):
-        v = value_from_columns(number_scaled, inf_sign, stoppers)
-        texts[number_scaled, inf_sign, stoppers] = (v.text(), v.infinitesimal.code)
-    expected = [texts[k] for k in zip(stored["number_scaled"].tolist(), stored["inf_sign"].tolist(),
-                                      stored["stoppers"].tolist())]
-    assert got["value"].tolist() == [t[0] for t in expected]
-    assert got["infinitesimal"].tolist() == [t[1] for t in expected]
+    *_, level = levels(N, checks=True)
+    q = level_quantities(N)
+    values = level.table.values()
+    value = [values[c] for c in level.codes.tolist()]
+    player = lambda west: np.where(west, "W", "E")  # noqa: E731
+    expected = {
+        "rank": np.arange(comb(2 * N, N)), "key": q.masks | (1 << 2 * N), "n": np.full(comb(2 * N, N), N),
+        "value": [v.text() for v in value], "infinitesimal": [v.infinitesimal.code for v in value],
+        "numerator": [v.number.numerator for v in value], "denominator": [v.number.denominator for v in value],
+        "inf_sign": [v.infinitesimal.sign for v in value], "stoppers": [abs(v.infinitesimal.index) for v in value],
+        "west_leads": level.outcomes()[0], "east_leads": level.outcomes()[1], "h_lower": q.h_lower,
+        "h_upper": q.h_upper, "h": q.h, "greedy_west_leads": q.greedy_west_leads, "greedy_east_leads": q.greedy_east_leads,
+        "five_card_west_leads": player(q.five_card_west_wins_west_leads),
+        "five_card_east_leads": player(q.five_card_west_wins_east_leads), "ace": player(q.ace_west),
+        **{f"counterexample_{c}": level.flags >> k & 1 == 1 for k, c in enumerate(CHECK_NAMES)},
+    }
+    assert level.flags is not None and set(expected) == set(got) - {"label"}
+    for name, column in expected.items():
+        assert np.array_equal(got[name], np.asarray(column)), name
+    assert list(got["label"][:3]) == [Deal(N, int(m)).label for m in q.masks[:3]]
     with open_catalogue(built) as cat:
         for i in range(0, comb(2 * N, N), 499):
             r = cat.record(Deal.from_label(got["label"][i]))
@@ -178,8 +174,8 @@ def test_export_plan_estimates_before_any_work(built):
 
 
 def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
-    from whist_catalogue.errors import UsageError
-    from whist_catalogue.scripts.catalogue_commands import _check_free_space
+    from whist_catalogue.errors import ExportTargetError
+    from whist_catalogue.store.dataset import export_plan, export_to_file
 
     target = tmp_path / "x.parquet"
     for argv, message in [(["--columns", "key,nope"], "unknown column 'nope'"),
@@ -188,8 +184,39 @@ def test_export_refuses_bad_requests_with_exit_2(built, tmp_path):
         code, out, err = run_cli("export", "--db", str(built), *argv)
         assert code == 2 and message in err and out == ""
     assert not target.exists()
-    with pytest.raises(UsageError, match="the export needs about"):
-        _check_free_space(target, 1 << 62)
+    with open_catalogue(built) as cat:
+        plan = export_plan(cat, "csv", DEFAULT_COLUMNS)
+        plan.size = 1 << 62
+        with pytest.raises(ExportTargetError, match="the export needs about"):
+            export_to_file(cat, target, plan=plan)
+    assert not target.exists()
+
+
+def test_the_old_deal_table_from_an_export_and_duckdb(built, tmp_path):
+    """docs/dataset.md's recipe for the dropped ``deal`` table, run as written on levels 1…4: every row equals
+    what the rows held (the reference computed without the catalogue)."""
+    import re
+    import sqlite3
+
+    pytest.importorskip("duckdb")
+    from catalogue_testing import reference_records
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "dataset.md").read_text()
+    code = re.search(r"## The old `deal` table.*?```python\n(.*?)```", text, re.S).group(1)
+    parquet = tmp_path / "deals.parquet"
+    status, _, err = run_cli("export", "n <= 4", "--format", "parquet", "--columns", "all,best_leads",
+                             "--db", str(built), "-o", str(parquet))
+    assert status == 0, err
+    exec(code.replace("'deals.parquet'", repr(str(parquet))).replace('"deals.sqlite"', repr(str(tmp_path / "d.sqlite"))),
+         {})
+    with sqlite3.connect(tmp_path / "d.sqlite") as db:
+        rows = db.execute("SELECT key, number_scaled, fraction_scaled, inf_sign, stoppers, h, ace, flags,"
+                          " best_leads_west FROM deal ORDER BY key").fetchall()
+    db.close()
+    expected = [(r.key, int(r.value.number * (1 << 24)), int(r.value.number % 1 * (1 << 24)), r.value.infinitesimal.sign,
+                 abs(r.value.infinitesimal.index), r.h, r.ace, r.flags,
+                 sum(1 << (c - 1) for c in r.solution.west_leads)) for r in reference_records(4)]
+    assert rows == expected
 
 
 def test_a_missing_folder_is_refused_before_any_estimate(built, tmp_path, capsys, monkeypatch):

@@ -21,8 +21,9 @@ from scipy.stats import chi2
 from catalogue_testing import run_cli
 
 SCAN = Path(__file__).resolve().parent.parent / "docs" / "data" / "scan.jsonl"
+from whist_catalogue.errors import DistributionError
 from whist_catalogue.store.distributions import (
-    DistributionError, distribution, level_counts, parse_sizes, read_scan_counts, shipped_counts, shipped_max_n,
+    distribution, level_counts, parse_sizes, read_scan_counts, shipped_counts, shipped_max_n,
 )
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.distribution import outcome_distribution

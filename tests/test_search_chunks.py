@@ -1,20 +1,23 @@
-"""The search over levels held as chunks: its own tree (no SQLAlchemy internals), the per-deal quantities it
-computes a chunk at a time (checked against the build's kernel), every field against SQL on the same levels,
-and the command line's answers for searches that match nothing."""
+"""The search over the level store's chunks: its own tree (no library's internals), the per-deal quantities it
+computes a chunk at a time (checked against the build's kernel and the paper's formulas), every field against a
+Python reference over every deal, and the command line's answers for searches that match nothing."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from math import comb
 from pathlib import Path
 
 import numpy as np
 import pytest
-from catalogue_testing import JIT, build_catalogue, run_cli
+from catalogue_testing import JIT, build_catalogue, reference_records, run_cli
 
+import whist_catalogue.store.build as store_build
+from whist_catalogue.constants import CHECK_NAMES
 from whist_catalogue.single_suit.formulas import level_quantities
 from whist_catalogue.single_suit.kernels import (chunk_quantities_kernel, chunk_quantities_tables_kernel,
                                                   step_tables)
-from whist_catalogue.store.levels import chunk_columns, deal_columns, value_columns
+from whist_catalogue.store.fields import FIELDS, DealColumns
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.search import (FALSE, MAX_DEPTH, UNKNOWN, ChunkQuery, Column, compile_condition,
                                           evaluate, levels_asked, narrowing_hint)
@@ -24,12 +27,16 @@ TOP = 7 if JIT else 6
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory) -> tuple[Path, Path]:
-    """Levels 1…TOP as rows (SQL searches them), and as chunks alone above n = 2."""
-    base = tmp_path_factory.mktemp("both")
-    rows = build_catalogue(base / "rows.sqlite", TOP, games=False, rows_max_n=TOP)
-    chunks = build_catalogue(base / "chunks.sqlite", TOP, games=False, rows_max_n=2)
-    return rows, chunks
+def chunks(tmp_path_factory) -> Path:
+    """Levels 1…TOP in chunks of 100 deals (level 7: 35 chunks)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_build, "CHUNK_DEALS", 100)
+        return build_catalogue(tmp_path_factory.mktemp("chunks") / "chunks.sqlite", TOP, games=False)
+
+
+@pytest.fixture(scope="module")
+def records() -> list:
+    return reference_records(TOP)
 
 
 # -- the per-deal quantities -----------------------------------------------------------------------------
@@ -66,25 +73,34 @@ def test_the_search_kernel_equals_the_builds_kernel(n):
             assert np.array_equal(h, q.h)
 
 
-def test_chunk_columns_equal_the_rows_columns(both):
-    """Every column chunk_columns gives, field by field and alone, equals the build's columns of the rows."""
-    _, chunks = both
+def test_every_fields_array_kernel_equals_the_reference(chunks, records):
+    """Every field a search reads, computed by its kernel for a whole chunk, alone and together with the others,
+    equals the reference's value deal by deal (values by the engine, quantities by the paper's formulas)."""
+    by_key = {r.key: r for r in records}
+    expected = {
+        "key": lambda r: r.key, "n": lambda r: r.n, "number_scaled": lambda r: int(r.value.number * (1 << 24)),
+        "fraction_scaled": lambda r: int((r.value.number % 1) * (1 << 24)),
+        "numerator": lambda r: r.value.number.numerator, "denominator": lambda r: r.value.number.denominator,
+        "inf_sign": lambda r: r.value.infinitesimal.sign, "stoppers": lambda r: abs(r.value.infinitesimal.index),
+        "west_leads": lambda r: r.outcome.west_leads, "east_leads": lambda r: r.outcome.east_leads,
+        "h_lower": lambda r: r.h_lower, "h_upper": lambda r: r.h_upper, "h": lambda r: r.h,
+        "greedy_west_leads": lambda r: r.greedy.west_leads, "greedy_east_leads": lambda r: r.greedy.east_leads,
+        "five_card_west_leads": lambda r: r.five_card[0] == "W", "five_card_east_leads": lambda r: r.five_card[1] == "W",
+        "ace": lambda r: r.ace == "W", "flags": lambda r: r.flags,
+        **{f"counterexample_{c}": (lambda r, c=c: c in r.counterexamples) for c in CHECK_NAMES},
+    }
+    searched = {f.name for f in FIELDS.values() if f.search not in (None, "pair", "value", "infinitesimal", "flag")}
+    assert searched <= set(expected), searched - set(expected)
     with open_catalogue(chunks) as cat:
-        chunk = next(iter(cat.scan_chunks(TOP)))
-    masks = level_masks(TOP, chunk.start, chunk.stop)
-    expected = {**{k: v[chunk.codes] for k, v in value_columns(chunk.table.numerator,
-                                                              chunk.table.infinitesimal).items()},
-                **deal_columns(TOP, masks), "flags": chunk.flags}
-    for name, column in expected.items():
-        got = chunk_columns(chunk, [name])
-        assert set(got) == {name}
-        if column.dtype.kind == "U":  # players: True for West
-            column = column == "W"
-        assert np.array_equal(got[name], column), name
-    together = chunk_columns(chunk, list(expected))
-    assert all(np.array_equal(together[k], chunk_columns(chunk, [k])[k]) for k in expected)
-    with pytest.raises(ValueError, match="no deal column"):
-        chunk_columns(chunk, ["label"])
+        for chunk in list(cat.scan_chunks(TOP))[16:18] + list(cat.scan_chunks(3)):
+            keys = DealColumns(chunk)["key"].tolist()
+            together = DealColumns(chunk)
+            for name, want in expected.items():
+                alone = DealColumns(chunk)[name]
+                assert alone.tolist() == [want(by_key[k]) for k in keys], (chunk.n, name)
+                assert np.array_equal(together[name], alone), name
+    with pytest.raises(ValueError, match="no per-deal array named 'outcome'"):
+        DealColumns(chunk)["outcome"]
 
 
 # -- the tree the chunks are searched by ---------------------------------------------------------------------
@@ -97,7 +113,7 @@ def test_the_compiled_condition_is_the_languages_own_tree():
     stack = [condition]
     while stack:
         node = stack.pop()
-        assert type(node).__module__ == "whist_catalogue.store.search", node
+        assert type(node).__module__ == "whist_catalogue.store.search.ir", node
         stack.extend(getattr(node, "args", ()) + tuple(getattr(node, a) for a in ("left", "right")
                                                        if hasattr(node, a)))
     h = np.array([1, 0, 1, 2])
@@ -118,49 +134,61 @@ def test_levels_asked_are_decided_without_the_deals():
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH - 2])
-def test_deep_nesting_within_the_limit_searches_chunks(both, depth):
-    """58 nested not (and as many parentheses) compile, and run over chunks and SQL alike."""
-    rows, chunks = both
-    with open_catalogue(rows) as a, open_catalogue(chunks) as b:
+def test_deep_nesting_within_the_limit_searches_chunks(chunks, records, depth):
+    """58 nested not (and as many parentheses) compile, and run over chunks."""
+    with open_catalogue(chunks) as cat:
         for expression in ("not " * depth + "h = 1", "(" * depth + "h = 1" + ")" * depth):
-            assert b.count(expression) == a.count(expression) > 0, expression[:12]
+            assert cat.count(expression) == sum(r.h == 1 for r in records) > 0, expression[:12]
 
 
-# -- every field over chunks equals SQL over rows -----------------------------------------------------------
+# -- every field over chunks equals a Python reference ------------------------------------------------------
 
 EXPRESSIONS = [
-    "h = 1", "h_upper = 2", "h_lower = -1", "greedy = (3, 4)", "greedy_west_leads = 2", "greedy_east_leads > 3",
-    "greedy != outcome", "five_card = (W, E)", "five_card_west_leads = E", "five_card_east_leads = W",
-    "five_card_west_leads = five_card_east_leads", "ace = E", "key >= 5000 and h = 0", "holdup", "flags != 0",
-    "counterexample(12.2)", "value = 3+3/8 and h = 1", "number * 2 + 1 > h", "-n = -1", "value = 1/3",
-    "not (h = 1 or ace = W)", "frac in (3/8, 5/8) and ace = W", "class(dyadic) and greedy_west_leads != west_leads",
-    "h - h_lower >= 2", "stoppers >= 1 and five_card_west_leads = W",
+    ("h = 1", lambda r: r.h == 1), ("h_upper = 2", lambda r: r.h_upper == 2), ("h_lower = -1", lambda r: r.h_lower == -1),
+    ("greedy = (3, 4)", lambda r: tuple(r.greedy) == (3, 4)),
+    ("greedy_west_leads = 2", lambda r: r.greedy.west_leads == 2),
+    ("greedy_east_leads > 3", lambda r: r.greedy.east_leads > 3),
+    ("greedy != outcome", lambda r: r.greedy != r.outcome), ("five_card = (W, E)", lambda r: r.five_card == ("W", "E")),
+    ("five_card_west_leads = E", lambda r: r.five_card[0] == "E"),
+    ("five_card_east_leads = W", lambda r: r.five_card[1] == "W"),
+    ("five_card_west_leads = five_card_east_leads", lambda r: r.five_card[0] == r.five_card[1]),
+    ("ace = E", lambda r: r.ace == "E"), ("key >= 5000 and h = 0", lambda r: r.key >= 5000 and r.h == 0),
+    ("holdup", lambda r: "conjecture_12_4_labeled" in r.counterexamples), ("flags != 0", lambda r: r.flags != 0),
+    ("counterexample(12.2)", lambda r: "conjecture_12_2" in r.counterexamples),
+    ("value = 3+3/8 and h = 1", lambda r: r.value.text() == "3 + 3/8" and r.h == 1),
+    ("number * 2 + 1 > h", lambda r: r.value.number * 2 + 1 > r.h), ("-n = -1", lambda r: r.n == 1),
+    ("value = 1/3", lambda r: False), ("not (h = 1 or ace = W)", lambda r: not (r.h == 1 or r.ace == "W")),
+    ("frac in (3/8, 5/8) and ace = W", lambda r: r.value.number % 1 in (Fraction(3, 8), Fraction(5, 8))
+     and r.ace == "W"),
+    ("class(dyadic) and greedy_west_leads != west_leads", lambda r: r.value.infinitesimal.is_zero
+     and r.value.number.denominator > 2 and r.greedy.west_leads != r.outcome.west_leads),
+    ("h - h_lower >= 2", lambda r: r.h - r.h_lower >= 2),
+    ("stoppers >= 1 and five_card_west_leads = W", lambda r: abs(r.value.infinitesimal.index) >= 1
+     and r.five_card[0] == "W"),
 ]
 
 
-def test_every_field_over_chunks_equals_sql_over_rows(both):
-    rows, chunks = both
-    with open_catalogue(rows) as a, open_catalogue(chunks) as b:
-        for expression in EXPRESSIONS:
-            assert b.count(expression) == a.count(expression), expression
-            left = [r.key for r in a.search(expression, offset=3, limit=40)]
-            assert [r.key for r in b.search(expression, offset=3, limit=40)] == left, expression
+def test_every_field_over_chunks_equals_the_reference(chunks, records):
+    with open_catalogue(chunks) as cat:
+        for expression, predicate in EXPRESSIONS:
+            expected = [r.key for r in records if predicate(r)]
+            assert cat.count(expression) == len(expected), expression
+            assert [r.key for r in cat.search(expression, offset=3, limit=40)] == expected[3:43], expression
 
 
-def test_a_count_reports_progress_per_chunk(both):
-    _, chunks = both
+def test_a_count_reports_progress_per_chunk(chunks):
     seen: list[tuple[int, int, int]] = []
     with open_catalogue(chunks) as cat:
         cat.count("h = 1", progress=lambda n, done, total: seen.append((n, done, total)))
         assert (TOP, comb(2 * TOP, TOP), comb(2 * TOP, TOP)) in seen
-        assert {n for n, _, _ in seen} == set(range(3, TOP + 1))
+        assert {n for n, _, _ in seen} == set(range(1, TOP + 1))
+        assert sum(1 for n, _, _ in seen if n == TOP) == 1 + -(-comb(2 * TOP, TOP) // 100)  # 0, then each chunk
         seen.clear()
         cat.count("frac = 3/8", progress=lambda n, done, total: seen.append((n, done, total)))
         assert seen == []  # the value alone: the level's stored counts, at once
 
 
-def test_a_listing_streams_matches_in_key_order(both):
-    _, chunks = both
+def test_a_listing_streams_matches_in_key_order(chunks):
     with open_catalogue(chunks) as cat:
         everything = [r.key for r in cat.search("h = 1 and ace = W")]
         assert everything == sorted(everything) and len(everything) > 40
@@ -173,8 +201,7 @@ def test_a_listing_streams_matches_in_key_order(both):
 # -- what the command line says ---------------------------------------------------------------------------------
 
 
-def test_searches_no_deal_can_match_say_so(both):
-    _, chunks = both
+def test_searches_no_deal_can_match_say_so(chunks):
     code, out, err = run_cli("search", "value = 1/3", "--db", str(chunks))
     assert code == 0 and out == "" and err == "0 matched: no deal of any level can match this search\n"
     code, out, err = run_cli("search", "--count", "value = 1/3", "--db", str(chunks))

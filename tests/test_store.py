@@ -14,8 +14,8 @@ from recursive_counts import recorded, recursive_statistics
 
 from whist_catalogue.engine.levels import levels
 from whist_catalogue.engine.statistics import LevelStatistics, value_counts_from_arrays
-from whist_catalogue.errors import CatalogueError
-from whist_catalogue.store.reader import Catalogue, NotInCatalogue, open_catalogue, value_from_columns
+from whist_catalogue.errors import CatalogueError, NotInCatalogue
+from whist_catalogue.store.reader import Catalogue, open_catalogue
 from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, default_solver
 from whist_catalogue.theory import definition
 from whist_catalogue.theory.deals import Deal, parse_deal, parse_multisuit
@@ -104,10 +104,10 @@ def test_open_is_read_only_and_leaves_no_side_files(built, tmp_path):
         with pytest.raises(Exception):
             import sqlalchemy as sa
 
-            from whist_catalogue.store.models import DealRow
+            from whist_catalogue.store.models import LevelChunkRow
 
-            with c._session() as s, s.begin():
-                s.execute(sa.delete(DealRow))
+            with c.connect() as connection, connection.begin():
+                connection.execute(sa.delete(LevelChunkRow))
     assert file_state(path) == before
 
 
@@ -191,13 +191,6 @@ def test_threads_share_one_catalogue(cat):
     for t in threads:
         t.join()
     assert errors == []
-
-
-def test_value_from_columns_round_trip():
-    for k in range(0, 6):
-        for x in (Infinitesimal.epsilon(k), -Infinitesimal.epsilon(k)):
-            assert value_from_columns(3 << 23, x.sign, abs(x.index)) == Value("3/2", x)
-    assert value_from_columns(0, 0, 0) == Value(0)
 
 
 # -- statistics ------------------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from catalogue_testing import run_cli
 
 import whist_catalogue.store.build as store_build
 from whist_catalogue.engine.chunks import pack_chunk, read_chunk
-from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
-from whist_catalogue.store.database import MalformedContentError, database_errors
+from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, MalformedContentError
+from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.levels import chunk_checksum
 from whist_catalogue.store.verify import verify
 from whist_catalogue.theory.deals import Deal
@@ -30,19 +30,18 @@ from whist_catalogue.theory.ranking import unrank
 
 TOP = 9
 CHUNK_DEALS = 64
-ROWS_MAX_N = 4
 LE_HER = 5
 """The one solved game these catalogues hold (solving all 51 would take seconds a build)."""
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    """Levels 1…9 in chunks of 64 deals, rows for n ≤ 4, and Le Her with 5 cards."""
+    """Levels 1…9 in chunks of 64 deals, and Le Her with 5 cards."""
     path = tmp_path_factory.mktemp("damage") / "catalogue.sqlite"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(store_build, "CHUNK_DEALS", CHUNK_DEALS)
         patch.setattr(store_build, "SOLVED_GAMES", (("le-her", {"cards": LE_HER}),))
-        store_build.build(path, TOP, rows_max_n=ROWS_MAX_N)
+        store_build.build(path, TOP)
     return path
 
 
@@ -140,7 +139,7 @@ def test_an_edited_chunk_deals_is_named_at_read_time_and_by_every_verify(copy, c
     verify fails on every run, with no sample at all."""
     _sql(copy, ("UPDATE level SET chunk_deals = ? WHERE n = ?", (chunk_deals, TOP)))
     err = _damage_line(["value", _label(TOP, 100)], copy)
-    assert f"({chunk_deals:,} deals a chunk, as the level records)" in err
+    assert f"level {TOP}: its level row differs from the checksum recorded at build time" in err
     code, report = _verify(copy)
     assert code == 1
     assert f"level table: level {TOP} records {chunk_deals:,} deals a chunk, the other levels {CHUNK_DEALS}" \
@@ -193,26 +192,6 @@ def test_a_deleted_level_row_with_its_chunks_left_fails_verify(copy, n):
         assert f"level {n + 1} is complete but level {n}" in err
 
 
-def test_full_compares_the_chunks_of_levels_with_rows(copy):
-    """Level 4 (rows and one chunk): two codes of its chunk exchanged, SHA-256 recomputed, table and statistics
-    unchanged — level 5's best moves come out wrong. The rows no longer agree with the chunk (plain verify), and
-    --full compares the chunk with the engine."""
-    data, _ = _chunk(copy, ROWS_MAX_N, 0)
-    chunk = read_chunk(data)
-    codes = chunk.codes.copy()
-    other = int(np.flatnonzero(codes != codes[0])[0])
-    codes[0], codes[other] = codes[other], codes[0]
-    forged = pack_chunk(ROWS_MAX_N, 0, codes, chunk.table, chunk.flags)
-    _put_chunk(copy, ROWS_MAX_N, 0, forged, chunk_checksum(forged))
-    code, report = _verify(copy)
-    assert code == 1
-    assert any(p.startswith(f"level {ROWS_MAX_N}: its rows and its chunks disagree in 2 deals (first: rank 0,")
-               for p in report["problems"]), report["problems"]
-    code, report = _verify(copy, "--full")
-    assert code == 1
-    assert f"level {ROWS_MAX_N}: the value stored for rank 0 differs from the engine's" in report["problems"]
-
-
 # -- verify does not crash on damage --------------------------------------------------------------------------
 
 
@@ -239,15 +218,16 @@ def test_a_malformed_page_of_the_chunk_tables_index(copy):
     assert "is damaged: database disk image is malformed" in err
 
 
-def test_a_one_byte_moves_blob(copy):
-    key = Deal(3, unrank(3, 0)).key
-    _sql(copy, ("UPDATE deal SET moves = x'01' WHERE key = ?", (key,)))
-    code, report = _verify(copy, "--sample", "20")
-    assert code == 1 and f"level 3: deal key {key}: moves are not 16 bytes (corrupt rows; rebuild the level)" \
-        in report["problems"]
-    for argv in (["search", "n = 3"],):  # (value answers n = 3 from the preloaded table, reading no row)
+def test_a_one_byte_value_table(copy):
+    _sql(copy, ("UPDATE level SET value_table = x'01' WHERE n = ?", (TOP,)))
+    code, report = _verify(copy)
+    assert code == 1 and f"level table: level {TOP}: its level row differs from the checksum recorded at build time" \
+        " (its value table, statistics, chunk size or sizes were changed, or it was never checksummed) (corrupt" \
+        " metadata; rebuild the catalogue)" in report["problems"]
+    for argv in (["search", f"n = {TOP}"], ["search", "--count", f"n = {TOP} and number = 0"], ["stats", "--n", str(TOP)],
+                 ["value", _label(TOP, 7)], ["export", "--level", str(TOP)]):
         err = _damage_line(argv, copy)
-        assert f"deal key {key}: moves hold 1 bytes, not 16" in err
+        assert f"level {TOP}: its level row differs from the checksum" in err, argv
 
 
 def test_a_build_time_that_does_not_parse(copy):
@@ -300,7 +280,7 @@ def test_a_bug_raised_while_reading_a_catalogue_exits_70(built, monkeypatch):
     def broken(*args: object) -> None:
         raise TypeError("a bug of ours")
 
-    monkeypatch.setattr(reader, "_check_level_info", broken)
+    monkeypatch.setattr(reader, "level_row_problem", broken)
     code, _, err = run_cli("value", _label(TOP, 1), "--db", str(built))
     assert code == 70 and "internal error: TypeError: a bug of ours" in err and "corrupt" not in err
 
@@ -341,7 +321,84 @@ def test_postgresql_amcheck_a_catalogue_owner_who_is_not_a_superuser():
 
 
 def test_every_level_field_a_reader_shows_is_checked(copy):
-    """stored_bytes (the size stats and the app report) against the chunks' own bytes."""
+    """stored_bytes (the size stats and the app report) is under the level row's checksum."""
     _sql(copy, ("UPDATE level SET stored_bytes = stored_bytes + 1 WHERE n = 6",))
     code, report = _verify(copy)
-    assert code == 1 and any(p.startswith("level 6: records ") and "bytes of chunks" in p for p in report["problems"])
+    assert code == 1 and any(p.startswith("level table: level 6: its level row differs from the checksum")
+                             for p in report["problems"])
+
+
+# -- the hostile tester's fourth pass: damage is never served as an answer, nor reported as a bug -------------
+
+
+@pytest.mark.parametrize("byte", [0, 3, 4, 9])
+def test_one_flipped_bit_of_a_levels_value_table_is_named_by_every_reader(copy, byte):
+    """Issue 15's example (a bit of level 11's value table: ``stats`` gave 1/16777216 + ε₀ for ε₀, ``search
+    --count`` another count, both with exit 0) and issue 16's (a look-up after it: exit 70), here on level 9:
+    each says "check failed", exit 1, naming the level."""
+    conn = sqlite3.connect(copy)
+    (table,) = conn.execute("SELECT value_table FROM level WHERE n = ?", (TOP,)).fetchone()
+    conn.close()
+    flipped = bytearray(table)
+    flipped[byte] ^= 1
+    _sql(copy, ("UPDATE level SET value_table = ? WHERE n = ?", (bytes(flipped), TOP)))
+    for argv in (["stats", "--n", str(TOP)], ["search", "--count", f"n = {TOP} and number = 0"],
+                 ["search", "--count", "h = 1", "--no-progress"], ["value", _label(TOP, 5)]):
+        err = _damage_line(argv, copy)
+        assert err.startswith("whist-catalogue: error: check failed: catalogue") and f"level {TOP}: " in err, argv
+    # Beyond the catalogue: the engine's plan is announced, then the level it would start from is refused.
+    code, out, err = run_cli("value", _label(TOP + 1, 5), "--db", str(copy))
+    assert code == 1 and out == "" and err.splitlines()[-1].startswith("whist-catalogue: error: check failed") \
+        and f"level {TOP}: its level row differs" in err
+    assert run_cli("stats", "--n", str(TOP - 1), "--db", str(copy))[0] == 0  # the other levels still answer
+
+
+@pytest.mark.parametrize("n", ["'x'", "2.5", "40", "-1"])
+def test_a_resumed_build_after_a_level_rows_n_was_changed(copy, n):
+    """Issue 16: today an internal error (exit 70); it is damage (exit 1), the level table named."""
+    _sql(copy, (f"UPDATE level SET n = {n} WHERE n = 3",))
+    code, out, err = run_cli("build", "--max-n", str(TOP), "--db", str(copy), "--no-progress", "--no-games")
+    assert code == 1 and err.count("\n") == 1 and "check failed" in err and "its level table names level" in err, err
+
+
+def test_a_level_the_engine_cannot_compute_from_is_damage(tmp_path):
+    """Issue 16: level 8's chunk with two values exchanged and its SHA-256 and CRC-32 made to match (its counts
+    and table unchanged, so nothing a read checks differs): a deal of level 9 is computed from it, the engine
+    finds Theorem 8.8 violated — exit 1 naming level 8 (today: "internal error … please report it", exit 70),
+    as ``build --max-n 9`` on the same file says."""
+    path = tmp_path / "forged.sqlite"
+    store_build.build(path, 8, games=False)
+    conn = sqlite3.connect(path)
+    (data,) = conn.execute("SELECT data FROM level_chunk WHERE n = 8").fetchone()
+    chunk = read_chunk(data)
+    codes = chunk.codes.copy()
+    codes[448], codes[1855] = codes[1855], codes[448]  # (found by trying pairs: I(D) of level 9's rank 1929 breaks)
+    forged = pack_chunk(8, 0, codes, chunk.table, chunk.flags)
+    conn.execute("UPDATE level_chunk SET data = ?, checksum = ? WHERE n = 8", (forged, chunk_checksum(forged)))
+    conn.commit()
+    conn.close()
+    code, out, err = run_cli("value", _label(9, 1929), "--db", str(path))
+    last = err.splitlines()[-1]  # after the engine's plan
+    assert code == 1 and out == "" and last.startswith("whist-catalogue: error: check failed: catalogue")
+    assert "level 8: the levels above it cannot be computed from its values as stored" in last and "Theorem 8.8" in last
+    code, _, err = run_cli("build", "--max-n", "9", "--db", str(path), "--no-progress", "--no-games")
+    assert code == 1 and "check failed" in err and "level 8: level 9 cannot be computed from its values" in err
+
+
+def test_postgresql_an_edited_level_row_is_named_not_served():
+    """Issue 15: "on PostgreSQL an edited row is served the same way" — a level row edited on the server answers
+    "check failed", exit 1, naming the level, as on SQLite."""
+    import sqlalchemy as sa
+    from catalogue_testing import postgres_server
+
+    with postgres_server() as url:
+        code, _, err = run_cli("build", "--max-n", "5", "--db", url, "--no-progress", "--no-games")
+        assert code == 0, err
+        engine = sa.create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(sa.text("UPDATE level SET statistics = replace(statistics, '[1,', '[2,') WHERE n = 5"))
+        engine.dispose()
+        for argv in (["stats", "--n", "5"], ["search", "--count", "n = 5 and frac = 1/2"]):
+            code, out, err = run_cli(*argv, "--db", url)
+            assert code == 1 and out == "" and "check failed" in err and "level 5: its level row differs" in err, err
+        assert run_cli("stats", "--n", "4", "--db", url)[0] == 0

@@ -30,11 +30,11 @@ import sqlalchemy as sa
 from whist_catalogue.engine.chunks import CHUNK_DEALS, encode_chunk
 from whist_catalogue.engine.encoding import SCALE, encode_value
 from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.engine.codes import union
 from whist_catalogue.store.build import MAX_BUILD_N, build, build_steps
-from whist_catalogue.store.export import _RowFormatter, record_columns
-from whist_catalogue.store.levels import chunk_checksum, moves_width
+from whist_catalogue.store.levels import chunk_checksum, level_row_checksum, table_to_bytes
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
-from whist_catalogue.store.reader import _deal_row, open_catalogue
+from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory import definition
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
@@ -49,9 +49,15 @@ FILLER = 100 * SCALE
 
 def _write_chunks(location: Path, n: int, values: dict[int, tuple[int, int]]) -> None:
     """Level n's chunks that hold these ranks (rank → (numerator, infinitesimal)), the filler elsewhere, and
-    its ``level`` row marked complete, chunk-only."""
+    its ``level`` row marked complete, with the table of those chunks, statistics that count every other deal as
+    the filler, and the checksum a reader checks."""
+    import json
+
+    from whist_catalogue.engine.chunks import read_chunk
+
     size = comb(2 * n, n)
     engine = sa.create_engine(f"sqlite:///{location}")
+    tables, stored = [], 0
     with engine.begin() as connection:
         for index in sorted({r // CHUNK_DEALS for r in values}):
             start, stop = index * CHUNK_DEALS, min(size, (index + 1) * CHUNK_DEALS)
@@ -61,10 +67,18 @@ def _write_chunks(location: Path, n: int, values: dict[int, tuple[int, int]]) ->
                 if start <= r < stop:
                     numerator[r - start], infinitesimal[r - start] = num, inf
             data = encode_chunk(n, start, stop, numerator, infinitesimal)
+            tables.append(read_chunk(data).table)
+            stored += len(data)
             connection.execute(sa.insert(LevelChunkRow.__table__).values(
                 n=n, chunk=index, start=start, stop=stop, data=data, checksum=chunk_checksum(data)))
+        table = union(tables)
+        counts = [1] * len(table)
+        counts[-1] = size - (len(table) - 1)  # the filler: the largest value
+        statistics = json.dumps({"counts": counts, "counterexamples": {}})
+        blob = table_to_bytes(table)
         connection.execute(sa.insert(LevelRow.__table__).values(
-            n=n, complete=True, row_count=size, storage="chunks", chunk_deals=CHUNK_DEALS))
+            n=n, complete=True, row_count=size, chunk_deals=CHUNK_DEALS, value_table=blob, statistics=statistics,
+            stored_bytes=stored, checksum=level_row_checksum(n, size, CHUNK_DEALS, stored, blob, statistics)))
     engine.dispose()
 
 
@@ -107,19 +121,19 @@ def test_lookup_of_a_deal_matches_the_definition(top_level: TopLevel) -> None:
         assert record.value == expected.value
         assert record.move_masks == expected.move_masks()
         assert record.solution == expected
-        assert catalogue.derived_solutions(n, [deal]) == [expected]
+        assert catalogue.solve_many([deal]) == [expected]
         assert catalogue.value(deal) == expected.value
 
 
-def test_export_of_a_record_widens_its_moves(top_level: TopLevel) -> None:
+def test_a_records_best_leads_need_more_than_16_bits(top_level: TopLevel) -> None:
+    """``search --json`` of the deal names every best lead, the top card included (its mask has bit n − 1 set:
+    beyond the 16-bit masks of the engine's moves kernel)."""
     n, location, deal, expected = top_level
     with open_catalogue(location) as catalogue:
         record = catalogue.record(deal)
-    row = _deal_row(record)
-    assert moves_width(n) == 4 and len(row.moves) == 4 * (2 + 2 * n)
-    for flat in (False, True):
-        assert _RowFormatter(flat)(row) == record_columns(record, flat=flat)
-    assert record_columns(record, flat=True)[8] == " ".join(str(c) for c in expected.west_leads)
+    assert record.to_json()["best_leads"] == {"west": [str(c) for c in expected.west_leads],
+                                              "east": [str(c) for c in expected.east_leads]}
+    assert max(record.move_masks) >= 1 << 16
 
 
 def test_build_reaches_18_and_no_further(tmp_path: Path) -> None:

@@ -32,13 +32,13 @@ import numpy as np
 
 from whist_catalogue.engine import kernels as K
 from whist_catalogue.engine.codes import Encoder, ValueTable
-from whist_catalogue.constants import MAX_ENGINE_N, MAX_MASKED_MOVES_N, SCALE
+from whist_catalogue.constants import CHECK_NAMES, MAX_ENGINE_N, MAX_MASKED_MOVES_N, SCALE
 from whist_catalogue.engine.plan import EnginePlan, beyond_reach, current_observer, engine_bound, plan_levels
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
 from whist_catalogue.theory.ranking import binomial_table, level_masks, level_size, rank
-from whist_catalogue.theory.solution import SuitSolution, solution_from_labeled
+from whist_catalogue.theory.solution import ENGINE, SolverBase, SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import Value
 
 __all__ = [
@@ -48,16 +48,6 @@ __all__ = [
 
 Progress = Callable[[int, int], None]
 """progress(done, total) — deals of the current level finished so far."""
-
-CHECK_NAMES = (
-    "conjecture_12_2",
-    "conjecture_12_3",
-    "conjecture_12_4",
-    "theorem_8_10",
-    "theorem_9_4",
-    "conjecture_12_4_labeled",
-)
-"""The checks of :class:`Checks`, in the kernels' order."""
 
 CHUNK = 1 << 22
 """Deals per kernel call: small enough for a lively progress bar, large enough to amortise the call."""
@@ -311,7 +301,7 @@ def levels(max_n: int, *, progress: Callable[[int, int, int], None] | None = Non
         previous = level
 
 
-class EngineSolver:
+class EngineSolver(SolverBase):
     """A :class:`~whist_catalogue.theory.solution.Solver` that computes whole levels of values in memory on demand.
 
     Suited to deals beyond a catalogue's reach.  Levels hold values only (two
@@ -327,6 +317,8 @@ class EngineSolver:
 
     Thread-safe: levels are computed under a lock, and read freely once computed.
     """
+
+    source = ENGINE
 
     def __init__(self, max_n: int | None = None, *, seed: Callable[[], Level | None] | None = None,
                  seed_n: int | None = None) -> None:

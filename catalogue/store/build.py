@@ -20,12 +20,12 @@ Steps:
    build never recomputes the levels below — and commit each chunk
    (:func:`whist_catalogue.engine.chunks.pack_chunk`, with its SHA-256) in its own
    transaction; a chunk an interrupted run committed is read, not recomputed.
-   Then ONE transaction completes the level: for n ≤ ``rows_max_n`` its
-   ``deal`` rows (best moves and the single-suit paper's quantities, Core
-   ``insert()`` executemany), the level's value table and statistics, and
-   ``complete`` — then commit.  A process killed at any moment loses no
+   Then ONE transaction completes the level: its value table and statistics,
+   its row's checksum (:func:`whist_catalogue.store.levels.level_row_checksum`)
+   and ``complete`` — then commit.  A process killed at any moment loses no
    committed chunk, and leaves each level either complete and valid or not
-   marked complete.
+   marked complete.  A level read back that the next one cannot be computed
+   from (the engine finds Theorem 8.8 violated) is damage, reported as such.
 4. The solved matrix games (:mod:`whist_catalogue.games.solved_games`): chemin-de-fer and
    Le Her for N = 3 … 52 cards, one transaction, skipped when already stored by
    this software version.
@@ -47,22 +47,19 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
-from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, ChunkError, encode_chunk, pack_chunk, read_chunk
+from whist_catalogue.constants import MAX_BUILD_N, MAX_LEVEL_N
+from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
-from whist_catalogue.errors import CatalogueDamagedError, DealTooLargeError
+from whist_catalogue.errors import CatalogueDamagedError, ChunkError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
-from whist_catalogue.store.levels import (ROWS_MAX_N, checked_chunk, chunk_checksum, chunk_count, deal_columns,
-                                          read_level_values, table_to_bytes, value_columns)
+from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_count, level_row_checksum,
+                                          level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
-from whist_catalogue.store.models import (DealRow, LevelChunkRow, LevelRow, SolvedGameRow,
-                                          solved_game_checksum, table_of)
-from whist_catalogue.store.verify import level_checksum
-from whist_catalogue.theory.ranking import level_masks
+from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
 
 if TYPE_CHECKING:
-    from whist_catalogue.store.reader import LevelInfo
+    from whist_catalogue.store.records import LevelInfo
 
 __all__ = [
     "BuildEstimate",
@@ -71,10 +68,6 @@ __all__ = [
     "BuildSummary",
     "build_steps",
     "build",
-    "level_rows",
-    "level_columns",
-    "COLUMNS",
-    "BATCH_ROWS",
     "SOLVED_GAMES",
     "file_size",
     "ChunkComputer",
@@ -83,17 +76,13 @@ __all__ = [
     "local_chunks",
 ]
 
-BATCH_ROWS = 20_000
-"""Rows per executemany call; one progress event per batch."""
-REBUILD_INDEXES_ROWS = 100_000
-"""On SQLite, a level at least this big is loaded without indexes, which are then rebuilt (same transaction)."""
 SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) + tuple(
     ("le-her", {"cards": cards}) for cards in range(3, 53)
 )
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
 
-Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "store", "level", "games", "done"]
+Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "done"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,12 +90,11 @@ class BuildProgress:
     """One step of a build.
 
     ``stage`` is ``repair`` (level n was marked complete but is not all there: it
-    is stored again; ``done`` = rows or deals found), ``plan`` (once, ``total`` =
+    is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
     levels to store), ``compile`` (the engine's kernels loading — compiled by Numba
     on a first run), ``load`` (level n read back from the catalogue to resume above
     it), ``compute`` (``done`` of ``total`` deals of level n valued and their chunks
-    committed), ``finish`` (level n's statistics, and rows for a low level),
-    ``store`` (``done`` of ``total`` rows of level n inserted), ``level`` (level n
+    committed), ``finish`` (level n's statistics and checksum), ``level`` (level n
     committed, or skipped if it was complete), ``games`` (``done`` of ``total``
     solved games) and ``done`` (once, at the end).  Events come at least every
     second or so in every stage, so closing the generator cancels promptly.
@@ -130,9 +118,7 @@ class BuildSummary:
     already_complete: list[int] = field(default_factory=list)
     """Levels that were complete before this run (resumed past)."""
     repaired: list[int] = field(default_factory=list)
-    """Levels marked complete whose rows were not all there: stored again by this run."""
-    rows_written: int = 0
-    """``deal`` rows written (levels n ≤ ROWS_MAX_N only; above, a level is chunks only)."""
+    """Levels marked complete that were not all there, or whose row was damaged: stored again by this run."""
     complete: list[int] = field(default_factory=list)
     """Every complete level of the catalogue after this run — levels above ``max_n`` built before included,
     since the file's size counts them."""
@@ -159,7 +145,6 @@ class BuildSummary:
             "levels_stored": self.stored,
             "levels_already_complete": self.already_complete,
             "levels_repaired": self.repaired,
-            "rows_written": self.rows_written,
             "levels_complete": self.complete,
             "stored_bytes": self.stored_bytes,
             "deals": self.deals,
@@ -172,74 +157,15 @@ class BuildSummary:
         }
 
 
-# -- one level as rows ------------------------------------------------------------------------
-
-
-COLUMNS = (
-    "key", "n", "numerator", "denominator", "number_scaled", "fraction_scaled", "inf_sign", "stoppers",
-    "west_leads", "east_leads", "moves", "h_lower", "h_upper", "h", "greedy_west_leads", "greedy_east_leads",
-    "five_card_west_leads", "five_card_east_leads", "ace", "flags",
-)  # fmt: skip
-"""The ``deal`` columns, in the order of the tuples :func:`level_rows` produces."""
-
-
-def level_columns(level: Level) -> dict[str, np.ndarray]:
-    """Every ``deal`` column of a level computed with moves and checks, as numpy arrays in key order.
-
-    ``moves`` is the (rows, 2 + 2n) uint16 array of position masks; the player columns hold ``"W"``/``"E"``.
-    What :func:`level_rows` stores, and what ``verify --full`` compares the stored rows with.
-    """
-    n = level.n
-    if level.moves is None or level.flags is None:
-        raise ValueError(f"level {n} must be computed with moves and checks to be stored")
-    per_value = value_columns(level.table.numerator, level.table.infinitesimal)
-    return {
-        **{name: column[level.codes] for name, column in per_value.items()},
-        **deal_columns(n, level_masks(n)),
-        "n": np.full(len(level), n, dtype=np.int16),
-        "moves": np.ascontiguousarray(level.moves, dtype="<u2"),
-        "flags": (level.flags & FLAG_MASK).astype(np.int16),
-    }
-
-
-def level_rows(level: Level, batch: int | None = None) -> tuple[list[str], Iterator[list[tuple]], str]:
-    """The ``deal`` rows of a level computed with moves and checks: (columns, batches of rows, checksum).
-
-    Every column is derived from the engine's arrays with numpy (:func:`level_columns`); the rows are
-    plain tuples in key order, made a batch at a time (so memory holds the level's arrays, not millions
-    of Python objects), ready for an executemany.  The checksum covers every column
-    (:func:`whist_catalogue.store.verify.level_checksum`).
-    """
-    n = level.n
-    arrays = level_columns(level)
-    checksum = level_checksum(n, arrays)
-    width = 2 + 2 * n
-    arrays["moves"] = arrays["moves"].view(np.dtype((np.void, 2 * width))).ravel()
-    keys = arrays["key"]
-    size = batch or BATCH_ROWS
-
-    def batches() -> Iterator[list[tuple]]:
-        for start in range(0, len(keys), size):
-            stop = min(len(keys), start + size)
-            data = [[n] * (stop - start) if c == "n" else arrays[c][start:stop].tolist() for c in COLUMNS]
-            yield list(zip(*data))
-
-    return list(COLUMNS), batches(), checksum
-
-
 # -- the build ------------------------------------------------------------------------------------
 
 
-ROW_BYTES_PER_DEAL = 150
-"""Disk a deal of a level stored with rows (n ≤ ROWS_MAX_N): docs/benchmarks.md measured 149.4."""
 CHUNK_BYTES_PER_DEAL = 0.035
 """Disk a deal of a chunks-only level when the catalogue records none: level 11 in docs/benchmarks.md
 (the ratio falls slowly with n, 0.021 at n = 16, so an estimate from it errs on the large side)."""
 CHUNK_SECONDS_PER_DEAL = 0.47e-6
 """Wall time a deal of a chunks-only level when the catalogue records none: ``build --max-n 16`` on the
 idle 2-core machine, 377.8 s for 810 million deals (docs/benchmarks.md)."""
-ROW_SECONDS_PER_DEAL = 67e-6
-"""The same for levels stored with rows: levels 1–10 took 16.9 s for 250,952 deals (docs/benchmarks.md)."""
 
 
 @dataclass(frozen=True)
@@ -254,14 +180,13 @@ class BuildEstimate:
     """True when the rates are the catalogue's own (its levels' recorded sizes and times)."""
 
 
-def estimate_build(levels: Sequence[LevelInfo], target: int, rows_max_n: int = ROWS_MAX_N) -> BuildEstimate:
+def estimate_build(levels: Sequence[LevelInfo], target: int) -> BuildEstimate:
     """What building every level up to ``target`` the catalogue lacks would add, from the per-level sizes and
     times the catalogue records (``level.stored_bytes``, ``level.build_seconds``) of its highest complete
-    chunks-only level — a level stored with rows costs far more a deal, so the file's size divided by its
-    deals says nothing of the next level — else the figures of docs/benchmarks.md."""
+    level of some size, else the figures of docs/benchmarks.md."""
     complete = {i.n for i in levels if i.complete}
     todo = tuple(n for n in range(1, target + 1) if n not in complete)
-    chunked = [i for i in levels if i.complete and i.storage == "chunks" and i.row_count >= 10_000]
+    chunked = [i for i in levels if i.complete and i.row_count >= 10_000]
     sized = max((i for i in chunked if i.stored_bytes), key=lambda i: i.n, default=None)
     timed = max((i for i in chunked if i.build_seconds), key=lambda i: i.n, default=None)
     chunk_bytes = sized.stored_bytes / sized.row_count if sized and sized.stored_bytes else CHUNK_BYTES_PER_DEAL
@@ -270,9 +195,8 @@ def estimate_build(levels: Sequence[LevelInfo], target: int, rows_max_n: int = R
     for n in todo:
         count = comb(2 * n, n)
         deals += count
-        rows = n <= rows_max_n
-        seconds += count * (ROW_SECONDS_PER_DEAL if rows else chunk_seconds)
-        size += count * (ROW_BYTES_PER_DEAL + chunk_bytes if rows else chunk_bytes)
+        seconds += count * chunk_seconds
+        size += count * chunk_bytes
     return BuildEstimate(todo, int(deals), seconds, size, sized is not None or timed is not None)
 
 
@@ -288,11 +212,7 @@ def _levels_state(session: Session) -> dict[int, LevelRow]:
 
 
 def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
-    """Mark every missing level ≤ max_n as planned; return (complete, to store).
-
-    A level completed before the level store existed (no ``storage``) counts as
-    complete: :func:`_adopt_rows` gives it chunks.
-    """
+    """Mark every missing level ≤ max_n as planned; return (complete, to store)."""
     with session.begin():
         state = _levels_state(session)
         complete = sorted(n for n, row in state.items() if row.complete and n <= max_n)
@@ -303,54 +223,6 @@ def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
     return complete, todo
 
 
-def _inserter(session: Session, columns: list[str]) -> Callable[[list[tuple]], object]:
-    """An executemany of plain tuples into ``deal``.
-
-    On SQLite the statement SQLAlchemy compiles from ``insert()`` goes to the
-    driver's executemany (through :meth:`~sqlalchemy.engine.Connection.exec_driver_sql`,
-    so it stays inside the session's transaction) — about twice as fast as
-    executing the Core statement with one dict per row, which is what other
-    backends get (psycopg batches those itself).
-    """
-    connection = session.connection()
-    statement = sa.insert(table_of(DealRow))
-    if connection.dialect.name == "sqlite":
-        compiled = statement.compile(dialect=connection.dialect, column_keys=columns)
-        if list(compiled.positiontup or ()) != columns:
-            raise AssertionError("the compiled insert does not take the columns in order")
-        sql = str(compiled)
-        return lambda batch: connection.exec_driver_sql(sql, batch)
-    return lambda batch: connection.execute(statement, [dict(zip(columns, row)) for row in batch])
-
-
-def _store_rows(session: Session, level: Level) -> Iterator[BuildProgress]:
-    """Level n's ``deal`` rows, inside the caller's transaction: leftovers deleted, every row inserted."""
-    n = level.n
-    size = len(level)
-    columns, batches, checksum = level_rows(level)
-    session.execute(sa.delete(DealRow).where(DealRow.in_level(n)))
-    insert_many = _inserter(session, columns)
-    # A big level on SQLite: indexes dropped and created again after the rows — sorting beats
-    # millions of scattered b-tree inserts (about 30 % faster at n = 12) and packs them tighter.
-    # Inside the level's transaction, so other connections keep seeing the indexes (WAL).
-    rebuild = size >= REBUILD_INDEXES_ROWS and session.connection().dialect.name == "sqlite"
-    if rebuild:
-        for index in table_of(DealRow).indexes:
-            session.execute(sa.schema.DropIndex(index))
-    done = 0
-    for batch in batches:
-        insert_many(batch)
-        done += len(batch)
-        yield BuildProgress("store", n, done, size)
-    if rebuild:
-        for index in table_of(DealRow).indexes:
-            session.execute(sa.schema.CreateIndex(index))
-    stored = session.execute(sa.select(sa.func.count()).select_from(DealRow).where(DealRow.in_level(n))).scalar_one()
-    if stored != comb(2 * n, n) or done != stored:
-        raise AssertionError(f"level {n}: {stored} rows stored, expected {comb(2 * n, n)}")
-    session.info["checksum"] = checksum
-
-
 # -- the level store: chunks ---------------------------------------------------------------------------
 
 
@@ -359,16 +231,15 @@ class _Values:
     level as the engine's codes into the union of the chunks' tables (:mod:`whist_catalogue.engine.codes`).
 
     Only what a later step reads is kept: each chunk's codes when level n is level n + 1's ``previous``
-    (``codes``), its check bits when level n gets ``deal`` rows (``flags``), and otherwise its table and
-    per-value counts alone — so the top level of a build (level 17: 2.3 billion deals) is not held in memory
-    at one byte of codes and one of check bits a deal."""
+    (``codes``), and otherwise its table and per-value counts alone — so the top level of a build (level 17:
+    2.3 billion deals) is not held in memory at a byte of codes a deal."""
 
-    def __init__(self, n: int, *, codes: bool = True, flags: bool = True) -> None:
+    def __init__(self, n: int, *, codes: bool = True) -> None:
         self.n = n
         self.size = comb(2 * n, n)
-        self.keep_codes, self.keep_flags = codes, flags
-        self.kept: list[tuple[int, int, ValueTable, np.ndarray | None, np.ndarray | None]] = []
-        """(start, stop, the chunk's table, its codes if kept, its check bits if kept), a chunk each."""
+        self.keep_codes = codes
+        self.kept: list[tuple[int, int, ValueTable, np.ndarray]] = []
+        """(start, stop, the chunk's table, its codes), a chunk each, when kept."""
         self.counted: list[tuple[ValueTable, np.ndarray]] = []
         self.flagged = np.zeros(len(CHECK_NAMES), np.int64)
 
@@ -376,9 +247,8 @@ class _Values:
         self.counted.append((chunk.table, np.bincount(chunk.codes, minlength=len(chunk.table))))
         if chunk.flags.any():
             self.flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
-        if self.keep_codes or self.keep_flags:
-            self.kept.append((chunk.start, chunk.stop, chunk.table, chunk.codes if self.keep_codes else None,
-                              chunk.flags if self.keep_flags else None))
+        if self.keep_codes:
+            self.kept.append((chunk.start, chunk.stop, chunk.table, chunk.codes))
 
     def table(self) -> ValueTable:
         return union([table for table, _ in self.counted])
@@ -389,19 +259,9 @@ class _Values:
             raise AssertionError(f"level {self.n}'s codes were not kept")
         table = self.table()
         codes = np.empty(self.size, np.uint16)
-        for start, stop, chunk_table, chunk_codes, _ in self.kept:
-            assert chunk_codes is not None
+        for start, stop, chunk_table, chunk_codes in self.kept:
             codes[start:stop] = remap(chunk_codes, chunk_table, table)
         return Level.from_codes(self.n, codes, table)
-
-    def flags(self) -> np.ndarray:
-        if not self.keep_flags:
-            raise AssertionError(f"level {self.n}'s check bits were not kept")
-        flags = np.empty(self.size, np.uint8)
-        for start, stop, _, _, chunk_flags in self.kept:
-            assert chunk_flags is not None
-            flags[start:stop] = chunk_flags
-        return flags
 
     def table_and_statistics(self) -> tuple[bytes, str]:
         table = self.table()
@@ -483,40 +343,6 @@ def _store_chunks(session: Session, n: int, previous: Level, values: _Values,
         yield BuildProgress("compute", n, done, size)
 
 
-def _adopt_rows(session: Session, n: int) -> Iterator[BuildProgress]:
-    """Chunks, value table and statistics for a level completed before the level store existed, read from
-    its ``deal`` rows (key order is rank order), in one transaction; its rows, checksum and build stamp are
-    kept as they were."""
-    size = comb(2 * n, n)
-    values = _Values(n, codes=False, flags=False)  # the table and statistics only
-    chunks = table_of(LevelChunkRow)
-    with session.begin():
-        connection = session.connection()
-        statement = (sa.select(DealRow.number_scaled, DealRow.inf_sign, DealRow.stoppers, DealRow.flags)
-                     .where(DealRow.in_level(n)).order_by(DealRow.key))
-        result = connection.execution_options(yield_per=CHUNK_DEALS).execute(statement)
-        start = 0
-        for index, part in enumerate(result.partitions(CHUNK_DEALS)):
-            columns = np.array(part, np.int64).reshape(-1, 4).T
-            stop = start + columns.shape[1]
-            numerator = columns[0].astype(np.int32)
-            infinitesimal = (columns[1] * (columns[2] + 1)).astype(np.int8)
-            data = encode_chunk(n, start, stop, numerator, infinitesimal, (columns[3] & FLAG_MASK).astype(np.uint8))
-            session.execute(sa.delete(chunks).where(chunks.c.n == n, chunks.c.chunk == index))
-            session.execute(sa.insert(chunks).values(n=n, chunk=index, start=start, stop=stop, data=data,
-                                                     checksum=chunk_checksum(data)))
-            values.add(read_chunk(data))
-            start = stop
-            yield BuildProgress("load", n, stop, size, f"adding level {n}'s chunks")
-        if start != size:
-            raise AssertionError(f"level {n} is marked complete with {start} of {size} rows")
-        table, statistics = values.table_and_statistics()
-        row = session.get_one(LevelRow, n)
-        row.storage, row.chunk_deals, row.value_table, row.statistics = "rows", CHUNK_DEALS, table, statistics
-        row.stored_bytes = session.execute(sa.select(sa.func.sum(sa.func.length(chunks.c.data)))
-                                           .where(chunks.c.n == n)).scalar_one()
-
-
 def _load_level(session: Session, n: int) -> Level:
     """Level n's values, read back from its chunks."""
     if n == 0:
@@ -526,19 +352,10 @@ def _load_level(session: Session, n: int) -> Level:
     return Level.from_codes(n, codes, table)
 
 
-def _finish_level(session: Session, n: int, previous: Level, values: _Values, started: float,
-                  rows: bool) -> Iterator[BuildProgress]:
-    """One transaction: the rows (low levels), the level's table and statistics, and ``complete``."""
+def _finish_level(session: Session, n: int, values: _Values, started: float) -> None:
+    """One transaction: the level's table, statistics and row checksum, and ``complete``."""
     table, statistics = values.table_and_statistics()
     with session.begin():
-        checksum = None
-        if rows:
-            from whist_catalogue.engine.levels import Checks, compute_moves
-
-            level = values.level()
-            level.moves, level.checks, level.flags = compute_moves(n, previous), Checks(n), values.flags()
-            yield from _store_rows(session, level)
-            checksum = session.info.pop("checksum")
         chunks = table_of(LevelChunkRow)
         count, covered, stored_bytes = session.execute(
             sa.select(sa.func.count(), sa.func.sum(chunks.c.stop - chunks.c.start),
@@ -549,15 +366,14 @@ def _finish_level(session: Session, n: int, previous: Level, values: _Values, st
         row = session.get(LevelRow, n) or LevelRow(n=n)
         row.complete = True
         row.row_count = comb(2 * n, n)
-        row.checksum = checksum
         row.software_version = __version__
         row.built_at = datetime.now(timezone.utc)
         row.build_seconds = round(time.perf_counter() - started, 3)
-        row.storage = "rows" if rows else "chunks"
         row.chunk_deals = CHUNK_DEALS
         row.value_table = table
         row.statistics = statistics
         row.stored_bytes = int(stored_bytes)
+        row.checksum = level_row_checksum(n, row.row_count, CHUNK_DEALS, row.stored_bytes, table, statistics)
         session.add(row)
     # committed: the level is now complete
 
@@ -627,18 +443,19 @@ def _remove_new_catalogue(loc: Location) -> None:
             pass  # what cannot be removed stays; the error that ended the build is the one to report
 
 
-def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
-    """Check what the build resumes from; return (n, deals found) of each complete level to store again.
+def _preflight(session: Session, loc: Location) -> list[tuple[int, int, str]]:
+    """Check what the build resumes from; return (n, deals found, what is wrong) of each complete level to store
+    again.
 
-    The schema's tables must all be there (else :class:`CatalogueDamagedError`: the catalogue is
-    damaged beyond resuming), and each level marked complete must hold all C(2n, n) deals as
-    recorded — in its chunks, and in its ``deal`` rows when it has them.  A level that does not is
-    marked incomplete here, in one transaction, so the build stores it again.  (Checksums are
-    ``verify``'s: they read every row and chunk.)
+    The schema's tables must all be there and every level row must name a level (else
+    :class:`CatalogueDamagedError`: the catalogue is damaged beyond resuming).  Each level marked complete
+    must hold all C(2n, n) deals in chunks each in its place, and its row must pass its checksum
+    (:func:`whist_catalogue.store.levels.level_row_problem`); a level that does not is marked incomplete here,
+    in one transaction, so the build stores it again.  (The chunks' own SHA-256 are checked as they are read.)
     """
     with session.begin():
         tables = set(sa.inspect(session.connection()).get_table_names())
-    needed = {DealRow.__tablename__, LevelRow.__tablename__, LevelChunkRow.__tablename__, SolvedGameRow.__tablename__}
+    needed = {LevelRow.__tablename__, LevelChunkRow.__tablename__, SolvedGameRow.__tablename__}
     missing = sorted(needed - tables)
     if missing:
         raise CatalogueDamagedError(
@@ -646,31 +463,33 @@ def _preflight(session: Session, loc: Location) -> list[tuple[int, int]]:
             " it again"
         )
     repairs = []
+    chunks = LevelChunkRow.__table__.c
     with session.begin():
-        for row in session.execute(sa.select(LevelRow).where(LevelRow.complete)).scalars():
-            if not 1 <= row.n <= MAX_BUILD_N:
-                raise CatalogueDamagedError(f"catalogue {loc} is damaged: its level table names level {row.n!r};"
-                                            " delete the catalogue and build it again")
-            size = comb(2 * row.n, row.n)
-            counts = []
-            misplaced = False
-            if row.storage is not None:  # a level of the level store: its chunks cover every rank once
-                chunks = LevelChunkRow.__table__.c
-                expected = chunk_count(row.n, CHUNK_DEALS)
-                in_place = sa.and_(chunks.chunk >= 0, chunks.chunk < expected)
-                covered = sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0)
-                placed, rows_found = session.execute(
-                    sa.select(covered, sa.func.count()).where(chunks.n == row.n)).one()
-                counts.append(placed)
-                # A chunk row of no place in the level (duplicated, renumbered) is damage the build repairs.
-                misplaced = rows_found != expected
-            if row.storage != "chunks":  # rows too (and only rows, before the level store)
-                counts.append(session.execute(sa.select(sa.func.count()).select_from(DealRow)
-                                              .where(DealRow.in_level(row.n))).scalar_one())
-            found = min(counts)
-            if found != size or row.row_count != size or misplaced:
-                row.complete = False
-                repairs.append((row.n, found))
+        for row in raw_level_rows(session.connection()):
+            n, problem = row["n"], level_row_problem(row)
+            complete = row["complete"] in (True, False) and bool(row["complete"])
+            if type(n) is not int or not 1 <= n <= MAX_LEVEL_N or (complete and n > MAX_BUILD_N):
+                raise CatalogueDamagedError(f"catalogue {loc} is damaged: its level table names level"
+                                            f" {str(n)[:20]!r}; delete the catalogue and build it again")
+            if not complete:
+                if problem is not None:
+                    raise CatalogueDamagedError(f"catalogue {loc} is damaged: {problem}; delete the catalogue and"
+                                                " build it again")
+                continue
+            size, expected = comb(2 * n, n), chunk_count(n, CHUNK_DEALS)
+            in_place = sa.and_(chunks.chunk >= 0, chunks.chunk < expected)
+            covered = sa.func.coalesce(sa.func.sum(sa.case((in_place, chunks.stop - chunks.start), else_=0)), 0)
+            found, rows_found = session.execute(sa.select(covered, sa.func.count()).where(chunks.n == n)).one()
+            if found != size:
+                what = f"holds {found:,} of {size:,} deals"
+            elif rows_found != expected:  # a chunk row of no place in the level (duplicated, renumbered)
+                what = "has chunk rows out of their places"
+            elif problem is not None:
+                what = "its level row differs from its checksum"
+            else:
+                continue
+            session.execute(sa.update(LevelRow).where(LevelRow.n == n).values(complete=False))
+            repairs.append((n, found, what))
     return repairs
 
 
@@ -680,7 +499,6 @@ def build_steps(
     *,
     games: bool = True,
     create_parent: bool = False,
-    rows_max_n: int = ROWS_MAX_N,
     compute_chunks: ChunkComputer | None = None,
 ) -> Generator[BuildProgress, None, BuildSummary]:
     """Build (or resume) the catalogue at ``location`` up to ``max_n`` cards a hand; see the module docstring.
@@ -688,9 +506,8 @@ def build_steps(
     A generator of :class:`BuildProgress`; its return value (``StopIteration.value``)
     is the :class:`BuildSummary`.  Closing it early (the app's cancel button) rolls back the
     transaction in progress — at most one chunk, or one level's completion — within a second
-    or two at n = 16; every committed chunk is kept for the next run.  Levels n ≤ ``rows_max_n``
-    also get ``deal`` rows; ``compute_chunks`` (a :data:`ChunkComputer`) values chunks
-    elsewhere, e.g. on a cluster.
+    or two at n = 16; every committed chunk is kept for the next run.  ``compute_chunks`` (a
+    :data:`ChunkComputer`) values chunks elsewhere, e.g. on a cluster.
     """
     if not 1 <= max_n <= MAX_BUILD_N:
         raise DealTooLargeError(f"--max-n must be between 1 and {MAX_BUILD_N}, got {max_n}")
@@ -708,25 +525,21 @@ def build_steps(
         lock.release()
         raise
     summary = BuildSummary(str(loc), max_n)
-    failed = True
+    failed: BaseException | None = None
     try:
         with database_errors(loc), Session(engine, autobegin=False, expire_on_commit=False) as session:
-            for n, found in _preflight(session, loc):
+            for n, found, what in _preflight(session, loc):
                 summary.repaired.append(n)
-                what = (f"holds {found:,} of {comb(2 * n, n):,} deals" if found != comb(2 * n, n)
-                        else "has chunk rows out of their places")
                 yield BuildProgress("repair", n, found, comb(2 * n, n),
                                     f"level {n} was marked complete but {what}: storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
-            with session.begin():
-                legacy = sorted(r.n for r in _levels_state(session).values() if r.complete and r.storage is None)
-            for n in legacy:
-                yield from _adopt_rows(session, n)
             if todo:
                 yield from _prepare_engine()
             previous: Level | None = None
+            read_back: int | None = None
+            """The level this run read back from the catalogue, which every level it computes stems from."""
             for n in range(1, max(todo, default=0) + 1):
                 if n in complete:
                     yield BuildProgress("level", n, 1, 1, "already complete")
@@ -735,14 +548,20 @@ def build_steps(
                 if previous is None or previous.n != n - 1:
                     yield BuildProgress("load", n - 1, 0, 1, f"reading level {n - 1} back from the catalogue")
                     previous = _load_level(session, n - 1)
+                    read_back = n - 1 if n > 1 else None
                     yield BuildProgress("load", n - 1, 1, 1, f"read level {n - 1} back from the catalogue")
-                rows = n <= rows_max_n
-                values = _Values(n, codes=rows or n < todo[-1], flags=rows)
-                yield from _store_chunks(session, n, previous, values, compute_chunks or local_chunks)
-                yield BuildProgress("finish", n, 0, 1, "storing rows and statistics" if rows else "statistics")
-                yield from _finish_level(session, n, previous, values, level_started, rows)
+                values = _Values(n, codes=n < todo[-1])
+                try:
+                    yield from _store_chunks(session, n, previous, values, compute_chunks or local_chunks)
+                except ArithmeticError as exc:
+                    if read_back is None:
+                        raise  # computed from nothing stored: a bug of the engine
+                    raise CatalogueDamagedError(
+                        f"catalogue {loc} is damaged: level {read_back}: level {n} cannot be computed from its values"
+                        f" as stored ({exc}) (run whist-catalogue verify)") from None
+                yield BuildProgress("finish", n, 0, 1, "statistics")
+                _finish_level(session, n, values, level_started)
                 summary.stored.append(n)
-                summary.rows_written += values.size if rows else 0
                 yield BuildProgress("level", n, 1, 1, "stored")
                 previous = values.level() if n < todo[-1] else None  # the last level is nobody's previous
                 del values
@@ -762,11 +581,16 @@ def build_steps(
         if loc.is_sqlite:
             with database_errors(loc):
                 sqlite_maintenance(engine, analyze=bool(summary.stored))
-        failed = False
+    except BaseException as exc:
+        failed = exc
+        raise
     finally:
         engine.dispose()
         try:
-            if failed and created and not summary.stored:
+            # A catalogue this build created goes when it fails before its first level. Once a level is stored it
+            # stays, a full disk included: it is committed (in the write-ahead log if that could not be folded in,
+            # which the next open folds), and a failed build loses no finished work.
+            if failed is not None and created and not summary.stored:
                 _remove_new_catalogue(loc)
         finally:
             lock.release()

@@ -1,10 +1,15 @@
-"""The catalogue as a dataset: a level's deals as NumPy, pandas or Arrow columns, and exports to Parquet,
-CSV and JSON Lines at array speed (docs/dataset.md).
+"""The catalogue as a dataset: a level's deals as NumPy, pandas or Arrow columns, and the one export to a file —
+Parquet, CSV or JSON Lines at array speed — that the command line and the app both call (docs/dataset.md).
 
 A level is read a chunk at a time (2^20 deals, docs/level-store.md) and each chunk's columns are
-computed in whole-array steps by :func:`whist_catalogue.store.columns.chunk_columns`; a search
+computed in whole-array steps by :class:`whist_catalogue.store.fields.DealColumns`; a search
 expression filters a chunk with :class:`whist_catalogue.store.search.ChunkQuery`, the same
 condition ``search`` evaluates.  Memory stays bounded by one chunk's columns whatever the level.
+
+:func:`export_to_file` writes as ``cp`` does: through a symlink, into a device or a pipe, and to a regular file
+atomically (``FILE.partial``, renamed once complete); it refuses a directory, a missing directory, a file
+system without room for the estimate, and the catalogue it reads or a side file of it, under any name
+(:class:`~whist_catalogue.errors.ExportTargetError`, nothing written).
 
 Arrow (``pyarrow``) is an optional extra (``pip install 'whist-catalogue[dataset]'``): NumPy and
 pandas batches do without it; Arrow batches and every export need it, and
@@ -15,35 +20,37 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Sequence
 
 import numpy as np
 
-from whist_catalogue.errors import WhistError
-from whist_catalogue.store.columns import COLUMNS, Dictionary, chunk_columns, resolve_columns
+from whist_catalogue.errors import ExportTargetError, MissingDependency
+from whist_catalogue.store.fields import COLUMNS, Dictionary, columns_of_chunk, resolve_columns
 
 if TYPE_CHECKING:
     from whist_catalogue.store.reader import Catalogue
+    from whist_catalogue.store.records import SearchCoverage
 
 __all__ = [
     "OUTPUTS",
     "FORMATS",
-    "MissingDependency",
+    "format_of",
     "require_pyarrow",
     "level_batches",
     "read_level",
     "export_levels",
     "export_plan",
+    "export_to_file",
+    "check_export_target",
     "ExportPlan",
     "BYTES_PER_DEAL",
 ]
 
 OUTPUTS = ("numpy", "pandas", "arrow")
 FORMATS = ("parquet", "csv", "jsonl")
-
-
-class MissingDependency(WhistError, ImportError):
-    """An optional library this needs is not installed (the message says how to get it)."""
 
 
 def require_pyarrow() -> Any:
@@ -99,10 +106,9 @@ def _raw_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[s
     query = ChunkQuery(where) if where is not None else None
     best_leads = any(name.startswith("best_leads") for name in fields)
     for n in levels:
-        catalogue._chunk_deals(n)  # not in the level store: NotInCatalogue before anything is read
+        table, _ = catalogue.level_table(n)  # not complete, or damaged: raised before anything is read
         if query is not None and n not in query.asked():
             continue
-        table, _ = catalogue.level_table(n)
         for chunk in catalogue.scan_chunks(n):
             rows = None
             if query is not None:
@@ -111,8 +117,8 @@ def _raw_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[s
                     continue
                 if not matches.all():
                     rows = np.flatnonzero(matches)
-            yield n, chunk_columns(chunk, fields, rows=rows, table=table,
-                                   values_at=catalogue.values_at if best_leads else None)
+            yield n, columns_of_chunk(chunk, fields, rows=rows, table=table,
+                                      values_at=catalogue.values_at if best_leads else None)
 
 
 def _label_strings(array: np.ndarray) -> np.ndarray:
@@ -162,7 +168,8 @@ def arrow_schema(fields: Sequence[str], n: int | None = None) -> Any:
 
 
 def arrow_batch(raw: dict[str, Any], fields: Sequence[str], n: int) -> Any:
-    """A ``pyarrow.RecordBatch`` of :func:`chunk_columns`' output (no copy of the numeric columns)."""
+    """A ``pyarrow.RecordBatch`` of :func:`~whist_catalogue.store.fields.columns_of_chunk`'s output (no copy of the
+    numeric columns)."""
     pa = require_pyarrow()
     arrays = []
     for name in fields:
@@ -203,14 +210,17 @@ BEST_LEADS_SECONDS_PER_MILLION_N3 = 0.075
 
 
 class ExportPlan:
-    """What an export will write: its levels, its deals (or a bound), and estimates of size and time."""
+    """What an export will write: its levels, its deals (or a bound), and estimates of size and time; and
+    (:attr:`coverage`) the levels it asks for that the catalogue lacks, which a search would name."""
 
-    def __init__(self, levels: list[int], deals: int, exact: bool, size: int, seconds: float) -> None:
+    def __init__(self, levels: list[int], deals: int, exact: bool, size: int, seconds: float,
+                 coverage: SearchCoverage) -> None:
         self.levels, self.deals, self.exact, self.size, self.seconds = levels, deals, exact, size, seconds
+        self.coverage = coverage
 
     def describe(self) -> str:
         from whist_catalogue.engine.plan import duration  # the build's estimates say time the same way
-        from whist_catalogue.store.levels import level_ranges
+        from whist_catalogue.store.records import level_ranges
 
         count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
         return (f"exporting {count} of level{'s' if len(self.levels) != 1 else ''} {level_ranges(self.levels)}:"
@@ -259,7 +269,8 @@ def export_plan(catalogue: Catalogue, fmt: str, fields: Sequence[str], *, expres
     seconds = deals / 1e6 * SECONDS_PER_MILLION[fmt] * len(fields) / 14
     if any(name.startswith("best_leads") for name in fields):
         seconds += deals / 1e6 * BEST_LEADS_SECONDS_PER_MILLION_N3 * top**3
-    return ExportPlan(levels, deals, exact, int(deals * per_deal) + 4096, seconds)
+    return ExportPlan(levels, deals, exact, int(deals * per_deal) + 4096, seconds,
+                      catalogue.coverage(expression, level=level))
 
 
 def export_levels(catalogue: Catalogue, out: BinaryIO, *, fmt: str = "csv", columns: str | Sequence[str] | None = None,
@@ -287,6 +298,85 @@ def export_levels(catalogue: Catalogue, out: BinaryIO, *, fmt: str = "csv", colu
         batches.close()
         writer.close()
     return count
+
+
+def format_of(path: str | os.PathLike[str]) -> str:
+    """The format a file name asks for: Parquet for ``.parquet``, JSON Lines for ``.jsonl``, else CSV (the app's
+    rule; the command line says ``--format``)."""
+    return {".parquet": "parquet", ".jsonl": "jsonl"}.get(os.path.splitext(os.fspath(path))[1].lower(), "csv")
+
+
+def export_to_file(catalogue: Catalogue, path: str | os.PathLike[str], **options: Any) -> int:
+    """:func:`export_levels` into the file ``path`` (module docstring: as ``cp`` writes, never over the catalogue,
+    nothing written when refused or interrupted); ``options`` as :func:`export_levels` takes them.  Returns how
+    many deals were written."""
+    text = os.fspath(path)  # as given: Path() would drop a trailing "/"
+    target = check_export_target(text)
+    _refuse_the_catalogue(catalogue, text, target)
+    plan = options.get("plan")
+    if plan is not None:
+        _check_free_space(target, text, plan.size)
+    try:
+        if target.exists() and not target.is_file():  # a device or a pipe: written straight into
+            with target.open("wb") as out:
+                return export_levels(catalogue, out, **options)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("wb") as out:
+                count = export_levels(catalogue, out, **options)
+            os.replace(partial, target)
+        finally:
+            if partial.exists():
+                partial.unlink()
+    except OSError as exc:
+        raise ExportTargetError(f"cannot write {text}: {exc.strerror}") from None
+    return count
+
+
+def check_export_target(path: str | os.PathLike[str]) -> Path:
+    """The file ``path`` names (through a symlink: it is written through, never replaced), if it can be one —
+    else :class:`~whist_catalogue.errors.ExportTargetError`, before any work."""
+    text = os.fspath(path)
+    target = Path(os.path.realpath(text))
+    if target.is_dir():
+        raise ExportTargetError(f"cannot write {text}: it is a directory")
+    if text.endswith(("/", os.sep)):  # "out.csv/" names a directory (as cp and the shell read it), not out.csv
+        raise ExportTargetError(f"cannot write {text}: not a directory")
+    if not target.parent.is_dir():
+        raise ExportTargetError(f"cannot write {text}: no directory {target.parent}")
+    return target
+
+
+def _check_free_space(target: Path, text: str, size: int) -> None:
+    """Refuse a target whose file system cannot hold the estimated size."""
+    if target.exists() and not target.is_file():
+        return  # a device or a pipe: no space to check
+    try:
+        free = shutil.disk_usage(target.parent).free
+    except OSError:
+        return
+    if target.is_file():
+        free += target.stat().st_size  # replaced once the export is complete
+    if size > free:
+        raise ExportTargetError(f"cannot write {text}: the export needs about {size / 1e9:,.2f} GB and "
+                                f"{target.parent} has {free / 1e9:,.2f} GB free")
+
+
+def _refuse_the_catalogue(catalogue: Catalogue, text: str, target: Path) -> None:
+    """The export would overwrite the catalogue it reads, or one of its side files (under any name: a symlink, a
+    hard link): refused, as ``cp`` refuses to copy a file onto itself."""
+    path = catalogue.location.path
+    if path is None or not target.exists():
+        return
+    for suffix in ("", "-wal", "-shm", "-journal", ".build-lock"):
+        own = path.with_name(path.name + suffix)
+        try:
+            same = os.path.samefile(own, target)
+        except OSError:
+            continue
+        if same:
+            what = "the catalogue" if not suffix else f"the catalogue's {suffix.lstrip('-.')} file"
+            raise ExportTargetError(f"cannot write {text}: it is {what} being exported ({own})")
 
 
 def _arrow_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str], expression: str | None,

@@ -24,14 +24,14 @@ from math import comb
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from whist_catalogue import documentation
-from whist_catalogue.errors import CatalogueError, InvalidValueError, WhistError
+from whist_catalogue.errors import CatalogueError, DistributionError, InvalidValueError
 from whist_catalogue.theory.distribution import MAX_SUITS, OutcomeDistribution, outcome_distribution
 from whist_catalogue.theory.values import Infinitesimal, Value
 
 if TYPE_CHECKING:
     from whist_catalogue.store.reader import Catalogue
 
-__all__ = ["SOURCES", "SHIPPED_FILE", "DistributionError", "read_scan_counts", "shipped_counts", "level_counts",
+__all__ = ["SOURCES", "SHIPPED_FILE", "read_scan_counts", "shipped_counts", "level_counts",
            "distribution", "parse_sizes"]
 
 SOURCES = ("auto", "shipped", "catalogue")
@@ -39,10 +39,6 @@ SHIPPED_FILE = "data/scan.jsonl"
 """The shipped per-level statistics, relative to the documentation folder."""
 MAX_SUIT_SIZE = 25
 """The largest suit a distribution takes: the scale of the values' numerical parts (2^24) holds its values."""
-
-
-class DistributionError(WhistError, ValueError):
-    """Suit sizes that are not a list of positive integers, or a level whose counts no source has."""
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:

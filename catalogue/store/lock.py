@@ -29,21 +29,13 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from whist_catalogue.errors import CatalogueError
+from whist_catalogue.errors import CatalogueBusyError, CatalogueError, CatalogueLinkedError
 from whist_catalogue.store.database import Location, database_errors
 
-__all__ = ["BuildLock", "CatalogueBusyError", "CatalogueLinkedError", "lock_path", "ADVISORY_KEY"]
+__all__ = ["BuildLock", "lock_path", "ADVISORY_KEY"]
 
 ADVISORY_KEY = 0x5768697374  # "Whist"
 """The PostgreSQL advisory lock key of a catalogue's build (one catalogue a database)."""
-
-
-class CatalogueBusyError(CatalogueError):
-    """Another build holds the catalogue's build lock."""
-
-
-class CatalogueLinkedError(CatalogueError):
-    """The catalogue file has several names (hard links): no build may write it."""
 
 
 def lock_path(path: Path) -> Path:

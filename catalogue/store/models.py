@@ -1,4 +1,4 @@
-"""The catalogue's tables as SQLAlchemy 2 typed models (docs/spec.md §5).
+"""The catalogue's tables as SQLAlchemy 2 typed models (docs/spec.md §5, docs/level-store.md).
 
 This is the one module that declares every model, so it is also the
 "import-all" module that ``migrations/env.py`` imports for ``Base.metadata``.
@@ -6,27 +6,18 @@ The schema itself is created and changed only by the alembic migrations in
 ``migrations/versions``; a test checks that these models and the migrations
 agree.
 
-* :class:`DealRow` (``deal``) — one row per single-suit deal, keyed by the
-  integer key of docs/spec.md §2.  The value q + x is stored exactly and in the forms
-  searches need: the reduced fraction p/q, q·2^24 and frac(q)·2^24 as integers
-  (range searches on an index), and the infinitesimal as a sign and a stopper
-  count.  Best leads and replies are the 2 + 2n position masks of
-  :meth:`whist_catalogue.theory.solution.SuitSolution.move_masks`, packed as little-endian
-  uint16.
-* :class:`LevelRow` (``level``) — per n: complete or not, row count, checksum,
-  software version and build time.  Only a level whose rows were all written
-  in the same transaction is ever marked complete.
+* :class:`LevelRow` (``level``) — per n: complete or not, its deals, the union of its chunks' value tables, the
+  statistics counted at build time, the chunk size and the chunks' bytes, under a SHA-256 of the row
+  (:func:`whist_catalogue.store.levels.level_row_checksum`); software version and build time.  Only a level
+  whose chunks are all stored is ever marked complete.
+* :class:`LevelChunkRow` (``level_chunk``) — the level store: every complete level as chunks of value codes,
+  keyed by (n, chunk), each with its SHA-256.  Everything else of a deal (outcome, best moves, the
+  single-suit quantities) is derived when asked (:mod:`whist_catalogue.store.derived`).
 * :class:`SolvedGameRow` (``solved_game``) — the matrix games of docs/spec.md §6 as
   JSON, filled by ``build``.
-* :class:`LevelChunkRow` (``level_chunk``) — the level store (docs/level-store.md):
-  every complete level as chunks of value codes, keyed by (n, chunk), each
-  with its SHA-256.  The level's own row holds the union of its chunks' value
-  tables and the statistics counted at build time; everything else of a deal
-  (outcome, best moves, the single-suit quantities) is derived when asked.
 
-Deals of one level occupy one contiguous key range, [2^(2n), 2^(2n+1)), so
-"level n" is a primary-key range scan (:meth:`DealRow.in_level`) and needs no
-index of its own.
+Until the fifth migration levels n ≤ 10 also had a ``deal`` row per deal; the chunks hold the same values, and
+``export`` writes the same table (docs/dataset.md, "The old deal table").
 """
 
 from __future__ import annotations
@@ -34,21 +25,17 @@ from __future__ import annotations
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy import CheckConstraint, Index, MetaData
+from sqlalchemy import CheckConstraint, MetaData
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "Base",
-    "DealRow",
     "LevelRow",
     "SolvedGameRow",
     "LevelChunkRow",
     "solved_game_checksum",
-    "STORAGES",
     "NAMING_CONVENTION",
     "SCHEMA_VERSION_TABLE",
-    "KeyType",
-    "PLAYERS",
     "table_of",
 ]
 
@@ -63,13 +50,6 @@ NAMING_CONVENTION = {
 
 # alembic's version table, under a name of our own (defined where the SQLAlchemy-free check reads it).
 from whist_catalogue.store.identity import SCHEMA_VERSION_TABLE  # noqa: E402
-
-KeyType = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
-"""64-bit integer; INTEGER on SQLite so that the key is the table's rowid (no separate key index)."""
-
-PLAYERS = ("W", "E")
-STORAGES = ("rows", "chunks")
-"""How a complete level is stored: ``rows`` — chunks and a ``deal`` row per deal; ``chunks`` — chunks only."""
 
 
 class Base(DeclarativeBase):
@@ -86,92 +66,6 @@ def table_of(model: type[Base]) -> sa.Table:
     return table
 
 
-class DealRow(Base):
-    """One single-suit deal: its value, outcome, optimal moves and the single-suit paper's quantities."""
-
-    __tablename__ = "deal"
-
-    key: Mapped[int] = mapped_column(KeyType, primary_key=True, autoincrement=False)
-    """Integer key of docs/spec.md §2: West's mask with the sentinel bit 2n."""
-    n: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Cards a hand."""
-
-    # -- the value q + x (multi-suit paper §6), exactly ---------------------------------
-    numerator: Mapped[int] = mapped_column(sa.Integer)
-    """Numerator p of the numerical part q = p/denominator, reduced."""
-    denominator: Mapped[int] = mapped_column(sa.Integer)
-    """Denominator of q, reduced: a power of two (1 for an integer)."""
-    number_scaled: Mapped[int] = mapped_column(sa.Integer)
-    """q · 2^24, an exact integer whose order is the order of numbers (range searches)."""
-    fraction_scaled: Mapped[int] = mapped_column(sa.Integer)
-    """(q − ⌊q⌋) · 2^24: the fractional part."""
-    inf_sign: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Sign of the infinitesimal x: +1 for ε_k (West's exit), −1 for −ε_k, 0 for x = 0."""
-    stoppers: Mapped[int] = mapped_column(sa.SmallInteger)
-    """k of ±ε_k: the stoppers protecting the exit (0 when x = 0 or x = ±ε₀)."""
-
-    # -- the outcome χ(D) = ρ(val(D)) (Corollary 8.9) -------------------------------------
-    west_leads: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Tricks West takes with West on lead."""
-    east_leads: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Tricks West takes with East on lead."""
-
-    moves: Mapped[bytes] = mapped_column(sa.LargeBinary)
-    """Best leads and replies (docs/spec.md §3): 2 + 2n uint16 position masks, little-endian."""
-
-    # -- the single-suit paper ---------------------------------------------------------------
-    h_lower: Mapped[int] = mapped_column(sa.SmallInteger)
-    """H̲ (end of §5)."""
-    h_upper: Mapped[int] = mapped_column(sa.SmallInteger)
-    """H̄ (end of §5)."""
-    h: Mapped[int] = mapped_column(sa.SmallInteger)
-    """H of Theorem 9.1: West takes (n + H)/2 tricks, rounded down on lead, up otherwise."""
-    greedy_west_leads: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Greedy Whist (Theorem 6.1): West's tricks with West on lead."""
-    greedy_east_leads: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Greedy Whist: West's tricks with East on lead."""
-    five_card_west_leads: Mapped[str] = mapped_column(sa.String(1))
-    """Five-card (Theorem 7.2): the winner, ``W`` or ``E``, with West on lead."""
-    five_card_east_leads: Mapped[str] = mapped_column(sa.String(1))
-    """Five-card: the winner with East on lead."""
-    ace: Mapped[str] = mapped_column(sa.String(1))
-    """Who holds the highest card, ``W`` or ``E``."""
-
-    flags: Mapped[int] = mapped_column(sa.SmallInteger)
-    """Bit c set when the deal is a counterexample to check ``whist_catalogue.engine.levels.CHECK_NAMES[c]``."""
-
-    __table_args__ = (
-        CheckConstraint("n >= 1", "n_positive"),
-        CheckConstraint("denominator >= 1", "denominator_positive"),
-        CheckConstraint("inf_sign IN (-1, 0, 1)", "inf_sign_range"),
-        CheckConstraint("stoppers >= 0", "stoppers_nonnegative"),
-        CheckConstraint("five_card_west_leads IN ('W', 'E')", "five_card_west_leads_player"),
-        CheckConstraint("five_card_east_leads IN ('W', 'E')", "five_card_east_leads_player"),
-        CheckConstraint("ace IN ('W', 'E')", "ace_player"),
-        Index(None, "number_scaled", "inf_sign", "stoppers"),
-        Index(None, "fraction_scaled"),
-        Index(None, "denominator"),
-        Index(None, "inf_sign", "stoppers", sqlite_where=sa.text("inf_sign != 0"),
-              postgresql_where=sa.text("inf_sign != 0")),
-        Index(None, "west_leads", "east_leads"),
-        Index(None, "flags", sqlite_where=sa.text("flags != 0"), postgresql_where=sa.text("flags != 0")),
-    )
-
-    @staticmethod
-    def key_range(n: int) -> tuple[int, int]:
-        """[low, high): the keys of level n."""
-        return 1 << (2 * n), 1 << (2 * n + 1)
-
-    @classmethod
-    def in_level(cls, n: int) -> sa.ColumnElement[bool]:
-        """The deals of level n, as a primary-key range (fast on every backend)."""
-        low, high = cls.key_range(n)
-        return sa.and_(cls.key >= low, cls.key < high)
-
-    def __repr__(self) -> str:
-        return f"DealRow(key={self.key}, n={self.n})"
-
-
 class LevelRow(Base):
     """What is known about one level n: is it complete, and how to check it."""
 
@@ -181,17 +75,16 @@ class LevelRow(Base):
     complete: Mapped[bool] = mapped_column(sa.Boolean(create_constraint=True, name="complete_bool"))
     """True only once every deal of the level is stored (set in the transaction that stores them)."""
     row_count: Mapped[int] = mapped_column(sa.BigInteger)
-    """Rows stored for the level; C(2n, n) when complete."""
+    """Deals stored for the level; C(2n, n) when complete."""
     checksum: Mapped[str | None] = mapped_column(sa.String(64))
-    """SHA-256 (hex) of the level's values and moves in key order (:func:`whist_catalogue.store.verify.level_checksum`)."""
+    """SHA-256 (hex) of the row's own cells a reader uses (:func:`whist_catalogue.store.levels.level_row_checksum`),
+    set when the level completes (before the fifth migration: of its ``deal`` rows)."""
     software_version: Mapped[str | None] = mapped_column(sa.String(32))
     """``catalogue.__version__`` of the build that wrote the level."""
     built_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
     """When the level's transaction committed (UTC)."""
     build_seconds: Mapped[float | None] = mapped_column(sa.Float)
     """Wall time spent computing and storing the level (added by the second migration)."""
-    storage: Mapped[str | None] = mapped_column(sa.String(16))
-    """:data:`STORAGES`: whether the level also has ``deal`` rows (None for a level built before the level store)."""
     chunk_deals: Mapped[int | None] = mapped_column(sa.Integer)
     """Deals a chunk (the last chunk of the level may hold fewer)."""
     value_table: Mapped[bytes | None] = mapped_column(sa.LargeBinary)

@@ -22,13 +22,14 @@ from whist_catalogue.errors import DealTooLargeError, IllegalMoveError
 from whist_catalogue.store.identity import catalogue_path
 from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
-from whist_catalogue.theory.definition import RecursiveSolver
-from whist_catalogue.theory.solution import Solver, SuitSolution, solve_many
+from whist_catalogue.theory.solution import (CATALOGUE, DEFINITION, ENGINE, LINEAR_TIME, PRELOADED, Solver,
+                                             SolverBase, SuitSolution)
 from whist_catalogue.theory.values import Value
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from whist_catalogue.theory.definition import RecursiveSolver
     from whist_catalogue.engine.levels import EngineSolver
     from whist_catalogue.engine.plan import EnginePlan
     from whist_catalogue.single_suit.linear_time import LinearAnswer
@@ -39,18 +40,15 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.values import Outcome
 
-__all__ = ["ComputingSolver", "ChainSolver", "default_solver", "SuitAnswer", "answer", "answer_many",
-           "solve_sourced", "solve_many_sourced", "MovesAnswer", "answer_moves", "PRELOADED", "CATALOGUE", "DEFINITION", "ENGINE", "LINEAR_TIME"]
-
-PRELOADED, CATALOGUE, DEFINITION, ENGINE, LINEAR_TIME = (
-    "preloaded table", "catalogue", "recursive definition", "engine", "linear time")
-"""Where an answer came from, in the order they are asked."""
+__all__ = ["ComputingSolver", "ChainSolver", "default_solver", "check_location", "SuitAnswer", "answer",
+           "answer_many", "MovesAnswer", "answer_moves", "PRELOADED", "CATALOGUE", "DEFINITION", "ENGINE",
+           "LINEAR_TIME"]
 
 RECURSIVE_MAX_N = 6
 """Below this the literal definition answers at once; above, the engine's levels are cheaper."""
 
 
-class ComputingSolver:
+class ComputingSolver(SolverBase):
     """Computes values directly: the recursive definition for tiny deals, the engine beyond.
 
     ``max_n`` bounds the engine (default: what half the memory holds,
@@ -60,12 +58,16 @@ class ComputingSolver:
     engine computes each level once, under a lock).
     """
 
+    source = ENGINE
+    """(Or :data:`DEFINITION`: :meth:`solve_sourced` says which.)"""
+
     def __init__(self, max_n: int | None = None, *, catalogue: Catalogue | None = None) -> None:
         from whist_catalogue.engine.plan import engine_bound  # light: no NumPy, no Numba
+        from whist_catalogue.theory.definition import RecursiveSolver  # not on the start-up of `outcome -`
 
         self.max_n = engine_bound() if max_n is None else max_n
         self._catalogue = catalogue
-        self._recursive = RecursiveSolver()
+        self._recursive: RecursiveSolver = RecursiveSolver()
         self._engine: EngineSolver | None = None
         self._lock = threading.Lock()
 
@@ -101,18 +103,38 @@ class ComputingSolver:
         return self._engine
 
     def solve(self, deal: Deal) -> SuitSolution:
-        return self._solver(deal).solve(deal)
+        return self.solve_sourced(deal)[0]
 
     def value(self, deal: Deal) -> Value:
-        return self._solver(deal).value(deal)
+        return self._seeded(lambda: self._solver(deal).value(deal))
+
+    def solve_sourced(self, deal: Deal) -> tuple[SuitSolution, str]:
+        """The solution and which of the two computed it (:data:`DEFINITION` or :data:`ENGINE`)."""
+        solver = self._solver(deal)
+        return self._seeded(lambda: solver.solve(deal)), solver.source
+
+    def _seeded(self, ask: Callable[[], T]) -> T:
+        """``ask()``; the engine finding Theorem 8.8 violated in a level it computed from the catalogue's top
+        level means that level's values are not those a build wrote: damage, named, not a bug."""
+        try:
+            return ask()
+        except ArithmeticError as exc:
+            catalogue = self._catalogue
+            top = catalogue.max_n if catalogue is not None else 0
+            if catalogue is None or not top:
+                raise
+            raise catalogue.damaged(f"level {top}: the levels above it cannot be computed from its values as stored"
+                                    f" ({exc})") from None
 
 
-class ChainSolver:
+class ChainSolver(SolverBase):
     """Ask each solver in turn; the first that knows the deal answers."""
 
     def __init__(self, *solvers: Solver) -> None:
         self.solvers = solvers
+        self.source = solvers[0].source if solvers else ""
         self.sources: dict[str, int] = {}
+        """How many answers each member gave, by its class's name."""
 
     def first_answer(self, ask: Callable[[Solver], T]) -> T:
         """``ask(solver)`` of the first solver that knows the deal (one that does not raises LookupError or
@@ -131,22 +153,35 @@ class ChainSolver:
         raise last
 
     def solve(self, deal: Deal) -> SuitSolution:
-        return solve_sourced(self, deal)[0]
+        return self.solve_sourced(deal)[0]
 
-    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution | None]:
         """:meth:`solve` of each deal: the first solver answers what it knows as a batch, the chain the rest."""
-        return [s for s, _ in solve_many_sourced(self, deals)]  # type: ignore[misc]
+        return [s for s, _ in self.solve_many_sourced(deals)]
 
     def value(self, deal: Deal) -> Value:
         return self.first_answer(lambda solver: solver.value(deal))
 
+    def solve_sourced(self, deal: Deal) -> tuple[SuitSolution, str]:
+        return self.first_answer(lambda solver: solver.solve_sourced(deal))
+
+    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
+        """The first solver answers what it knows as one batch, the chain each of the rest."""
+        if not deals:
+            return []
+        first = self.solvers[0]
+        found = first.solve_many(deals)
+        answered = sum(s is not None for s in found)
+        if answered:
+            name = type(first).__name__
+            self.sources[name] = self.sources.get(name, 0) + answered
+        return [(s, first.source) if s is not None else self.solve_sourced(d) for s, d in zip(found, deals)]
+
     def close(self) -> None:
-        """Close the solvers that hold resources (a catalogue's connections: SQLite then folds and removes its
-        ``-wal`` and ``-shm`` files)."""
+        """Close every solver of the chain (a catalogue's connections: SQLite then folds and removes its ``-wal``
+        and ``-shm`` files)."""
         for solver in self.solvers:
-            close = getattr(solver, "close", None)
-            if close is not None:
-                close()
+            solver.close()
 
 
 def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int | None = None) -> Solver:
@@ -166,6 +201,21 @@ def default_solver(db: str | os.PathLike[str] | None = None, *, max_n: int | Non
 
     catalogue = open_catalogue(location)
     return ChainSolver(catalogue, ComputingSolver(max_n, catalogue=catalogue))
+
+
+def check_location(db: str | os.PathLike[str] | None) -> None:
+    """A catalogue that exists where the settings point must be one (docs/spec.md §4), and one named by ``--db``
+    must exist, even when the preloaded table answers every deal: a SQLite file is checked without SQLAlchemy (so
+    ``--db`` costs what ``$WHIST_CATALOGUE_DB`` costs, docs/benchmarks.md), a URL is opened."""
+    location = database_location(db)
+    if "://" in location:
+        default_solver(db).close()
+        return
+    from whist_catalogue.store.identity import check_catalogue_file
+
+    path = catalogue_path(location)
+    if db is not None or path.exists():
+        check_catalogue_file(path)
 
 
 # -- the one decision: the chain, then linear time ----------------------------------------------
@@ -213,33 +263,6 @@ class SuitAnswer(NamedTuple):
                 f"α of the multi-suit paper's §7.2): {self.beyond}")
 
 
-def _source_name(solver: object) -> str:
-    name = type(solver).__name__
-    return {"Catalogue": CATALOGUE, "RecursiveSolver": DEFINITION, "EngineSolver": ENGINE}.get(name, name)
-
-
-def solve_sourced(solver: Solver, deal: Deal) -> tuple[SuitSolution, str]:
-    """``solver.solve(deal)`` and the name of the solver of the chain that answered (:data:`CATALOGUE` …).
-
-    Walks the chains of :func:`default_solver`; a solver wrapping another (the command line's preloaded table)
-    names itself with a ``solve_sourced`` method of its own."""
-    own = getattr(solver, "solve_sourced", None)
-    if own is not None:
-        return own(deal)
-    from whist_catalogue.theory.small_suits import SuitTable
-
-    if isinstance(solver, SuitTable):
-        if solver.preloads(deal.n):
-            return solver.solve(deal), PRELOADED
-        return solve_sourced(solver.inner(deal), deal)
-    if isinstance(solver, ChainSolver):
-        return solver.first_answer(lambda inner: solve_sourced(inner, deal))
-    if isinstance(solver, ComputingSolver):
-        inner = solver._solver(deal)
-        return inner.solve(deal), DEFINITION if inner is solver._recursive else ENGINE
-    return solver.solve(deal), _source_name(solver)
-
-
 def _linear(deal: Deal, beyond: str) -> SuitAnswer:
     from whist_catalogue.single_suit.linear_time import linear_answer  # NumPy, only for a suit this large
 
@@ -258,7 +281,7 @@ def answer(solver: Solver, deal: Deal) -> SuitAnswer:
     if deal.n > MAX_ENGINE_N:  # no solver can hold it: not even asked (no catalogue opened, no engine planned)
         return _linear(deal, _beyond_encoding(deal))
     try:
-        solution, source = solve_sourced(solver, deal)
+        solution, source = solver.solve_sourced(deal)
     except DealTooLargeError as exc:
         if deal.n == 0:
             raise
@@ -272,7 +295,7 @@ def answer_many(solver: Solver, deals: Sequence[Deal]) -> list[SuitAnswer]:
     it.  A deal the chain cannot answer is then answered alone, in order."""
     small = [d for d in deals if d.n <= MAX_ENGINE_N]
     try:
-        batch = solve_many_sourced(solver, small)
+        batch = solver.solve_many_sourced(small)
     except DealTooLargeError:
         return [answer(solver, d) for d in deals]
     found = iter(batch)
@@ -284,30 +307,6 @@ def answer_many(solver: Solver, deals: Sequence[Deal]) -> list[SuitAnswer]:
         solution, source = next(found)
         answers.append(SuitAnswer(deal, source, solution) if solution is not None else answer(solver, deal))
     return answers
-
-
-def solve_many_sourced(solver: Solver, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
-    from whist_catalogue.theory.small_suits import SuitTable
-
-    own = getattr(solver, "solve_many_sourced", None)
-    if own is not None:
-        return own(deals)
-    if isinstance(solver, SuitTable):
-        beyond = [d for d in deals if not solver.preloads(d.n)]
-        found = dict(zip((d.key for d in beyond), solve_many_sourced(solver.inner(beyond[0]), beyond))) if beyond else {}
-        return [(solver.solve(d), PRELOADED) if solver.preloads(d.n) else found[d.key] for d in deals]
-    if isinstance(solver, ChainSolver) and deals:
-        first = solver.solvers[0]
-        found_first = solve_many(first, deals)
-        name = type(first).__name__
-        answered = sum(s is not None for s in found_first)
-        if answered:
-            solver.sources[name] = solver.sources.get(name, 0) + answered
-        source = _source_name(first)
-        return [(s, source) if s is not None else solve_sourced(solver, d) for s, d in zip(found_first, deals)]
-    if getattr(solver, "solve_many", None) is not None:
-        return [(s, _source_name(solver)) for s in solve_many(solver, deals)]
-    return [solve_sourced(solver, d) for d in deals]
 
 
 # -- every card's result: values (Theorem 9.1), else, for one suit alone, χ by Theorem 10.1 --------

@@ -26,7 +26,7 @@ from typing import Iterator
 
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import EAST, WEST, LabeledValue, labeled_matrix, maximum, minimum
-from whist_catalogue.theory.solution import SuitSolution, solution_from_labeled
+from whist_catalogue.theory.solution import DEFINITION, SolverBase, SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import EPSILON0, Infinitesimal, Value
 
 __all__ = [
@@ -145,10 +145,11 @@ def solve(deal: Deal) -> SuitSolution:
     return solution_from_labeled(deal, val(deal), labeled_values(deal))
 
 
-class RecursiveSolver:
+class RecursiveSolver(SolverBase):
     """A :class:`~whist_catalogue.theory.solution.Solver` backed by the literal definition (small deals only)."""
 
     max_n = 9
+    source = DEFINITION
 
     def solve(self, deal: Deal) -> SuitSolution:
         return solve(deal)

@@ -24,13 +24,13 @@ from array import array
 from bisect import bisect_left
 from functools import cache
 from operator import index
-from typing import Iterable, Sequence, SupportsIndex
+from typing import Callable, Iterable, Sequence, SupportsIndex
 
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
 from whist_catalogue.theory.deals import Deal, DealKey
 from whist_catalogue.theory.labeled import labeled_matrix
 from whist_catalogue.theory.packed import pack, unpack
-from whist_catalogue.theory.solution import Solver, SuitSolution, solution_from_labeled, solve_many
+from whist_catalogue.theory.solution import PRELOADED, Solver, SolverBase, SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import Value
 
 __all__ = ["TABLE_MAX_N", "PACK_MAX_N", "SuitTable", "preloaded", "table_arrays", "encode_table", "TABLE_FILE"]
@@ -94,7 +94,7 @@ def _key(key: object) -> int:
     return key
 
 
-class SuitTable:
+class SuitTable(SolverBase):
     """Packed values and lowest best leads of single-suit deals: preloaded for n ≤ 8, else from ``solver``.
 
     Memoises what the solver answers, so a batch of deals asks it once per distinct suit.
@@ -102,9 +102,15 @@ class SuitTable:
     labeled values α_ij (docs/spec.md §3), whose deals are preloaded too.
     """
 
-    def __init__(self, solver: Solver | None = None, *, preload: bool = True) -> None:
-        """``preload=False``: every deal from ``solver`` (memoised) — e.g. a catalogue the user named."""
+    source = PRELOADED
+
+    def __init__(self, solver: Solver | None = None, *, preload: bool = True,
+                 opener: Callable[[], Solver] | None = None) -> None:
+        """``preload=False``: every deal from ``solver`` (memoised) — e.g. a catalogue the user named.
+        ``opener``: makes the solver the first time a deal beyond the table needs one (the command line opens
+        the catalogue, and loads SQLAlchemy, only then)."""
         self.solver = solver
+        self._opener = opener
         self._preload = preload
         self._loaded_n = 0
         self._codes: dict[DealKey, int] = {}
@@ -187,17 +193,30 @@ class SuitTable:
             return solution_from_labeled(deal, self.value(deal), labeled_matrix(deal, self.value))
         return self._solver(deal).solve(deal)
 
-    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution]:
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution | None]:
         """:meth:`solve` of each deal; those beyond the table asked of the solver as one batch."""
+        return [s for s, _ in self.solve_many_sourced(deals)]
+
+    def solve_sourced(self, deal: Deal) -> tuple[SuitSolution, str]:
+        if self._preloads(deal.n):
+            return self.solve(deal), PRELOADED
+        return self._solver(deal).solve_sourced(deal)
+
+    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
+        """Each deal's solution and source: the table's, those beyond it asked of the solver as one batch."""
         beyond = [d for d in deals if not self._preloads(d.n)]
-        found = dict(zip((d.key for d in beyond), solve_many(self._solver(beyond[0]), beyond))) if beyond else {}
-        solutions = []
-        for deal in deals:
-            solution = self.solve(deal) if self._preloads(deal.n) else found.get(deal.key)
-            solutions.append(solution if solution is not None else self._solver(deal).solve(deal))
-        return solutions
+        found = dict(zip((d.key for d in beyond), self._solver(beyond[0]).solve_many_sourced(beyond))) \
+            if beyond else {}
+        return [(self.solve(d), PRELOADED) if self._preloads(d.n) else found[d.key] for d in deals]
+
+    def close(self) -> None:
+        """Close the solver if one was opened (a catalogue's connections: SQLite removes its side files)."""
+        if self.solver is not None:
+            self.solver.close()
 
     def _solver(self, deal: Deal) -> Solver:
+        if self.solver is None and self._opener is not None:
+            self.solver = self._opener()
         if self.solver is None:
             raise DealTooLargeError(
                 f"a deal with {deal.n} cards a hand is beyond the preloaded table (n ≤ {TABLE_MAX_N}) and no solver"

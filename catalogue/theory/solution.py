@@ -22,7 +22,8 @@ from whist_catalogue.theory.deals import Card, Deal
 from whist_catalogue.theory.labeled import LabeledValue, maximum, minimum
 from whist_catalogue.theory.values import Outcome, Value, rho
 
-__all__ = ["SuitSolution", "Solver", "positions_mask", "mask_positions", "solution_from_labeled", "solve_many"]
+__all__ = ["SuitSolution", "Solver", "SolverBase", "positions_mask", "mask_positions", "solution_from_labeled",
+           "PRELOADED", "CATALOGUE", "DEFINITION", "ENGINE", "LINEAR_TIME"]
 
 
 def positions_mask(cards: Sequence[Card], hand: Sequence[Card]) -> int:
@@ -115,27 +116,72 @@ def solution_from_labeled(deal: Deal, value: Value, alpha: Sequence[Sequence[Lab
     )
 
 
+PRELOADED, CATALOGUE, DEFINITION, ENGINE, LINEAR_TIME = (
+    "preloaded table", "catalogue", "recursive definition", "engine", "linear time")
+"""Where an answer comes from (:attr:`Solver.source`), in the order ``whist_catalogue.store.solvers`` asks them."""
+
+
 class Solver(Protocol):
-    """Anything that can value single-suit deals: the definition, the engine, the catalogue."""
+    """Anything that can value single-suit deals: the definition, the engine, the catalogue, the preloaded table,
+    and the chains of them (:mod:`whist_catalogue.store.solvers`).
+
+    A solver that does not know a deal raises a :class:`LookupError` (the catalogue lacks its level) or
+    :class:`~whist_catalogue.errors.DealTooLargeError` (beyond its reach), so that a chain asks the next one.
+    :class:`SolverBase` gives every method but :meth:`solve` and :meth:`value` from those two.
+    """
+
+    source: str
+    """Where its answers come from: :data:`CATALOGUE`, :data:`DEFINITION`, :data:`ENGINE` …"""
 
     def solve(self, deal: Deal) -> SuitSolution:
-        """Value and optimal moves; raises :class:`~whist_catalogue.errors.DealTooLargeError` beyond its reach."""
+        """Value and optimal moves (docs/spec.md §3)."""
         ...
 
     def value(self, deal: Deal) -> Value:
+        """val(D) alone (cheaper than :meth:`solve` where the moves need α)."""
+        ...
+
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution | None]:
+        """:meth:`solve` of each deal, None where the solver does not know it (a :class:`LookupError`); a batch
+        where the solver has one (the catalogue derives a level's deals in whole-array steps)."""
+        ...
+
+    def solve_sourced(self, deal: Deal) -> tuple[SuitSolution, str]:
+        """:meth:`solve` and the :attr:`source` of the solver that answered (a chain's member)."""
+        ...
+
+    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
+        """:meth:`solve_many` with each answer's source."""
+        ...
+
+    def close(self) -> None:
+        """Release what the solver holds (a catalogue's connections, so SQLite removes its side files)."""
         ...
 
 
-def solve_many(solver: Solver, deals: Sequence[Deal]) -> list[SuitSolution | None]:
-    """``solver.solve`` of each deal, None where it does not know one (a :class:`LookupError`); through the
-    solver's own ``solve_many`` when it has one (the catalogue derives a level's deals in whole-array steps)."""
-    batch = getattr(solver, "solve_many", None)
-    if batch is not None:
-        return batch(deals)
-    found: list[SuitSolution | None] = []
-    for deal in deals:
-        try:
-            found.append(solver.solve(deal))
-        except LookupError:
-            found.append(None)
-    return found
+class SolverBase:
+    """The :class:`Solver` methods a solver has from its own :meth:`solve` (one deal at a time, its own
+    :attr:`source`, nothing to release); a solver overrides what it does better."""
+
+    source = ""
+
+    def solve(self, deal: Deal) -> SuitSolution:
+        raise NotImplementedError
+
+    def solve_many(self, deals: Sequence[Deal]) -> list[SuitSolution | None]:
+        found: list[SuitSolution | None] = []
+        for deal in deals:
+            try:
+                found.append(self.solve(deal))
+            except LookupError:
+                found.append(None)
+        return found
+
+    def solve_sourced(self, deal: Deal) -> tuple[SuitSolution, str]:
+        return self.solve(deal), self.source
+
+    def solve_many_sourced(self, deals: Sequence[Deal]) -> list[tuple[SuitSolution | None, str]]:
+        return [(s, self.source) for s in self.solve_many(deals)]
+
+    def close(self) -> None:
+        pass

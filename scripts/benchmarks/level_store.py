@@ -74,7 +74,7 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
                 _, wall, _ = _timed(lambda: catalogue.solve(deal))
                 cached.append(wall)
         rows.append({
-            "n": n, "deals": level_size(n), "storage": info.storage, "chunk_bytes": info.stored_bytes,
+            "n": n, "deals": level_size(n), "chunk_bytes": info.stored_bytes,
             "bytes_a_deal": round((info.stored_bytes or 0) / level_size(n), 4), "build_seconds": info.build_seconds,
             "cold": _ms(cold), "cached": _ms(cached),
         })
@@ -94,7 +94,7 @@ def read_checks(db: str, only: list[int] | None, repeat: int = 5) -> list[dict]:
     chunks = LevelChunkRow.__table__
     rows = []
     with open_catalogue(db) as catalogue:
-        infos = [i for i in catalogue.levels() if i.complete and i.storage and (not only or i.n in only)]
+        infos = [i for i in catalogue.levels() if i.complete and (not only or i.n in only)]
         for info in infos:
             assert info.chunk_deals is not None, "levels with chunks record their chunk size"
             chunk_deals: int = info.chunk_deals
@@ -210,10 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print("| n | deals | storage | chunks | bytes a deal | build | look-up, cold chunk (median / p95) | cached (median / p95) |")
-    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| n | deals | chunks | bytes a deal | build | look-up, cold chunk (median / p95) | cached (median / p95) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in result["levels"]:
-        print(f"| {r['n']} | {r['deals']:,} | {r['storage']} | {r['chunk_bytes']:,} B | {r['bytes_a_deal']} |"
+        print(f"| {r['n']} | {r['deals']:,} | {r['chunk_bytes']:,} B | {r['bytes_a_deal']} |"
               f" {r['build_seconds']} s | {r['cold']['median_ms']} / {r['cold']['p95_ms']} ms |"
               f" {r['cached']['median_ms']} / {r['cached']['p95_ms']} ms |")
     for r in result.get("searches", []):

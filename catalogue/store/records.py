@@ -1,0 +1,186 @@
+"""What a look-up and a search give: a deal's record, a level's row, the levels a search covered (docs/spec.md §4-5).
+
+* :class:`DealRecord` — everything the catalogue knows of one deal: the value from its level's chunk, the rest
+  derived as :mod:`whist_catalogue.store.derived` says (multi-suit paper §7.2; single-suit paper §§5-9);
+* :class:`LevelInfo` — the ``level`` row of one n, with what a read of it found wrong;
+* :class:`SearchCoverage` — which levels a search covered, and which it asks for that the catalogue lacks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from whist_catalogue.constants import CHECK_NAMES, MAX_BUILD_N
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.solution import SuitSolution, mask_positions
+from whist_catalogue.theory.values import Outcome, Value
+
+__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges"]
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """One deal of the catalogue, as domain objects."""
+
+    deal: Deal
+    value: Value
+    """val(D)."""
+    outcome: Outcome
+    """χ(D) = ρ(val(D))."""
+    move_masks: tuple[int, ...]
+    """Best leads and replies as position masks (:meth:`SuitSolution.move_masks`)."""
+    h_lower: int
+    """H̲ (single-suit paper, end of §5)."""
+    h_upper: int
+    """H̄."""
+    h: int
+    """H of Theorem 9.1."""
+    greedy: Outcome
+    """Greedy Whist outcome (Theorem 6.1)."""
+    five_card: tuple[str, str]
+    """Five-card winner with West on lead, with East on lead (Theorem 7.2)."""
+    ace: str
+    """Who holds the highest card."""
+    flags: int
+    """Counterexample bits, ``CHECK_NAMES`` order."""
+
+    @property
+    def key(self) -> int:
+        return self.deal.key
+
+    @property
+    def n(self) -> int:
+        return self.deal.n
+
+    @property
+    def label(self) -> str:
+        return self.deal.label
+
+    @property
+    def solution(self) -> SuitSolution:
+        return SuitSolution.from_move_masks(self.deal, self.value, self.move_masks)
+
+    @property
+    def counterexamples(self) -> tuple[str, ...]:
+        """Names of the checks (:data:`whist_catalogue.constants.CHECK_NAMES`) this deal is a counterexample to."""
+        return tuple(name for c, name in enumerate(CHECK_NAMES) if self.flags >> c & 1)
+
+    def best_leads(self) -> dict[str, list[str]]:
+        """Card numbers (docs/spec.md §2: card k is the k-th lowest) of every best lead, per side."""
+        west, east = self.deal.west_cards, self.deal.east_cards
+        return {
+            "west": [str(c) for c in mask_positions(self.move_masks[0], west)],
+            "east": [str(c) for c in mask_positions(self.move_masks[1], east)],
+        }
+
+    def best_replies(self) -> dict[str, dict[str, list[str]]]:
+        """For each lead (card number), the other side's best replies."""
+        n, west, east = self.n, self.deal.west_cards, self.deal.east_cards
+        masks = self.move_masks
+        return {
+            "east": {str(w): [str(c) for c in mask_positions(masks[2 + i], east)] for i, w in enumerate(west)},
+            "west": {str(e): [str(c) for c in mask_positions(masks[2 + n + j], west)] for j, e in enumerate(east)},
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """One ``search --json`` line."""
+        return {
+            "key": self.key,
+            "label": self.label,
+            "n": self.n,
+            "value": self.value.to_json(),
+            "outcome": _outcome_json(self.outcome),
+            "best_leads": self.best_leads(),
+            "h_lower": self.h_lower,
+            "h_upper": self.h_upper,
+            "h": self.h,
+            "greedy": _outcome_json(self.greedy),
+            "five_card": {"west_leads": self.five_card[0], "east_leads": self.five_card[1]},
+            "ace": self.ace,
+            "counterexamples": list(self.counterexamples),
+        }
+
+
+def _outcome_json(o: Outcome) -> dict[str, int]:
+    return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
+
+
+@dataclass(frozen=True, slots=True)
+class LevelInfo:
+    """The ``level`` row of one n (:class:`whist_catalogue.store.models.LevelRow`)."""
+
+    n: int
+    complete: bool
+    row_count: int
+    """Deals the level holds: C(2n, n) when complete."""
+    checksum: str | None
+    """SHA-256 of the level row (:func:`whist_catalogue.store.levels.level_row_checksum`), None until complete."""
+    software_version: str | None
+    built_at: datetime | None
+    build_seconds: float | None
+    stored_bytes: int | None = None
+    """Bytes of the level's chunks."""
+    chunk_deals: int | None = None
+    value_table: bytes | None = None
+    statistics: str | None = None
+    problem: str | None = None
+    """What a read of this complete level's row found wrong (its checksum differs, a cell no build wrote): a
+    look-up, a search or ``stats`` that needs the level says so instead of answering."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stored_bytes": self.stored_bytes,
+            "n": self.n,
+            "complete": self.complete,
+            "row_count": self.row_count,
+            "checksum": self.checksum,
+            "software_version": self.software_version,
+            "built_at": self.built_at.isoformat() if self.built_at else None,
+            "build_seconds": self.build_seconds,
+        }
+
+
+def level_ranges(ns: list[int]) -> str:
+    """``1…10, 12`` for [1, …, 10, 12]."""
+    parts, run = [], []
+    for n in sorted(ns):
+        if run and n != run[-1] + 1:
+            parts.append(run)
+            run = []
+        run.append(n)
+    if run:
+        parts.append(run)
+    return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCoverage:
+    """The levels a search covered, and those it asks for that the catalogue lacks."""
+
+    searched: list[int]
+    missing: list[int]
+    impossible: bool = False
+    """No deal of any level can match (``value = 1/3``: no single-suit value is 1/3)."""
+
+    def describe(self) -> str:
+        """One line for a person: which levels were searched, which are missing and what ``build`` adds — and
+        which lie beyond what a catalogue holds (n > :data:`~whist_catalogue.constants.MAX_BUILD_N`)."""
+        if self.impossible:
+            return "0 matched: no deal of any level can match this search"
+        text = f"searched levels {level_ranges(self.searched)}" if self.searched else "searched no level"
+        buildable = [n for n in self.missing if n <= MAX_BUILD_N]
+        beyond = [n for n in self.missing if n > MAX_BUILD_N]
+        if buildable:
+            many = len(buildable) > 1
+            text += (f"; level{'s' if many else ''} {level_ranges(buildable)} {'are' if many else 'is'} not in the"
+                     f" catalogue (whist-catalogue build --max-n {max(buildable)} adds {'them' if many else 'it'})")
+        if beyond:
+            many = len(beyond) > 1
+            text += (f"; level{'s' if many else ''} {level_ranges(beyond)} {'lie' if many else 'lies'} beyond every"
+                     f" catalogue (build stores n ≤ {MAX_BUILD_N}; value and outcome compute such deals one at a time)")
+        return text
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {"levels": self.searched, "missing_levels": self.missing}
