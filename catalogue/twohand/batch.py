@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.labeled import Player
 
 __all__ = ["Reading", "DealReader", "beyond_search", "led_bit", "search_task", "outcome_answer", "moves_answer",
-           "BY_SEARCH"]
+           "first_best", "BY_SEARCH"]
 
 BY_SEARCH = "a best first card, found by search"
 """Why a searched deal's first lead is best, in words (the theory's leads give the rule of §10.4)."""
@@ -171,7 +171,9 @@ def _cards(reading: Reading, results: Sequence[int]) -> list[tuple[int, str, int
             if x >= 0]
 
 
-def _first_best(cards: list[tuple[int, str, int]], value: int) -> tuple[int, str, str]:
+def first_best(cards: Sequence[tuple[int, str, int]], value: int) -> tuple[int, str, str]:
+    """The first of the best cards in the order written, suit by suit, lowest first: what a searched deal's answer
+    names as each side's first lead (the theory's follow the rule of §10.4)."""
     for suit, name, x in cards:
         if x == value:
             return suit, name, BY_SEARCH
@@ -196,7 +198,7 @@ def outcome_answer(reading: Reading, values: Sequence[int], results: Sequence[Se
             else:
                 to_east((i, name, y))
     return OutcomeAnswer(reading.text, reading.parts, None, None, Outcome(values[0], values[1]),
-                         _first_best(west, values[0]), _first_best(east, values[1]), reading.trump,
+                         first_best(west, values[0]), first_best(east, values[1]), reading.trump,
                          FirstCards(west, east) if cards else None)
 
 

@@ -32,15 +32,16 @@ import numpy as np
 
 from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
-from whist_catalogue.theory.deals import TwoHandDeal, suit_name
+from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
-from whist_catalogue.theory.multisuit import optimal_line
+from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
+from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
-from whist_catalogue.twohand.batch import beyond_search
+from whist_catalogue.twohand.batch import beyond_search, first_best
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
 from whist_catalogue.twohand.position import Position, as_position
@@ -120,6 +121,8 @@ class TwoHandSolution(NamedTuple):
     """Positions of the search answered by Theorem 9.1 (symmetric ones)."""
     endings: int = 0
     """Positions of the search answered by the table of small endings (:mod:`.endings`)."""
+    evaluation: Evaluation | None = None
+    """For a whole deal the theory answers: Theorem 9.1 and the lead rule of §10.4 on its suits' values."""
 
     @property
     def outcome(self) -> Outcome | None:
@@ -134,12 +137,35 @@ class TwoHandSolution(NamedTuple):
                 return a
         raise KeyError(f"no answer with {leader} on lead for {self.position!r}")
 
-    # -- renderings ------------------------------------------------------------------------------------
+    # -- renderings: the command line's records (theory/answers.py), with the line of play and the counters ----
+    def record(self) -> OutcomeAnswer | MovesAnswer:
+        """The answer as the command line gives it: ``outcome --cards`` for a whole deal (from the theory, with the
+        suits' values and the leads of §10.4; by search, the first best card of each leader), ``moves`` for a
+        position."""
+        deal = self.position.deal
+        suits = deal.suits
+        parts = tuple(map(str, suits))
+
+        def cards(answer: LeaderAnswer) -> list[tuple[int, str, int]]:
+            return [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in answer.moves]
+
+        if self.position.leader is not None:
+            (answer,) = self.answers
+            return MovesAnswer(deal.text(), parts, answer.to_play, cards(answer), "", self.source, deal.trump)
+        west, east = self.answers
+        first = FirstCards(cards(west), cards(east))
+        outcome = Outcome(west.west_tricks, east.west_tricks)
+        found = self.evaluation
+        if found is None:
+            return OutcomeAnswer(deal.text(), parts, None, None, outcome, first_best(first.west, west.west_tricks),
+                                 first_best(first.east, east.west_tricks), deal.trump, first)
+        sides: tuple[tuple[Lead, Player], ...] = ((found.west_lead, "W"), (found.east_lead, "E"))
+        leads = [(lead.suit, suits[lead.suit].name_of(lead.card), lead.rule.describe(side)) for lead, side in sides]
+        return OutcomeAnswer(deal.text(), parts, found.codes, found.total, outcome, leads[0], leads[1], deal.trump,
+                             first)
+
     def _card(self, suit: int, rank: int) -> str:
         return self.position.suits[suit].card_name(rank)
-
-    def _moves_json(self, answer: LeaderAnswer, names: list) -> list[dict]:
-        return [{"suit": s, "card": names[s](r), "west_tricks": x} for s, r, x in answer.moves]
 
     def _line_json(self, answer: LeaderAnswer) -> list[dict] | None:
         if answer.line is None:
@@ -147,22 +173,16 @@ class TwoHandSolution(NamedTuple):
         return [{"player": c.player, "suit": c.suit, "card": self._card(c.suit, c.rank)} for c in answer.line]
 
     def to_json(self) -> dict:
-        """JSON as the command line's: suits counted from 0, cards in the deal's notation.  A whole deal gives
-        ``outcome.west_leads`` / ``east_leads`` and per leader ``moves`` and ``line``; a position gives
-        ``to_play``, ``west_tricks``, ``moves`` and ``line``."""
-        position = self.position
-        names = [s.card_name for s in position.suits]
-        out: dict = {"deal": position.deal.text(), "trumps": position.trump, "source": self.source}
-        if self.value is not None:
-            out["value"] = self.value.to_json()
+        """The command line's JSON (:meth:`record`: ``outcome --cards --json`` for a whole deal, ``moves --json``
+        for a position), and: the search's counters, ``nodes``, ``theory_leaves``, ``endings``; for a position its
+        ``leader``, the card ``led`` and ``west_tricks``; an optimal ``line`` of play when it was asked for
+        (per leader for a whole deal)."""
+        out = self.record().to_json()
         if self.source == "search":
-            out["nodes"] = self.nodes
-            out["theory_leaves"] = self.theory_leaves
-            out["endings"] = self.endings
+            out.update(nodes=self.nodes, theory_leaves=self.theory_leaves, endings=self.endings)
+        position = self.position
         if position.leader is None:
             west, east = self.answers
-            out["outcome"] = {"west_leads": west.west_tricks, "east_leads": east.west_tricks}
-            out["moves"] = {"west_leads": self._moves_json(west, names), "east_leads": self._moves_json(east, names)}
             if west.line is not None:
                 out["line"] = {"west_leads": self._line_json(west), "east_leads": self._line_json(east)}
             return out
@@ -170,9 +190,7 @@ class TwoHandSolution(NamedTuple):
         out["leader"] = position.leader
         if position.led is not None:
             out["led"] = {"suit": position.led[0], "card": self._card(*position.led)}
-        out["to_play"] = answer.to_play
         out["west_tricks"] = answer.west_tricks
-        out["moves"] = self._moves_json(answer, names)
         if answer.line is not None:
             out["line"] = self._line_json(answer)
         return out
@@ -186,40 +204,23 @@ class TwoHandSolution(NamedTuple):
         return two_hand_html(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
 
     def text(self) -> str:
-        """The answer in lines: the deal, the outcome, every legal card's result (``*`` best), a line of play."""
+        """The command line's text (:meth:`record`), the search's counters, and each optimal line of play."""
         position = self.position
+        lines = self.record().text().rstrip("\n").split("\n")
+        if position.leader is not None:
+            lines.insert(1, f"  {position.text()[len(position.deal.text()) + 2:-1]}")  # who led what
+        if self.source == "search":
+            lines.append(f"  searched  {self.nodes:,} positions, {self.theory_leaves:,} of them answered by Theorem"
+                         f" 9.1, and {self.endings:,} endings looked up")
         count = len(position.suits)
-        if self.source == "theory":
-            where = f"theory (Theorem 9.1: value {self.value.text()})" if self.value is not None else "theory"
-        else:
-            where = (f"search ({self.nodes:,} positions searched, {self.theory_leaves:,} answered by Theorem 9.1,"
-                     f" {self.endings:,} by the table of endings)")
-        lines = [position.text(), f"  answered by {where}"]
-        if position.leader is None:
-            west, east = self.answers
-            tricks = "trick" if west.west_tricks == 1 else "tricks"
-            lines.append(f"  outcome   West takes {west.west_tricks} {tricks} with West on lead,"
-                         f" {east.west_tricks} with East on lead")
         for answer in self.answers:
-            who = {"W": "West", "E": "East"}[answer.to_play]
-            if position.leader is not None:
-                lines.append(f"  {who} to play; West takes {answer.west_tricks} from this trick on")
-            best = set(answer.best())
-            by_suit: dict[int, list[str]] = {}
-            for r in answer.moves:
-                by_suit.setdefault(r.suit, []).append(
-                    f"{self._card(r.suit, r.card)}:{r.west_tricks}{'*' if r in best else ''}"
-                )
-            cards = "  ".join(f"{suit_name(s, count)} {' '.join(c)}" for s, c in by_suit.items())
-            label = f"{who} leads" if answer.led is None else f"{who} plays"
-            lines.append(f"  {label}  {cards}")
             if answer.line is not None:
                 played = " ".join(
                     f"{c.player}:{self._card(c.suit, c.rank)}{_SYMBOL[c.suit] if count <= 4 else f'/{c.suit + 1}'}"
                     for c in answer.line
                 )
-                lines.append(f"    line  {played}")
-        return "\n".join(lines)
+                lines.append(f"  a line with {'West' if answer.leader == 'W' else 'East'} on lead  {played}")
+        return "\n".join(lines) + "\n"
 
 
 _SYMBOL = ("♠", "♥", "♦", "♣")
@@ -380,9 +381,10 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
 
 def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution:
     leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
-    value = unpack(sum(table.code(s.deal) for s in position.suits))
+    found = evaluate([s.deal for s in position.suits], table)
     answers = tuple(_theory_answer(position, table, leader, line) for leader in leaders)
-    return TwoHandSolution(position, answers, "theory", value)
+    return TwoHandSolution(position, answers, "theory", unpack(found.total),
+                           evaluation=found if position.leader is None else None)
 
 
 # -- the search's answer ---------------------------------------------------------------------------------
