@@ -245,3 +245,25 @@ def test_on_a_local_cluster_the_same_bytes_as_in_process(tmp_path):
         assert here.returncode == there.returncode == 0, there.stderr
         assert here.stdout == there.stdout and there.stderr == ""
         assert here.stdout.count("\n") >= len(deals)
+    # A deal at fault in the third block: the answers before it, in order, then its error — on the cluster too.
+    bad = stdin.replace(f"{deals[4300]}\n", "AK2/Q, 5/J\n", 1)
+    here, there = (subprocess.run(CLI + ["outcome", "--json", "-", *cluster], input=bad, capture_output=True, text=True,
+                                  env=env, timeout=600) for cluster in ([], ["--cluster", "local:2"]))
+    assert here.returncode == there.returncode == 2 and here.stdout == there.stdout and here.stderr == there.stderr
+    assert here.stderr.startswith("whist-catalogue: error: stdin line 4301: hands of different sizes")
+    assert here.stdout.count("\n") == 4300
+
+
+def test_the_command_line_loads_the_search_without_scipy_s_linear_algebra():
+    """Its own process loads Numba without ``scipy.linalg`` (a fifth of its start-up), which imports as usual
+    afterwards; a caller's process is left as it was."""
+    program = ("import sys\n"
+               "sys.argv = ['whist-catalogue', 'outcome', '--json', 'AK2/-, 5/QJ43']\n"
+               "from whist_catalogue.scripts.main import _run\n"
+               "code = _run(None)\n"
+               "loaded = 'scipy.linalg' in sys.modules\n"
+               "import scipy.linalg\n"
+               "print(code, loaded, scipy.linalg.__name__, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, **NO_CATALOGUE})
+    assert done.stderr.strip() == "0 False scipy.linalg" and json.loads(done.stdout)["outcome"]["west_leads"] == 3
