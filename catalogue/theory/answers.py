@@ -54,6 +54,14 @@ __all__ = [
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
+
+def _json_text(text: str) -> str:
+    """A string as JSON: a deal's text needs no escaping unless it holds a quote, a backslash or a control
+    character (what ``_to_json`` escapes with ``ensure_ascii=False``), so it goes out as it is, a batch's hot path."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return _to_json(text)
+
 LINEAR_METHOD = "linear-time (single-suit paper, Theorem 10.1)"
 """``method`` of an answer the linear-time theory gave (beyond every solver)."""
 THEORY = "theory"
@@ -304,9 +312,9 @@ class OutcomeAnswer(NamedTuple):
         west, east = self.outcome
         trumps = "null" if self.trumps is None else self.trumps
         if self.codes is None or self.total is None:
-            head = f'{{"deal": {_to_json(self.deal)}, "source": "search", "trumps": {trumps}, "suits": null, "value": null, '
+            head = f'{{"deal": {_json_text(self.deal)}, "source": "search", "trumps": {trumps}, "suits": null, "value": null, '
         else:
-            head = (f'{{"deal": {_to_json(self.deal)}, "source": "theory", "trumps": {trumps}, '
+            head = (f'{{"deal": {_json_text(self.deal)}, "source": "theory", "trumps": {trumps}, '
                     f'"suits": [{", ".join(values[c] for c in self.codes)}], "value": {values[self.total]}, ')
         cards = "" if self.cards is None else (f', "cards": {{"west": [{_cards_json(self.cards.west)}], '
                                                f'"east": [{_cards_json(self.cards.east)}]}}')

@@ -767,6 +767,7 @@ _RANK_BITS.update({c: 0 for c in _WHITESPACE})
 _LETTER_OF_BIT = "23456789TJQKA"
 _side_masks: dict[str, int] = {}
 _bit_names: dict[int, tuple[str, ...]] = {}
+"""The ranks' names of each half of a 13-bit rank mask (:func:`two_hand_suit`)."""
 
 
 def _side_mask(side: str) -> int:
@@ -803,19 +804,21 @@ def two_hand_suit(part: str) -> tuple[int, int, int, tuple[str, ...]]:
     west, east = _side_mask(west_text), _side_mask(east_text)
     cards = west | east
     if slash and west >= 0 and east >= 0 and cards and not west & east:
-        # West's ranks as bits over the suit's cards (the 13-bit rank masks compressed to the cards there are).
-        mask = position = 0
-        rest = cards
+        # West's ranks as bits over the suit's cards (the 13-bit rank masks compressed to the cards there are):
+        # each of West's cards sits above as many cards of the suit as there are below its rank.
+        mask = 0
+        rest = west
         while rest:
             low = rest & -rest
-            if west & low:
-                mask |= 1 << position
-            position += 1
+            mask |= 1 << (cards & (low - 1)).bit_count()
             rest ^= low
-        names = _bit_names.get(cards)
-        if names is None:
-            names = _bit_names[cards] = tuple(c for i, c in enumerate(_LETTER_OF_BIT) if cards >> i & 1)
-        return mask, west.bit_count(), east.bit_count(), names
+        if not _bit_names:
+            # The names of the ranks a 7-bit (2 … 8) or 6-bit (9 … A) mask holds, lowest first: 192 tuples, made once.
+            _bit_names.update({low: tuple(c for i, c in enumerate(_LETTER_OF_BIT[:7]) if low >> i & 1)
+                               for low in range(128)})
+            _bit_names.update({128 + high: tuple(c for i, c in enumerate(_LETTER_OF_BIT[7:]) if high >> i & 1)
+                               for high in range(64)})
+        return mask, west.bit_count(), east.bit_count(), _bit_names[cards & 127] + _bit_names[128 + (cards >> 7)]
     suit = read_suit(part)
     ranks = sorted(suit.west + suit.east)
     held = set(suit.west)

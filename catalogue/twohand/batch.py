@@ -77,6 +77,8 @@ class DealReader:
     def __init__(self, trumps: str | None = None) -> None:
         self.trumps = trumps
         self._suits: dict[str, _SuitBits] = {}
+        self._trumps: dict[tuple[str | None, int], int | None] = {}
+        """(the trump suit the text names, the deal's suits) → the trump suit, once found."""
 
     def __call__(self, text: str) -> Reading:
         named, body = split_trumps(text)
@@ -91,7 +93,11 @@ class DealReader:
                 parse_two_hand(text, self.trumps)  # a part at fault: said as the parser says it, naming the suit
                 raise
         count = len(parts)
-        trump = None if named is None and self.trumps is None else trump_suit(named, self.trumps, count, text)
+        trump = None
+        if named is not None or self.trumps is not None:
+            trump = self._trumps.get((named, count))
+            if trump is None:
+                trump = self._trumps[named, count] = trump_suit(named, self.trumps, count, text)
         n = east = 0
         even = True
         for _, w, e, _ in suits:
