@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import re
 import sys
 from collections import deque
@@ -285,16 +286,20 @@ class _Search:
 
 
 def _load_search() -> None:
-    """Load the search (Numba) into this process without SciPy's linear algebra.
+    """Load the search (Numba) into this process without what it never uses: BLAS.
 
     Numba imports ``scipy.linalg`` when it first builds its typing registries, only to learn whether jitted code
     may call BLAS (``np.dot``, ``np.linalg``), which no kernel of this package does — a fifth of the command line's
     start-up for a two-hand deal (docs/benchmarks.md).  While the search loads, that module reads as missing, so
-    Numba records that this process has no BLAS; afterwards ``scipy.linalg`` imports as usual.  Only the command
-    line's own process does this (a library user's Numba is left alone)."""
+    Numba records that this process has no BLAS; afterwards ``scipy.linalg`` imports as usual.  And NumPy's
+    OpenBLAS starts a thread a core at import, which spin for about 0.1 s of CPU time: one thread is enough for a
+    process that multiplies no matrices.  Only the command line's own process does this (a library user's NumPy
+    and Numba are left alone)."""
     if not OWN_PROCESS["console"] or "whist_catalogue.twohand.solver" in sys.modules \
             or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # an import of it raises ImportError meanwhile
     try:
         import whist_catalogue.twohand.solver  # noqa: F401

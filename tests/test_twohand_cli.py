@@ -256,14 +256,16 @@ def test_on_a_local_cluster_the_same_bytes_as_in_process(tmp_path):
 
 def test_the_command_line_loads_the_search_without_scipy_s_linear_algebra():
     """Its own process loads Numba without ``scipy.linalg`` (a fifth of its start-up), which imports as usual
-    afterwards; a caller's process is left as it was."""
+    afterwards, and NumPy with one OpenBLAS thread (the others spin at import); a caller's process is left as it
+    was."""
     program = ("import sys\n"
                "sys.argv = ['whist-catalogue', 'outcome', '--json', 'AK2/-, 5/QJ43']\n"
                "from whist_catalogue.scripts.main import _run\n"
                "code = _run(None)\n"
                "loaded = 'scipy.linalg' in sys.modules\n"
-               "import scipy.linalg\n"
-               "print(code, loaded, scipy.linalg.__name__, file=sys.stderr)\n")
+               "import os, scipy.linalg\n"
+               "print(code, loaded, scipy.linalg.__name__, os.environ['OPENBLAS_NUM_THREADS'], file=sys.stderr)\n")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, **NO_CATALOGUE})
-    assert done.stderr.strip() == "0 False scipy.linalg" and json.loads(done.stdout)["outcome"]["west_leads"] == 3
+                          env={**env, **NO_CATALOGUE})
+    assert done.stderr.strip() == "0 False scipy.linalg 1" and json.loads(done.stdout)["outcome"]["west_leads"] == 3
