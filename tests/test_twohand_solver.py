@@ -229,6 +229,8 @@ class TestAnswers:
         texts = [d.text() for d in deals]
         for one, many in zip((solve(t, line=False) for t in texts), solve_many(texts)):
             assert one.answers == many.answers and one.source == many.source
+            assert one.record() == many.record()  # the same answer as the command line renders it (the counters differ:
+            assert many.to_json()["outcome"] == one.to_json()["outcome"]  # the transposition table's state differs)
 
 
 class TestBadInput:

@@ -507,7 +507,7 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
             out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
-                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS]))
+                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
             out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
