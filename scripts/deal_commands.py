@@ -416,9 +416,10 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
     evaluate = DealEvaluator(table)
     read = DealReader(args.trumps)
     as_json = _ValueJson() if args.json else None
-    # Deals without a trump suit are the theory's until one turns out uneven; from then on a batch is read as
-    # two-hand deals first (a symmetric one still goes to the theory): each way costs a batch of the other kind
-    # one failed attempt, at most.
+    # Deals are read by the theory's parser (the fastest for symmetric deals, and the one that knows a suit beyond
+    # every solver) until one names a trump suit or has an uneven suit; from then on, by the two-hand reader (a
+    # symmetric deal still goes to the theory). A batch of symmetric deals never pays for the reader, and a batch of
+    # two-hand deals pays for one failed attempt of the theory's parser.
     two_hand = args.trumps is not None
 
     def answer(written: DealText) -> str | tuple[Reading, Words]:
@@ -541,20 +542,36 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
     to_play: Player = leader if args.led is None else _OTHER[leader]
     lead = 0 if leader == "W" else 1
 
+    two_hand = args.trumps is not None  # as in outcome: the theory's parser first, until a two-hand deal comes
+
     def answer(written: DealText) -> str | tuple[Reading, Words]:
+        nonlocal two_hand
+        text, shown, trump = written.text, written.text, None
         try:
-            reading = read(written.text)
-            suits = tuple(map(read_suit, reading.parts))
-            led = _parse_led(args.led, suits) if args.led else None
-            if not reading.symmetric:
-                return reading, (reading.west, reading.starts, reading.tf, lead,
-                                 0 if led is None else led_bit(reading, leader, led))
+            suits: tuple[Suit, ...] | None = None
+            if not two_hand:
+                if split_trumps(text)[0] is None:
+                    try:
+                        suits = parse_multisuit(text)
+                    except AsymmetricSuitError:
+                        pass
+                two_hand = suits is None
+            if suits is None:
+                reading = read(text)
+                shown, trump = reading.text, reading.trump
+                suits = tuple(map(read_suit, reading.parts))
+                led = _parse_led(args.led, suits) if args.led else None
+                if not reading.symmetric:
+                    return reading, (reading.west, reading.starts, reading.tf, lead,
+                                     0 if led is None else led_bit(reading, leader, led))
+            else:
+                led = _parse_led(args.led, suits) if args.led else None
             found = answer_moves(table, suits, leader, led)
         except WhistError as exc:
             raise written.located(exc) from None
-        return _line(MovesAnswer(reading.text, tuple(map(str, suits)), to_play,
+        return _line(MovesAnswer(shown, tuple(map(str, suits)), to_play,
                                  [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in found.results],
-                                 found.beyond if found.source == LINEAR_TIME else "", THEORY, reading.trump), as_json)
+                                 found.beyond if found.source == LINEAR_TIME else "", THEORY, trump), as_json)
 
     def searched(reading: Reading, values: list[int], results: list[list[int]]) -> str:
         return _line(moves_answer(reading, to_play, results[0]), as_json)

@@ -795,11 +795,12 @@ def _side_mask(side: str) -> int:
     return mask
 
 
-def two_hand_suit(part: str) -> tuple[int, int, int, tuple[str, ...]]:
+def two_hand_suit(part: str, limit: int = 64) -> tuple[int, int, int, tuple[str, ...]]:
     """One suit of a two-hand deal (:func:`parse_two_hand` reads it so): West's cards as bits over the suit's
-    cards, lowest first; how many cards West and East hold; the cards' names, lowest first.  A suit in plain rank
-    notation (``AK2/-``, ``QT 9/J``) is read with integer operations, a fraction of a microsecond; any other by
-    :func:`_read_suit`, raising what it raises."""
+    cards, lowest first; how many cards West and East hold; the cards' names, lowest first — the bits and the
+    names only for a suit of at most ``limit`` cards (0 and ``()`` for a larger one, whose deal no search takes).
+    A suit in plain rank notation (``AK2/-``, ``QT 9/J``) is read with integer operations, a fraction of a
+    microsecond; any other by :func:`_read_suit`, raising what it raises."""
     west_text, slash, east_text = part.partition("/")
     west, east = _side_mask(west_text), _side_mask(east_text)
     cards = west | east
@@ -820,6 +821,8 @@ def two_hand_suit(part: str) -> tuple[int, int, int, tuple[str, ...]]:
                                for high in range(64)})
         return mask, west.bit_count(), east.bit_count(), _bit_names[cards & 127] + _bit_names[128 + (cards >> 7)]
     suit = read_suit(part)
+    if len(suit.west) + len(suit.east) > limit:
+        return 0, len(suit.west), len(suit.east), ()
     ranks = sorted(suit.west + suit.east)
     held = set(suit.west)
     return sum(1 << i for i, r in enumerate(ranks) if r in held), len(suit.west), len(suit.east), \

@@ -135,7 +135,8 @@ class DealReader:
         if found is None:
             if len(self._suits) >= _MAX_KNOWN:
                 self._suits.clear()
-            found = self._suits[part] = two_hand_suit(part)
+            # A suit of more cards than two hands the search takes is never searched: its counts are enough.
+            found = self._suits[part] = two_hand_suit(part, 2 * MAX_SEARCH_N)
         return found
 
 
