@@ -8,15 +8,12 @@ is :class:`whist_catalogue.theory.play.Play` through :class:`whist_catalogue.gui
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -24,27 +21,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
-from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
-    BusyBar,
     CopyTableView,
     HandEditor,
-    MessageBar,
     ValueLabel,
     cards_text,
-    copy_text,
     enlarge,
-    examples_button,
     fit_table,
     heading,
     scrolled,
     suit_symbol,
+    wrapped,
 )
-from whist_catalogue.gui.analysis_view import AnalysisView
-from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
@@ -78,68 +69,54 @@ HELP = (
 _SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
 
 
-class MultiSuitCalculator(AnalysisView, QWidget):
+class MultiSuitCalculator(AnalysisView[tuple[Suit, ...]]):
     """View 2: several suits; each suit's value, the sum, the outcome, the right lead, and play."""
 
-    analysed = Signal()
     TITLE = "Multi-suit calculator"
+    EXAMPLES = EXAMPLES
+    EXAMPLE_MOVES = 4
+    PLACEHOLDER = "AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)"
+    TOOLTIP = "A multi-suit deal: single-suit deals in any notation of docs/spec.md §2, separated by , or ;"
+    SHOW = "&Add up"
+    COPY = "&Copy deal and values"
+    MULTI = True
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.analysis: MultiSuitAnalysis | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
-
-        self.input = QLineEdit()
-        self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
-        self.input.setToolTip("A multi-suit deal: single-suit deals in any notation of docs/spec.md §2, separated by , or ;")
-        self.input.setClearButtonEnabled(True)
-        self.input.returnPressed.connect(self.show_text)
-        deal_label = QLabel("&Deal:")
-        deal_label.setBuddy(self.input)
-        self.show_button = QPushButton("&Add up")
-        self.show_button.clicked.connect(self.show_text)
-        self.examples_button = examples_button(EXAMPLES, self.set_deal_text)
-        self.copy_button = QPushButton("&Copy deal and values")
-        self.copy_button.clicked.connect(self.copy_summary)
-        copy_action = QAction(self)
-        copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        copy_action.triggered.connect(self.copy_summary)
-        self.addAction(copy_action)
-        row = QHBoxLayout()
-        row.addWidget(deal_label)
-        row.addWidget(self.input, 1)
-        row.addWidget(self.show_button)
-        row.addWidget(self.examples_button)
-        row.addWidget(self.copy_button)
-        self.message = MessageBar(keep_space=True)
-        self.busy_bar = BusyBar()
-        self.busy_bar.cancelled.connect(self.cancel_analysis)
-        self.input.textChanged.connect(self._text_changed)
-        self._editing = False
-
-        # -- one hand editor per suit ----------------------------------------------------------
-        self.editors_box = QGroupBox("Or click the cards of each suit")
-        self.editors_grid = QGridLayout()
-        self.editors_grid.setHorizontalSpacing(10)
-        self.editors_grid.setVerticalSpacing(6)
+        super().__init__(context, parent)
         self.editors: list[HandEditor] = []
+        # The suit buttons sit with the deal, not beside the card pickers: there they took the width
+        # a second column of suits needs in a 1000-pixel window.
         self.add_suit_button = QPushButton("+ suit")
         self.add_suit_button.setToolTip("add an empty suit to edit by hand")
         self.add_suit_button.clicked.connect(self.add_suit)
         self.remove_suit_button = QPushButton("− suit")
         self.remove_suit_button.setToolTip("remove the last suit")
         self.remove_suit_button.clicked.connect(self.remove_suit)
+        self.editors_box = QGroupBox("Or click the cards of each suit")
+        self.editors_grid = QGridLayout()
+        self.editors_grid.setHorizontalSpacing(10)
+        self.editors_grid.setVerticalSpacing(6)
         editors_layout = QHBoxLayout(self.editors_box)
         editors_layout.addLayout(self.editors_grid)
         editors_layout.addStretch(1)
-        # The suit buttons sit with the deal, not beside the card pickers: there they took the width
-        # a second column of suits needs in a 1000-pixel window.
-        row.addWidget(self.add_suit_button)
-        row.addWidget(self.remove_suit_button)
+        # On a narrow screen the editors scroll sideways rather than widen the window.
+        self.editors_area = scrolled(self.editors_box)
+        self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        play_box = QGroupBox("Play it out against the app, or watch it play both sides")
+        QVBoxLayout(play_box).addWidget(self.play_panel)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(scrolled(self._values_box()))
+        self.play_area = scrolled(play_box)
+        body.addWidget(self.play_area)
+        # The play needs two hands, the table and the list of tricks side by side: it gets two thirds.
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 2)
+        body.setChildrenCollapsible(False)
+        self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button)
+        self._set_editor_count(1)
 
-        # -- values ----------------------------------------------------------------------------
+    def _values_box(self) -> QGroupBox:
+        """Each suit's value, the sum, the outcome and each side's first lead."""
         self.suits_model = SuitValuesModel(self)
         self.suits_view = CopyTableView()
         self.suits_view.setModel(self.suits_model)
@@ -149,110 +126,28 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.sum_label = ValueLabel("—", 28)
         self.sum_label.setToolTip("the sum in V of the suits' values (multi-suit paper §7.1)")
-        self.outcome_label = QLabel()
-        self.outcome_label.setWordWrap(True)
-        self.lead_labels = {p: QLabel() for p in ("W", "E")}
-        for label in self.lead_labels.values():
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-        values_box = QGroupBox("Values")
-        v = QVBoxLayout(values_box)
-        v.addWidget(self.suits_view)
-        sum_row = QHBoxLayout()
-        sum_row.addWidget(heading("Sum:"))
-        sum_row.addWidget(self.sum_label)
-        sum_row.addStretch(1)
-        v.addLayout(sum_row)
-        # Headings wrap: in a 1000-pixel window the values get under 400 pixels, and a heading that
-        # cannot wrap widens the column past its scroll area and cuts off every line below it.
-        for text in ("Outcome (Theorem 9.1: χ = ρ(sum))", "First lead (the rule of §10.4, then a best lead of that suit)"):
-            label = heading(text)
-            label.setWordWrap(True)
-            v.addWidget(label)
-            if text.startswith("Outcome"):
-                v.addWidget(self.outcome_label)
-        v.addWidget(self.lead_labels["W"])
-        v.addWidget(self.lead_labels["E"])
-        v.addStretch(1)
-        help_label = QLabel(HELP)
-        help_label.setWordWrap(True)
-        v.addWidget(help_label)
-
-        self.play_panel = PlayPanel(lambda: self.context.solver, multi=True)
-        play_box = QGroupBox("Play it out against the app, or watch it play both sides")
-        QVBoxLayout(play_box).addWidget(self.play_panel)
-
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(scrolled(values_box))
-        body.addWidget(scrolled(play_box))
-        # The play needs two hands, the table and the list of tricks side by side: it gets the larger share.
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setChildrenCollapsible(False)
-        self.results = body
-        """The suits' values, sum, outcome, leads and play: greyed while valuing, cleared after bad input."""
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        # One line for the message and the progress, always there: what comes and goes in it
-        # never moves the card rows below.
-        status_line = QWidget()
-        line = QHBoxLayout(status_line)
-        line.setContentsMargins(0, 0, 0, 0)
-        line.addWidget(self.message, 1)
-        line.addWidget(self.busy_bar, 1)
-        status_line.setFixedHeight(max(self.message.minimumHeight(), self.busy_bar.sizeHint().height()))
-        layout.addWidget(status_line)
-        # On a narrow screen the editors scroll sideways rather than widen the window.
-        self.editors_area = scrolled(self.editors_box)
-        self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        layout.addWidget(self.editors_area)
-        layout.addWidget(body, 1)
-        self._set_editor_count(1)
-        self._clear()
-
-    # -- examples --------------------------------------------------------------------------------
-    def load_example(self) -> None:
-        """Deal (28) of the multi-suit paper, with the first two tricks played (for the screenshot)."""
-        self.set_deal_text(DEAL_28)
-        self.analysed.connect(self._example_play)
-
-    @Slot()
-    def _example_play(self) -> None:
-        self.analysed.disconnect(self._example_play)
-        panel = self.play_panel
-        panel.hints.setChecked(True)
-        for _ in range(4):
-            if panel.play is not None and not panel.play.finished:
-                panel.app_move()
+        self.outcome_label = wrapped()
+        self.lead_labels = {p: wrapped() for p in ("W", "E")}
+        box = QGroupBox("Values")
+        column = QVBoxLayout(box)
+        # The sum under its heading, not beside it: so it fits the values' third of a 1000-pixel window.
+        for widget in (self.suits_view, heading("Sum of the values"), self.sum_label,
+                       heading("Outcome (Theorem 9.1: χ = ρ(sum))"), self.outcome_label,
+                       heading("First lead (the rule of §10.4, then a best lead of that suit)"), *self.lead_labels.values()):
+            column.addWidget(widget)
+        column.addStretch(1)
+        column.addWidget(wrapped(HELP))
+        return box
 
     # -- input -----------------------------------------------------------------------------------
-    def set_deal_text(self, text: str) -> None:
-        self.input.setText(text)
-        self.show_text()
+    def parse(self, text: str) -> tuple[Suit, ...]:
+        return parse_multisuit(text)
 
-    @Slot()
-    def show_text(self) -> None:
-        try:
-            suits = parse_multisuit(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self._set_editor_count(1)  # no card picker keeps the last deal beside the input at fault
-            self.editors[0].clear()
-            self.message.show_error(str(exc))
-            return
-        self._sync_editors(suits)
-        self.show_suits(suits)
-
-    @Slot(str)
-    def _text_changed(self, text: str) -> None:
-        if not text.strip() and not self._editing:
+    def _sync_editors(self, suits: tuple[Suit, ...] | None) -> None:
+        if suits is None:
             self._set_editor_count(1)
             self.editors[0].clear()
-            self._no_deal()
-            self.message.clear_message()
-
-    def _sync_editors(self, suits: tuple[Suit, ...]) -> None:
+            return
         if len(suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in suits):
             self.editors_box.setTitle("Or click the cards of each suit (only for rank notation, up to six suits)")
             self._set_editor_count(0)
@@ -314,12 +209,7 @@ class MultiSuitCalculator(AnalysisView, QWidget):
 
     @Slot()
     def _editor_changed(self) -> None:
-        texts = [e.text() for e in self.editors]
-        self._editing = True
-        try:
-            self.input.setText(", ".join(texts))
-        finally:
-            self._editing = False
+        self.write_field(", ".join(e.text() for e in self.editors))
         for k, editor in enumerate(self.editors):
             w, e = len(editor.hand("W")), len(editor.hand("E"))
             if w == 0 and e == 0:
@@ -330,29 +220,23 @@ class MultiSuitCalculator(AnalysisView, QWidget):
                 self._no_deal()
                 self.message.show_info(f"Suit {k + 1}: West holds {cards_text(w)}, East {e}; both must hold the same number.")
                 return
-        try:
-            suits = parse_multisuit(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self.message.show_error(str(exc))
-            return
-        self.show_suits(suits)
+        suits = self.parse_field()
+        if suits is not None:
+            self.show_deal(suits)
 
     # -- analysis ----------------------------------------------------------------------------------
-    def show_suits(self, suits: tuple[Suit, ...]) -> None:
+    def show_deal(self, suits: tuple[Suit, ...]) -> None:
         """Value the suits in a worker; meanwhile the previous deal's results are greyed."""
         self.start_analysis("Valuing the suits", analyse, suits, self.context.solver)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.suits_model.set_rows([])
+        self.suits_view.hide()  # an empty table is a white box that looks broken
         self.sum_label.setText("—")
         self.outcome_label.setText("Enter a deal above.")
         for label in self.lead_labels.values():
             label.setText("")
-
-    def _suit_name(self, i: int) -> str:
-        return suit_symbol(i, len(self.analysis.suits)) if self.analysis else str(i + 1)
 
     def _fill(self, a: MultiSuitAnalysis) -> None:
         count = len(a.suits)
@@ -362,6 +246,7 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             chosen = [name for name, s in (("West", west_suit), ("East", east_suit)) if s == i]
             rows.append(SuitRow(suit_symbol(i, count), suit, sol.value, " and ".join(chosen)))
         self.suits_model.set_rows(rows)
+        self.suits_view.show()
         self.suits_view.resizeColumnsToContents()
         self.sum_label.setText(a.value.text())
         tricks = sum(s.n for s in a.suits)
@@ -382,8 +267,6 @@ class MultiSuitCalculator(AnalysisView, QWidget):
     # -- clipboard --------------------------------------------------------------------------------------
     def summary_text(self) -> str:
         a = self.analysis
-        if a is None:
-            return ""
         count = len(a.suits)
         lines = [", ".join(str(s) for s in a.suits)]
         for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
@@ -395,9 +278,3 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             lead = a.lead(p)
             lines.append(f"{name} leads {suit_symbol(lead.suit, count)}{a.lead_name(p)}: {lead.rule.describe(p)}")
         return "\n".join(lines)
-
-    @Slot()
-    def copy_summary(self) -> None:
-        text = self.summary_text()
-        if text:
-            copy_text(text)

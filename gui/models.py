@@ -365,12 +365,6 @@ class TricksModel(RowListModel):
     HEADERS = ("Leader", "Led", "Reply", "Winner", "Note")
     rows: list[TrickRow]
 
-    def append(self, row: TrickRow) -> None:
-        n = len(self.rows)
-        self.beginInsertRows(QModelIndex(), n, n)  # first and last row inserted, inclusive
-        self.rows.append(row)
-        self.endInsertRows()
-
     @property
     def played(self) -> list[TrickRow]:
         return [r for r in self.rows if not r.projected]
@@ -421,9 +415,13 @@ class SuitRow:
 
 
 class SuitValuesModel(RowListModel):
-    """The suits of a multi-suit deal: the cards, the canonical label, the value and the suit's outcome alone."""
+    """The suits of a multi-suit deal: the value, the suit's outcome alone, whose first lead it takes, the cards and
+    the canonical label — in that order, so that in a narrow window the values are what stays in sight."""
 
-    HEADERS = ("Suit", "West / East", "Label", "Value", "Alone", "First lead")
+    HEADERS = ("Suit", "Value", "Alone", "First lead", "West / East", "Label")
+    TIPS = ("", "", "West's tricks in this suit played alone, with West / East on lead: ρ(value)",
+            "the suit the rule of §10.4 chooses for this side's first lead", "West's cards / East's cards",
+            "canonical label: the owner of each card, lowest first (docs/spec.md §2)")
     rows: list[SuitRow]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -431,34 +429,19 @@ class SuitValuesModel(RowListModel):
         if row is None:
             return None
         col = index.column()
-        suit = row.suit
         if role == Qt.ItemDataRole.DisplayRole:
             outcome = rho(row.value)
-            cells = (
-                row.name,
-                str(suit),
-                suit.deal.label,
-                row.value.text(),
-                f"({outcome.west_leads}, {outcome.east_leads})",
-                row.chosen_by,
-            )
-            return cells[col]
+            return (row.name, row.value.text(), f"({outcome.west_leads}, {outcome.east_leads})", row.chosen_by,
+                    str(row.suit), row.suit.deal.label)[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            return LEFT if col in (1, 2) else CENTER
-        if role == Qt.ItemDataRole.FontRole and col == 3:
+            return LEFT if col >= 4 else CENTER
+        if role == Qt.ItemDataRole.FontRole and col == 1:
             font = QFont()
             font.setPointSize(font.pointSize() + 1)
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if col == 4:
-                return "West's tricks in this suit played alone, with West / East on lead: ρ(value)"
-            if col == 5 and row.chosen_by:
-                return "the suit the rule of §10.4 chooses for this side's first lead"
-            if col == 2:
-                return "canonical label: the owner of each card, lowest first (docs/spec.md §2)"
-            if col == 1:
-                return "West's cards / East's cards"
+        if role == Qt.ItemDataRole.ToolTipRole and (col != 3 or row.chosen_by):
+            return self.TIPS[col] or None
         return None
 
 

@@ -138,7 +138,10 @@ def _run(argv: Sequence[str] | None) -> int:
             # What start-up built (modules, the parser) lives to the end: kept out of the collector's full
             # passes, which a batch of deals would otherwise trigger over and over (docs/benchmarks.md).
             gc.freeze()
-        code = int(args.func(args) or EXIT_OK)
+        from whist_catalogue.theory.jit import announcing  # light: Numba loads only with a kernel
+
+        with announcing(_preparing):
+            code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
     except CatalogueDamagedError as exc:
@@ -160,6 +163,12 @@ def _run(argv: Sequence[str] | None) -> int:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                      " (please report it; WHIST_CATALOGUE_TRACEBACK=1 shows the traceback)", EXIT_SOFTWARE)
+
+
+def _preparing(text: str) -> None:
+    """A command's first Numba compile (an empty or stale cache): said at once, since it can take a minute."""
+    sys.stderr.write(f"whist-catalogue: {text} …\n")
+    sys.stderr.flush()
 
 
 def _fail(message: str, code: int) -> int:

@@ -157,3 +157,17 @@ def test_help_opens_the_docs_at_the_notation(qtbot):
         assert page.heading is None or page.heading in text, page
     docs.show_page("The search language")
     assert "search" in docs.browser.toPlainText().lower()
+
+
+def test_the_first_window_fits_the_screen(qtbot):
+    from whist_catalogue.gui.app import MainWindow, app_settings
+    from whist_catalogue.gui.context import AppContext
+
+    window = MainWindow(AppContext(None), settings=app_settings())  # nothing remembered: the first launch
+    qtbot.addWidget(window, before_close_func=lambda w: w.context.shutdown())
+    window.show()
+    free = window.screen().availableGeometry()  # the offscreen screen: 800 × 800, smaller than 1360 × 900
+    frame = window.frameGeometry()
+    assert free.height() < 900 and frame.top() >= free.top() and frame.bottom() <= free.bottom()
+    # as narrow as the screen, unless a view cannot be narrower (the search's builder needs some 880 pixels)
+    assert frame.width() <= max(free.width(), window.minimumSizeHint().width() + frame.width() - window.width())

@@ -28,7 +28,7 @@ def test_deal_28_adds_up_to_ten_and_a_half_fuzzy(qtbot, window, calculator, qtmo
     enter(qtbot, window, calculator, DEAL_28)
     model = calculator.suits_model
     assert model.rowCount() == 4
-    assert [model.index(r, 3).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
+    assert [model.index(r, 1).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
     qtmodeltester.check(model)
     assert calculator.sum_label.text() == "10 + 1/2 ± ε₀"
     assert "West takes 11 of the 19 tricks" in calculator.outcome_label.text()
@@ -177,3 +177,44 @@ def test_messages_never_move_the_card_rows(qtbot, window, calculator):
     qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)
     assert calculator.editors_area.mapTo(window, calculator.editors_area.rect().topLeft()).y() <= before.y()
     calculator.cancel_analysis()
+
+
+def test_esc_cancels_the_wait_as_the_message_says(qtbot, window, calculator):
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEWEWEW")  # n = 13, no catalogue: seconds of the engine
+    qtbot.waitUntil(lambda: "Cancel (Esc) stops it" in calculator.message.text(), timeout=10_000)
+    calculator.input.setFocus()
+    qtbot.keyClick(calculator.input, Qt.Key.Key_Escape)
+    assert not calculator.busy and "Cancelled" in calculator.message.text()
+    assert calculator.suits_model.rowCount() == 0 and calculator.analysis is None
+    assert not calculator.suits_view.isVisible()  # no empty table left behind
+    wait_idle(qtbot, window, calculator, timeout=120_000)
+
+
+def test_the_engines_plan_is_never_cut_off_at_1000x700(qtbot, window, calculator):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    calculator.set_deal_text("AQ/KJ, EWEWEWEWEWEWEWEWEWEWEWEWEW")
+    qtbot.waitUntil(lambda: "Not in the catalogue" in calculator.message.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: calculator.busy_bar.isVisible(), timeout=5_000)  # beside it, the progress
+    qtbot.wait(50)  # laid out
+    message = calculator.message
+    assert message.heightForWidth(message.width()) > message.fontMetrics().height()  # two lines at least ...
+    assert message.height() >= message.heightForWidth(message.width())  # ... and every one of them shown
+    calculator.cancel_analysis()
+    wait_idle(qtbot, window, calculator, timeout=120_000)
+
+
+def test_a_long_suit_wraps_in_the_play_panel_rather_than_widen_it(qtbot, window, calculator):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    enter(qtbot, window, calculator, "AQ/KJ, EWWEEWWEWEEWWEEW")  # eight cards a hand in the second suit
+    panel = calculator.play_panel
+
+    def rows():
+        west = [panel.card_button("W", rank, suit=1) for rank in panel.play.hand("W", 1)]
+        return {button.mapTo(panel, button.rect().topLeft()).y() for button in west if button and button.isVisible()}
+
+    qtbot.waitUntil(lambda: len(rows()) == 2, timeout=3_000)  # laid out again at the width the panel is given
+    # nothing runs past the window, the table and the Note column included
+    assert calculator.play_area.horizontalScrollBar().maximum() == 0
+    assert panel.tricks_view.mapTo(window, panel.tricks_view.rect().topRight()).x() <= window.width()
