@@ -286,7 +286,7 @@ def _record_line(record) -> str:  # noqa: ANN001
                     Notation.RANKS)
         shown, name = f"  {suit}", suit.name_of
     else:
-        shown, name = "", str
+        shown, name = "", lambda card: str(card)
     flags = f"  counterexample to {', '.join(record.counterexamples)}" if record.counterexamples else ""
     return (
         f"{record.label:<{2 * record.n}}{shown}  n={record.n:<2}  value {record.value.text():<14}"

@@ -35,6 +35,7 @@ from whist_catalogue.scripts.cli import (
     EXIT_SIGTERM,
     EXIT_SOFTWARE,
     EXIT_USAGE,
+    OWN_PROCESS,
     PROGRAM,
     Parser,
     add_db_option,
@@ -128,10 +129,11 @@ def _run(argv: Sequence[str] | None) -> int:
     """:func:`main` without the signals: every failure that is not one becomes its exit status here."""
     try:
         own_process = argv is None  # the console script, not a caller in a longer-lived process
-        argv = sys.argv[1:] if own_process else list(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
         # Only the command modules up to the one named are imported (start-up: docs/benchmarks.md).
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         args = parser.parse_args(argv)
+        OWN_PROCESS["console"] = own_process
         if own_process:
             # What start-up built (modules, the parser) lives to the end: kept out of the collector's full
             # passes, which a batch of deals would otherwise trigger over and over (docs/benchmarks.md).

@@ -193,27 +193,35 @@ class TestAnswers:
         assert searched.answers[0].moves == solution.answers[0].moves
 
     def test_json_and_text(self):
+        """The command line's JSON and text (outcome --cards, moves), the counters and the lines of play beside."""
         solution = solve("trumps ♥: AK2/-, 5/QJ43")
         data = json.loads(json.dumps(solution.to_json()))
         assert data["endings"] == solution.endings > 0 and data["nodes"] == solution.nodes
         assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "search"
+        assert data["value"] is None and data["suits"] is None
         assert data["outcome"] == {"west_leads": solution.answers[0].west_tricks,
                                    "east_leads": solution.answers[1].west_tricks}
-        first = data["moves"]["west_leads"][0]
+        assert {k: data[k] for k in ("outcome", "lead", "cards")} == \
+            {k: v for k, v in solution.record().to_json().items() if k in ("outcome", "lead", "cards")}
+        first = data["cards"]["west"][0]
         assert set(first) == {"suit", "card", "west_tricks"} and first["suit"] in (0, 1)
         assert {c["player"] for c in data["line"]["east_leads"]} == {"W", "E"}
         text = solution.text()
-        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by search")
-        assert "outcome   West takes" in text and "West leads  suit 1 (♠)" in text
+        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered     by search")
+        assert "outcome      West takes" in text and "    suit 2 (5/QJ43)  3:1  4:1  J:0*  Q:0*\n" in text
+        assert "  a line with East on lead  E:" in text
         position = solve(Position("trumps ♥: AK2/-, 5/QJ43", "W", (0, 14))).to_json()
         assert position["to_play"] == "E" and position["led"] == {"suit": 0, "card": "A"}
         # East, void in spades, ruffs with any of his four hearts: QJ are one run, 43 another, each its result.
         assert [(m["suit"], m["card"]) for m in position["moves"]] == [(1, "3"), (1, "4"), (1, "J"), (1, "Q")]
         assert position["moves"][0]["west_tricks"] == position["moves"][1]["west_tricks"]
+        theory = solve("AQ/KJ, 7/6", trumps="S").to_json()
+        assert theory["source"] == "theory" and theory["value"]["text"] == "2 + 1/2 − ε₀"
+        assert theory["lead"] == {"west": {"suit": 1, "card": "7"}, "east": {"suit": 1, "card": "6"}}  # §10.4
 
     def test_notebook_drawing(self):
         html = solve("trumps ♥: AK2/-, 5/QJ43")._repr_html_()
-        assert "<svg" in html and "trumps ♥" in html and "outcome   West takes 0 tricks" in html
+        assert "<svg" in html and "trumps ♥" in html and "outcome      West takes 0 tricks" in html
 
     def test_a_batch_answers_as_one_deal_at_a_time(self):
         rng = random.Random(4)
@@ -221,6 +229,8 @@ class TestAnswers:
         texts = [d.text() for d in deals]
         for one, many in zip((solve(t, line=False) for t in texts), solve_many(texts)):
             assert one.answers == many.answers and one.source == many.source
+            assert one.record() == many.record()  # the same answer as the command line renders it (the counters differ:
+            assert many.to_json()["outcome"] == one.to_json()["outcome"]  # the transposition table's state differs)
 
 
 class TestBadInput:

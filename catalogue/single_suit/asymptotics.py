@@ -364,7 +364,7 @@ def limit_moment(power: int) -> float:
     """E[|ξ|^power], by integrating the density."""
     from scipy.integrate import quad
 
-    value, _ = quad(lambda t: t**power * limit_density(t), 0.0, _TAIL, epsabs=1e-13, epsrel=1e-12, limit=500)
+    value, _ = quad(lambda t: t**power * float(limit_density(t)), 0.0, _TAIL, epsabs=1e-13, epsrel=1e-12, limit=500)
     return 2 * value
 
 
@@ -387,7 +387,7 @@ def taylor_coefficients(order: int) -> list[tuple[Fraction, Fraction]]:
         if m % 2 == 0:
             coefficients.append((even[m // 2], Fraction(0)))
         else:
-            coefficients.append((Fraction(0), -2 * odd[m // 2]))
+            coefficients.append((Fraction(0), Fraction(-2 * odd[m // 2])))
     return coefficients
 
 

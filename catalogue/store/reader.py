@@ -394,8 +394,8 @@ class Catalogue(SolverBase):
         is read; ``progress(n, done, total)`` follows the levels searched."""
         from whist_catalogue.store.search import matches
 
-        pages = {"limit": limit, "offset": offset, "after": after}
-        found = matches(self, expression, level=level, progress=progress, **pages)  # pyright: ignore[reportArgumentType]
+        found = matches(self, expression, level=level, limit=limit, offset=offset, after=after,  # pyright: ignore[reportArgumentType]
+                        progress=progress)
         self._streams.add(found)
         return found
 

@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import Any, Callable, cast
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)

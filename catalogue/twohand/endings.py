@@ -25,9 +25,9 @@ from functools import cache
 from math import comb
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, index, low, play, pop, segment, trump_mask
+from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
 
 __all__ = [
     "MAX_ENDING_N", "MAX_ENDING_SUITS", "OFFSETS", "ENDINGS_FILE", "ending_index", "ending_value", "build_endings",

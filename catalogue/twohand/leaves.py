@@ -19,10 +19,10 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.constants import SCALE_BITS
 from whist_catalogue.theory.small_suits import TABLE_MAX_N, table_arrays
+from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
 
 __all__ = ["LEAF_MAX_N", "LEAF_KEYS", "leaf_codes", "rho"]
 
