@@ -4,14 +4,15 @@ result, and play against the app.
 Every answer is :func:`whist_catalogue.twohand.solver.solve`'s, and says where it comes from: a deal whose suits
 are all even is the theory's (nobody can ever ruff or discard, so trumps change nothing) — each suit's value, the
 sum, the outcome ρ(Σ val) (Theorem 9.1 of the multi-suit paper) and each side's first lead with the clause of §10.4
-that chose it, from :func:`whist_catalogue.theory.multisuit.analyse`; any other deal has no value in V, and its
-outcome and results come from the exact search.  Play is :class:`whist_catalogue.twohand.play.Play` through
-:class:`whist_catalogue.gui.play_panel.PlayPanel`.
+that chose it (the solution's :class:`~whist_catalogue.theory.multisuit.Evaluation`); any other deal has no value
+in V, and its outcome, results and first leads come from the exact search.  Its text is the command line's
+(:meth:`~whist_catalogue.twohand.solver.TwoHandSolution.text`).  Play is :class:`whist_catalogue.twohand.play.Play`
+through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -32,7 +33,6 @@ from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.widgets import (
-    SOURCE_WORDS,
     CopyTableView,
     HandEditor,
     ValueLabel,
@@ -46,18 +46,18 @@ from whist_catalogue.gui.widgets import (
     suit_symbol,
     wrapped,
 )
+from whist_catalogue.theory.answers import OutcomeAnswer, source_text
 from whist_catalogue.theory.deals import Notation, TwoHandDeal, parse_two_hand
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult
-from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.solution import Solver
-from whist_catalogue.twohand.play import Move, Play
+from whist_catalogue.twohand.position import Position
 
 if TYPE_CHECKING:
     from whist_catalogue.twohand.solver import TwoHandSolution
 
-__all__ = ["MultiSuitCalculator", "DealAnswer", "answer_deal", "DEAL_28", "EXAMPLES"]
+__all__ = ["MultiSuitCalculator", "answer_deal", "DEAL_28", "EXAMPLES"]
 
 DEAL_28 = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
 """Deal (28) of the multi-suit paper, §11.4: "West to play and take eleven tricks"."""
@@ -94,32 +94,18 @@ HELP = (
 _SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
 
 
-class DealAnswer(NamedTuple):
-    """What the view shows of a deal: the solver's answer; for a deal of the theory its suits' values and first
-    leads (§10.4), for any other the app's first card with West and with East on lead."""
-
-    deal: TwoHandDeal
-    solution: TwoHandSolution
-    analysis: MultiSuitAnalysis | None
-    leads: tuple[Move, Move] | None
-
-
-def answer_deal(deal: TwoHandDeal, solver: Solver) -> DealAnswer:
+def answer_deal(deal: TwoHandDeal, solver: Solver) -> TwoHandSolution:
     """The deal's answer (in a worker): the theory's with ``solver``'s values (the catalogue, or the engine with its
     plan and progress), else the search's."""
     from whist_catalogue.twohand.solver import solve  # loads Numba's search: here, in the worker
 
-    if deal.symmetric:
-        analysis = analyse(deal.suits, solver)
-        return DealAnswer(deal, solve(deal, table=SuitTable(solver), line=False), analysis, None)
-    solution = solve(deal, line=False)
-    plays = [Play.start(deal.suits, p, solver, deal.trump) for p in ("W", "E")]
-    west, east = (play.recommended() for play in plays)
-    # The search after a lead is another kernel, which Numba loads on its first call (half a second): loaded here,
-    # so that the first card played against the app does not stall the window.
-    plays[0].play(west)
-    plays[0].card_results()
-    return DealAnswer(deal, solution, None, (west, east))
+    solution = solve(deal, table=SuitTable(solver), line=False)
+    if solution.source == "search":
+        # The search after a lead is another kernel, which Numba loads on its first call (half a second): loaded
+        # here, so that the first card played against the app does not stall the window.
+        first = solution.answers[0].moves[0]
+        solve(Position(deal, "W", (first.suit, first.card)), line=False)
+    return solution
 
 
 class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
@@ -356,17 +342,21 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         for label in (*self.lead_labels.values(), *self.cards_labels.values()):
             label.setText("")
 
-    def _fill(self, answer: DealAnswer) -> None:
-        deal, solution, a, leads = answer
+    def _fill(self, solution: TwoHandSolution) -> None:
+        deal, record, found = solution.position.deal, solution.record(), solution.evaluation
+        assert isinstance(record, OutcomeAnswer)  # a whole deal
         count = len(deal.suits)
-        theory = a is not None
-        self.source_label.setText(f"<b>Answered {self._source_words(answer)}.</b>")
-        chosen = [a.west_lead.suit, a.east_lead.suit] if a is not None else [m.suit for m in leads or ()]
+        theory = found is not None
+        counters = "" if theory else (f"<br><span style='color:#6b7280'>{solution.nodes:,} positions searched,"
+                                      f" {solution.theory_leaves:,} of them answered by Theorem 9.1, and"
+                                      f" {solution.endings:,} endings looked up</span>")
+        self.source_label.setText(f"<b>Answered {source_text(solution.source, deal.trump, count)}.</b>{counters}")
+        values = found.suit_values if found is not None else (None,) * count
         rows = []
-        for i, suit in enumerate(deal.suits):
+        for i, (suit, value) in enumerate(zip(deal.suits, values)):
             name = suit_symbol(i, count) + (" trumps" if i == deal.trump else "")
-            by = " and ".join(side for (_, side), s in zip(_SIDES, chosen) if s == i)
-            rows.append(SuitRow(name, suit, a.solutions[i].value if a is not None else None, by))
+            by = " and ".join(side for (_, side), lead in zip(_SIDES, (record.west, record.east)) if lead[0] == i)
+            rows.append(SuitRow(name, suit, value, by))
         self.suits_model.set_rows(rows)
         for column in (1, 2):  # the value and the suit's outcome alone: only the theory has them
             self.suits_view.setColumnHidden(column, not theory)
@@ -374,49 +364,23 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.suits_view.resizeColumnsToContents()
         for widget in (self.sum_heading, self.sum_label):
             widget.setVisible(theory)
-        self.sum_label.setText(a.value.text() if a is not None else "—")
-        tricks = deal.n
-        o = solution.outcome
-        assert o is not None  # a whole deal
+        self.sum_label.setText(solution.value.text() if solution.value is not None else "—")
+        tricks, o = deal.n, record.outcome
         self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else "Outcome (by search)")
         self.outcome_label.setText(
             f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
             f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
         )
         self.lead_heading.setText("First lead (the rule of §10.4, then a best lead of that suit)" if theory
-                                  else "First lead (the app's: the lowest of the best, by search)")
-        for p, name in _SIDES:
-            self.lead_labels[p].setText(self._lead_text(answer, p, name))
+                                  else "First lead (the first best card in the order written, by search)")
+        for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):
+            said = f"<b>{name} leads {card_label(led, count, card)}</b> — {why}"
+            if found is not None:
+                clause = CLAUSES[found.lead(p).rule.value]
+                said += f" <span style='color:#6b7280'>(clause {clause} of §10.4)</span>"
+            self.lead_labels[p].setText(said)
             self.cards_labels[p].setText(f"{name} on lead: {self._cards_text(deal, solution.answer(p).moves, p)}")
         self.play_panel.set_deal(deal.suits, deal.trump)
-
-    @staticmethod
-    def _source_words(answer: DealAnswer) -> str:
-        solution = answer.solution
-        words = SOURCE_WORDS.get(solution.source, solution.source)
-        if answer.analysis is not None:
-            if answer.deal.trump is None:
-                return words
-            trumps = suit_symbol(answer.deal.trump, len(answer.deal.suits))
-            return f"{words}: every suit is even, so nobody can ever ruff, and trumps ({trumps}) change nothing"
-        return (f"{words}: an uneven suit puts the deal outside the theory, so it has no value in V"
-                f" ({solution.nodes:,} positions searched, {solution.theory_leaves:,} of them answered by Theorem 9.1,"
-                f" {solution.endings:,} by the table of endings)")
-
-    def _lead_text(self, answer: DealAnswer, p: Player, name: str) -> str:
-        deal, solution, a, leads = answer
-        count = len(deal.suits)
-        if a is None:
-            assert leads is not None
-            move = leads[0 if p == "W" else 1]
-            best = len(solution.answer(p).best())
-            card = card_label(move.suit, count, deal.suits[move.suit].card_name(move.rank))
-            return (f"<b>{name} leads {card}</b> <span style='color:#6b7280'>"
-                    f"({'the one best first card' if best == 1 else f'one of {best} best first cards'})</span>")
-        lead = a.lead(p)
-        card = card_label(lead.suit, count, a.lead_name(p))
-        return (f"<b>{name} leads {card}</b> — {lead.rule.describe(p)} "
-                f"<span style='color:#6b7280'>(clause {CLAUSES[lead.rule.value]} of §10.4)</span>")
 
     @staticmethod
     def _card(deal: TwoHandDeal, r: CardResult) -> str:
@@ -435,17 +399,4 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
 
     # -- clipboard --------------------------------------------------------------------------------------
     def summary_text(self) -> str:
-        deal, solution, a, _ = self.analysis
-        if a is None:
-            return solution.text()
-        count = len(a.suits)
-        lines = [deal.text()]
-        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
-            lines.append(f"  {suit_symbol(i, count)} {suit}  {sol.value.text()}")
-        o = a.outcome
-        lines.append(f"sum      {a.value.text()}")
-        lines.append(f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead")
-        for p, name in _SIDES:
-            lead = a.lead(p)
-            lines.append(f"{name} leads {card_label(lead.suit, count, a.lead_name(p))}: {lead.rule.describe(p)}")
-        return "\n".join(lines)
+        return self.analysis.text()  # the command line's words (``outcome --cards``), the search's counters

@@ -38,7 +38,6 @@ from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.models import TrickRow, TricksModel
 from whist_catalogue.gui.widgets import (
     EAST_COLOR,
-    SOURCE_WORDS,
     WEST_COLOR,
     CardButton,
     CopyTableView,
@@ -61,6 +60,9 @@ from whist_catalogue.theory.solution import Solver
 __all__ = ["PlayPanel"]
 
 WATCH_INTERVAL_MS = 700
+
+SOURCE_WORDS = {"theory": "from the suits' values, Theorem 9.1", "search": "by search"}
+"""Who answers the position shown (:attr:`whist_catalogue.twohand.play.Play.source`), in the status line."""
 
 
 @dataclass(frozen=True)

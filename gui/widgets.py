@@ -61,7 +61,6 @@ __all__ = [
     "SUIT_SYMBOLS",
     "suit_symbol",
     "card_label",
-    "SOURCE_WORDS",
 ]
 
 WEST_COLOR = QColor("#1d4ed8")
@@ -95,15 +94,6 @@ QLabel[role="heading"] { font-weight: bold; color: #374151; }
 QLabel[role="value"] { color: #111827; }
 QGroupBox { font-weight: bold; }
 """
-
-
-SOURCE_WORDS = {
-    "theory": "from the suits' values, Theorem 9.1",
-    "search": "by search",
-    "endings": "from the table of endings",
-    "catalogue": "from the catalogue's table of endings",
-}
-"""Where a two-hand answer comes from (:attr:`whist_catalogue.twohand.solver.TwoHandSolution.source`), in words."""
 
 
 def player_name(player: str) -> str:

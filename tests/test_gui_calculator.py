@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication
 from whist_catalogue.gui.calculator import DEAL_28, TRUMP_EXAMPLE
 from whist_catalogue.gui.widgets import card_label
 from whist_catalogue.theory.deals import parse_two_hand
+from whist_catalogue.twohand.play import Move
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def test_deal_28_adds_up_to_ten_and_a_half_fuzzy(qtbot, window, calculator, qtmo
     assert [model.index(r, 1).data() for r in range(4)] == ["3 − ε₂", "2 + ε₂", "3", "2 + 1/2"]
     qtmodeltester.check(model)
     assert calculator.sum_label.text() == "10 + 1/2 ± ε₀"
-    assert calculator.source_label.text() == "<b>Answered from the suits' values, Theorem 9.1.</b>"
+    assert calculator.source_label.text() == "<b>Answered from the suits' values (Theorem 9.1).</b>"
     assert "from the suits' values" in calculator.play_panel.status.text()
     assert "West takes 11 of the 19 tricks" in calculator.outcome_label.text()
     assert "West takes 10, East 9" in calculator.outcome_label.text()
@@ -295,20 +296,24 @@ def test_a_trump_deal_shows_the_solvers_outcome_and_card_results(qtbot, window, 
     assert solution.outcome == (9, 6)
     assert calculator.trump_box.currentText() == "♠"
     assert calculator.suits_model.index(0, 0).data() == "♠ trumps"
-    # each side's first lead is the app's: a best card, the lowest of them
-    for p, name in (("W", "West"), ("E", "East")):
-        best = solution.answer(p).best()
-        lead = min(best, key=lambda r: (r.card, r.suit))
-        deal = solution.position.deal
-        card = card_label(lead.suit, 4, deal.suits[lead.suit].card_name(lead.card))
-        assert calculator.lead_labels[p].text().startswith(f"<b>{name} leads {card}</b>")
-        assert f"one of {len(best)} best first cards" in calculator.lead_labels[p].text()
     assert calculator.play_panel.status.text().startswith("♠ trumps. Tricks: West 0, East 0.")
+    # each side's first lead, the command line's and the app's: the first best card in the order written
+    deal = solution.position.deal
+    for p, name in (("W", "West"), ("E", "East")):
+        lead = solution.answer(p).best()[0]
+        card = card_label(lead.suit, 4, deal.suits[lead.suit].card_name(lead.card))
+        assert calculator.lead_labels[p].text() == f"<b>{name} leads {card}</b> — a best first card, found by search"
+        panel = calculator.play_panel
+        panel.leader_box.setCurrentIndex(panel.leader_box.findData(p))
+        panel.mode_box.setCurrentIndex(panel.mode_box.findData("both"))
+        panel.app_move()
+        assert panel.history.line[0].move == Move(lead.suit, lead.card)
+        panel.mode_box.setCurrentIndex(panel.mode_box.findData("W"))
     calculator.copy_summary()
     copied = QApplication.clipboard().text().splitlines()
-    assert copied[0] == TRUMP_EXAMPLE and copied[1].startswith("  answered by search")
-    # the solver's own words (its counters aside: the search's table remembers positions between deals)
-    assert copied[2:] == [line for line in solution.text().splitlines()[2:] if not line.startswith("    line")]
+    # the command line's words (its counters aside: the search's table remembers positions between deals)
+    assert copied[0] == TRUMP_EXAMPLE and copied[1].startswith("  answered     by search")
+    assert copied[:-1] == solution.record().text().splitlines() and copied[-1].startswith("  searched  ")
 
 
 def test_the_trump_selector_and_the_text_stay_in_step(qtbot, window, calculator):
@@ -378,8 +383,6 @@ def _referee_checks(text: str, records) -> int:
 
 
 def test_playing_a_trump_deal_to_the_end_after_a_mistake_the_app_stays_optimal(qtbot, window, calculator):
-    from whist_catalogue.twohand.play import Move
-
     text = "trumps ♥: AK73/-, Q5/KJ8, -/A9, 62/T54"  # West ruffs nothing, East's hearts ruff West's spades
     enter(qtbot, window, calculator, text)
     panel = calculator.play_panel

@@ -14,8 +14,8 @@ moves back; the desktop app and tests drive it.  Each position is answered where
   yet only the K holds West to 2 tricks.  So the theory's moves are its suit-by-suit choices that are optimal
   for the whole deal, or, when there is none, the cards that are.
 * **the search** — any other position (an uneven suit): every legal card's result by the exact search
-  (:func:`~.solver.solve` of the position), and a best card the lowest of the best.  A deal leaves the search
-  for the theory as soon as its suits are even again.
+  (:func:`~.solver.solve` of the position), and as the one best card the first in the order written.  A deal
+  leaves the search for the theory as soon as its suits are even again.
 
 Either way the moves stay optimal for the whole deal after either side's mistakes, since every position is
 answered afresh (and remembered: stepping back and forth asks nothing twice).
@@ -204,7 +204,8 @@ class Play:
 
     def recommended(self) -> Move:
         """One optimal move: the most complex qualifying suit's lowest best lead, or the lowest best reply; outside
-        the theory the lowest best card (a discard or a ruff as cheap as it can be)."""
+        the theory the first best card in the order written, suit by suit, lowest first (the command line's first
+        lead of a searched deal, :func:`~.batch.first_best`)."""
         moves = self.optimal_moves()
         if not moves:
             raise IllegalMoveError("the deal is over")
@@ -212,7 +213,7 @@ class Play:
             values = {m.suit: self.solver.value(self.suits[m.suit].deal) for m in moves}
             best_suit = max(values, key=lambda i: (values[i].complexity, -i))
             return min((m for m in moves if m.suit == best_suit), key=lambda m: m.rank)
-        return min(moves, key=lambda m: (m.rank, m.suit))
+        return min(moves, key=lambda m: (m.suit, m.rank))
 
     def play(self, move: Move) -> Trick | None:
         """Play a card for the player to move; returns the trick when it completes it."""
