@@ -13,7 +13,7 @@ is worse than none.
 
 A view asks the core for its answer in one place, :meth:`AnalysisView.show_deal`
 (:func:`whist_catalogue.gui.explorer.analyse_deal`,
-:func:`whist_catalogue.theory.multisuit.analyse`).
+:func:`whist_catalogue.gui.calculator.answer_deal`).
 """
 
 from __future__ import annotations

@@ -41,7 +41,6 @@ from whist_catalogue.gui.widgets import (
     enlarge,
     fit_table,
     heading,
-    row,
     scrolled,
     suit_symbol,
     wrapped,
@@ -133,16 +132,15 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.remove_suit_button = QPushButton("− suit")
         self.remove_suit_button.setToolTip("remove the last suit")
         self.remove_suit_button.clicked.connect(self.remove_suit)
-        self.editors_box = QGroupBox("Or click the cards of each suit")
+        self.editors_box = QGroupBox()
+        self._pickers_note = ""
+        """Why the card pickers cannot draw the deal, or nothing (the box's title says it, with each hand's count)."""
         self.editors_grid = QGridLayout()
         self.editors_grid.setHorizontalSpacing(10)
         self.editors_grid.setVerticalSpacing(6)
-        suits = QHBoxLayout()
-        suits.addLayout(self.editors_grid)
-        suits.addStretch(1)
-        editors_layout = QVBoxLayout(self.editors_box)
-        editors_layout.addLayout(self._trumps_row())
-        editors_layout.addLayout(suits)
+        editors_layout = QHBoxLayout(self.editors_box)
+        editors_layout.addLayout(self.editors_grid)
+        editors_layout.addStretch(1)
         # On a narrow screen the editors scroll sideways rather than widen the window.
         self.editors_area = scrolled(self.editors_box)
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -156,17 +154,16 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 2)
         body.setChildrenCollapsible(False)
-        self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button)
-        self._set_editor_count(1)
-    def _trumps_row(self) -> QHBoxLayout:
-        """The trump selector — none, or one of the deal's suits, in step with the text — and each hand's count."""
+        # The trump suit is the deal's, beside it: a row of its own took the height the play needs at 1000 × 700.
         self.trump_box = QComboBox()
         self.trump_box.setToolTip("the trump suit: none, or one of the deal's suits (the text names it too: trumps ♥: …)")
         self.trump_box.activated.connect(self._trump_chosen)
-        self.hand_counts = QLabel()
-        label = QLabel("&Trumps:")
-        label.setBuddy(self.trump_box)
-        return row(label, self.trump_box, 16, self.hand_counts)
+        trumps = QLabel("&Trumps:")
+        trumps.setBuddy(self.trump_box)
+        self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button, trumps, self.trump_box)
+        self._set_editor_count(1)
+        self._show_counts()
+
 
     def _values_box(self) -> QGroupBox:
         """Where the answer comes from, each suit's value, the sum, the outcome, each side's first lead and every
@@ -203,16 +200,17 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
 
     def _sync_editors(self, deal: TwoHandDeal | None) -> None:
         if deal is None:
+            self._pickers_note = ""
             self._set_editor_count(1)
             self.editors[0].clear()
             self._set_trumps(1, None)
             self._show_counts()
             return
         if len(deal.suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in deal.suits):
-            self.editors_box.setTitle("Or click the cards of each suit (only for rank notation, up to six suits)")
+            self._pickers_note = " (only for rank notation, up to six suits)"
             self._set_editor_count(0)
         else:
-            self.editors_box.setTitle("Or click the cards of each suit")
+            self._pickers_note = ""
             self._set_editor_count(len(deal.suits))
             for editor, suit in zip(self.editors, deal.suits):
                 editor.set_hands(suit.west, suit.east)
@@ -230,12 +228,13 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         box.setCurrentIndex(0 if trump is None or trump >= count else trump + 1)
 
     def _show_counts(self, sizes: tuple[int, int] | None = None) -> None:
-        """Each hand's cards in all (``sizes``, or the editors'), red while they differ."""
+        """Each hand's cards in all (``sizes``, or the editors'), in the pickers' title: red while they differ."""
         if sizes is None:
             sizes = (sum(len(e.hand("W")) for e in self.editors), sum(len(e.hand("E")) for e in self.editors))
         west, east = sizes
-        self.hand_counts.setText(f"West holds {cards_text(west)}, East {cards_text(east)}")
-        self.hand_counts.setStyleSheet("" if west == east else "color: #b91c1c;")
+        self.editors_box.setTitle(f"Or click the cards of each suit{self._pickers_note} — West holds"
+                                  f" {cards_text(west)}, East {cards_text(east)}")
+        self.editors_box.setStyleSheet("" if west == east else "QGroupBox::title { color: #b91c1c; }")
 
     def _set_editor_count(self, count: int) -> None:
         while len(self.editors) > count:

@@ -91,7 +91,7 @@ def test_hand_editor_per_suit(qtbot, window, calculator):
     # a suit may be split in any way, but the hands must match: the message says so, the cards stay to be fixed
     assert calculator.input.text() == "A/K, Q/-"
     assert "West holds 2 cards, East 1 card: both hands must hold the same number" in calculator.message.text()
-    assert calculator.hand_counts.text() == "West holds 2 cards, East 1 card"
+    assert calculator.editors_box.title().endswith("West holds 2 cards, East 1 card")
     assert first.count_label.text() == "1 : 1" and second.count_label.text() == "1 : 0"
     assert [e.hand("W") for e in calculator.editors] == [(14,), (12,)] and calculator.play_panel.play is None
     qtbot.mouseClick(second.button("E", 2), Qt.MouseButton.LeftButton)
@@ -104,7 +104,7 @@ def test_hand_editor_per_suit(qtbot, window, calculator):
     wait_idle(qtbot, window, calculator)
     assert calculator.input.text() == "A/K4, Q3/2" and not calculator.message.shown
     assert "by search" in calculator.source_label.text() and not calculator.sum_label.isVisible()
-    assert calculator.hand_counts.text() == "West holds 3 cards, East 3 cards"
+    assert calculator.editors_box.title().endswith("West holds 3 cards, East 3 cards")
 
 
 def test_copy_values(qtbot, window, calculator):
@@ -284,7 +284,7 @@ def test_an_uneven_deal_without_trumps_is_answered_by_search_with_no_value(qtbot
     model = calculator.suits_model
     assert [model.index(3, c).data() for c in (0, 4, 5)] == ["♣", "-/QJT6", "EEEE"]
     assert calculator.trump_box.currentText() == "none" and calculator.trump_box.count() == 5
-    assert calculator.hand_counts.text() == "West holds 13 cards, East 13 cards"
+    assert calculator.editors_box.title().endswith("West holds 13 cards, East 13 cards")
     panel = calculator.play_panel
     assert panel.play.source == "search" and "(by search)" in panel.status.text()
     assert [len(e.hand("E")) for e in calculator.editors] == [2, 4, 3, 4]
