@@ -427,3 +427,21 @@ def test_the_optimal_line_after_a_search_position_shows_ruffs(qtbot, window, cal
     line = panel.tricks.projected
     assert [(r.lead, r.reply, r.winner, r.note) for r in line[:1]] == [("♠2", "♥3", "East", "optimal line; East ruffs")]
     assert len(line) == 4 and panel.line_west_tricks == 0
+
+
+def test_a_search_gives_way_to_the_next_deal_and_to_esc(qtbot, window, calculator):
+    enter(qtbot, window, calculator, "AK2/QJ, 5/T4")  # the search's kernels loaded once
+    calculator.set_deal_text(TRUMP_EXAMPLE)
+    calculator.set_deal_text("trumps ♥: AK2/-, 5/QJ43")  # before the first answer arrives
+    wait_idle(qtbot, window, calculator)
+    assert "West takes 0 of the 4 tricks" in calculator.outcome_label.text()
+    assert calculator.play_panel.play is not None and calculator.play_panel.play.trump == 1
+    window.activateWindow()
+    calculator.input.setFocus()
+    qtbot.waitUntil(calculator.input.hasFocus)
+    calculator.set_deal_text(TRUMP_EXAMPLE)
+    assert calculator.busy and not calculator.results.isEnabled()
+    qtbot.keyClick(calculator.input, Qt.Key.Key_Escape)  # before the answer can arrive: no event ran since
+    assert "Cancelled" in calculator.message.text() and calculator.analysis is None
+    wait_idle(qtbot, window, calculator)
+    assert calculator.suits_model.rowCount() == 0 and calculator.play_panel.play is None  # nothing stale arrived
