@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
@@ -46,7 +47,7 @@ from whist_catalogue.gui.widgets import (
     wrapped,
 )
 from whist_catalogue.theory.answers import OutcomeAnswer, source_text
-from whist_catalogue.theory.deals import Notation, TwoHandDeal, parse_two_hand
+from whist_catalogue.theory.deals import SUIT_SYMBOLS, Notation, TwoHandDeal, parse_two_hand
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult
 from whist_catalogue.theory.small_suits import SuitTable
@@ -290,21 +291,29 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
 
     @Slot()
     def _trump_chosen(self) -> None:
-        """The user chose a trump suit: the text says it, and the deal is answered again."""
-        if self.editors:
-            self._editor_changed()
+        """The user chose a trump suit: the text names it, and the deal is answered again."""
+        try:
+            deal = self.parse(self.input.text())
+        except WhistError:
+            if any(e.hand("W") or e.hand("E") for e in self.editors):
+                self._editor_changed()  # cards clicked into hands of different sizes: the trump suit joins them
+            else:
+                self.show_text()  # the text's own error, said again
             return
-        deal = self.parse_field()
-        if deal is not None:
+        try:
             deal = TwoHandDeal(deal.suits, self.trump_box.currentData())
-            self.write_field(deal.text())
-            self.show_deal(deal)
+        except WhistError as exc:  # a suit of the deal before the text was edited
+            self.message.show_error(str(exc))
+            return
+        self.set_deal_text(deal.text())
 
     @Slot()
     def _editor_changed(self) -> None:
-        trump = self.trump_box.currentData()
+        trump, count = self.trump_box.currentData(), len(self.editors)
         body = ", ".join(e.text() for e in self.editors)
-        self.write_field(body if trump is None else f"trumps {suit_symbol(trump, len(self.editors))}: {body}")
+        if trump is not None:  # named as a deal's text names it: by symbol, by number past four suits
+            body = f"trumps {SUIT_SYMBOLS[trump] if count <= len(SUIT_SYMBOLS) else trump + 1}: {body}"
+        self.write_field(body)
         self._show_counts()
         for k, editor in enumerate(self.editors):
             if not editor.hand("W") and not editor.hand("E"):

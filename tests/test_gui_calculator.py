@@ -349,6 +349,17 @@ def test_the_trump_selector_and_the_text_stay_in_step(qtbot, window, calculator)
     wait_idle(qtbot, window, calculator)
     assert calculator.input.text() == "trumps ♥: 13 12 2 / -, 5 / 11 10 4 3"
     assert "West takes 0 of the 4 tricks" in calculator.outcome_label.text()
+    # five suits clicked: the trump suit is named by its number, as the text names it past four suits
+    enter(qtbot, window, calculator, "A/K, Q/J, T/9, 8/7, 6/5")
+    qtbot.keyClick(box, Qt.Key.Key_End)
+    wait_idle(qtbot, window, calculator)
+    assert calculator.input.text() == "trumps 5: A/K, Q/J, T/9, 8/7, 6/5" and "trumps (suit 5)" in calculator.source_label.text()
+    qtbot.mouseClick(calculator.editors[0].button("E", 2), Qt.MouseButton.LeftButton)
+    assert calculator.input.text() == "trumps 5: A/K2, Q/J, T/9, 8/7, 6/5" and calculator.message.shown
+    # a text at fault: a trump suit chosen says its error again, and the text stays the user's to fix
+    enter(qtbot, window, calculator, "AQ/KJ, AK/Q")
+    qtbot.keyClick(box, Qt.Key.Key_End)
+    assert calculator.input.text() == "AQ/KJ, AK/Q" and "hands of different sizes" in calculator.message.text()
 
 
 def _referee_checks(text: str, records) -> int:
