@@ -13,7 +13,7 @@ is worse than none.
 
 A view asks the core for its answer in one place, :meth:`AnalysisView.show_deal`
 (:func:`whist_catalogue.gui.explorer.analyse_deal`,
-:func:`whist_catalogue.theory.multisuit.analyse`).
+:func:`whist_catalogue.gui.calculator.answer_deal`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class AnalysisView(QWidget, Generic[D]):
 
     EXAMPLES: tuple[tuple[str, str], ...] = ()
     EXAMPLE_MOVES = 1
-    """Cards the app plays in the screenshot's example, the theory's moves marked."""
+    """Cards the app plays in the screenshot's example, the best moves marked."""
     PLACEHOLDER = ""
     TOOLTIP = ""
     SHOW = "&Show"
@@ -260,9 +260,9 @@ class AnalysisView(QWidget, Generic[D]):
         self.analysed.connect(once)
 
     # -- the screenshot, the clipboard ------------------------------------------------------------------
-    def load_example(self) -> None:
-        """The first example, the theory's moves marked and its first cards played (for the screenshot)."""
-        self.set_deal_text(self.EXAMPLES[0][0])
+    def load_example(self, text: str | None = None) -> None:
+        """The first example (or ``text``), the best moves marked and its first cards played (for the screenshot)."""
+        self.set_deal_text(text if text is not None else self.EXAMPLES[0][0])
         self.after_analysis(self._example_play)
 
     def _example_play(self) -> None:

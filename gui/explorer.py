@@ -7,7 +7,7 @@ shares (catalogue, recursive definition, engine, linear time), the
 labeled values α_ij from :func:`whist_catalogue.theory.labeled.labeled_matrix`, the matrix
 A, the sums T_k and H̄, H̲, H from :mod:`whist_catalogue.single_suit.formulas` (or the
 linear-time :mod:`whist_catalogue.single_suit.linear_time` for deals too large to show A), and
-play from :class:`whist_catalogue.theory.play.Play`.  The analysis runs in a worker, since
+play from :class:`whist_catalogue.twohand.play.Play`.  The analysis runs in a worker, since
 a deal beyond the catalogue may make the engine compute whole levels.
 """
 

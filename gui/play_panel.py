@@ -1,13 +1,13 @@
-"""Play a deal out against the app, or watch the app play both sides (one suit or many).
+"""Play a deal out against the app, or watch the app play both sides (one suit or many, trumps or not).
 
-All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, each
-card's exact result, the theory's moves (a lead by the rule of §10.4 of the
-multi-suit paper, or a reply — optimal for the whole deal from any position, the
-user's mistakes included), taking a card back, and the projected outcome
-ρ(Σ val) of Theorem 9.1; the play kept as a move list to step through is
-:class:`whist_catalogue.theory.play.PlayHistory`.  This panel shows the hands as
+All the play logic is :class:`whist_catalogue.twohand.play.Play`: the legal moves, each
+card's exact result, the app's moves (while every suit is even, the theory's: a lead by the
+rule of §10.4 of the multi-suit paper, or a reply; else the exact search's — optimal for the
+whole deal from any position, the user's mistakes included), taking a card back, and where
+each answer comes from; the play kept as a move list to step through is
+:class:`whist_catalogue.twohand.play.PlayHistory`.  This panel shows the hands as
 buttons (each with its result on request), the current trick on a table with the
-trick before it, the tricks played with what each costly card cost, and it takes
+trick before it, the tricks played with each ruff, discard and costly card, and it takes
 the keys of docs/app.md (stepping, undo and redo, cards typed).
 """
 
@@ -43,6 +43,7 @@ from whist_catalogue.gui.widgets import (
     CopyTableView,
     MessageBar,
     button,
+    card_label,
     fit_table,
     player_name,
     row,
@@ -52,12 +53,16 @@ from whist_catalogue.gui.widgets import (
 )
 from whist_catalogue.theory.deals import SUIT_LETTERS, Suit
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
+from whist_catalogue.theory.multisuit import Trick
+from whist_catalogue.twohand.play import Move, Play, PlayHistory, PlayRecord
 from whist_catalogue.theory.solution import Solver
 
 __all__ = ["PlayPanel"]
 
 WATCH_INTERVAL_MS = 700
+
+SOURCE_WORDS = {"theory": "from the suits' values, Theorem 9.1", "search": "by search"}
+"""Who answers the position shown (:attr:`whist_catalogue.twohand.play.Play.source`), in the status line."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +159,7 @@ class TrickTable(QWidget):
 class PlayPanel(QWidget):
     """Hands as card buttons, the controls, the tricks so far and an optimal line to the end.
 
-    The play is a move list (:class:`~whist_catalogue.theory.play.PlayHistory`): ← and → step a card
+    The play is a move list (:class:`~whist_catalogue.twohand.play.PlayHistory`): ← and → step a card
     back and forward through it, Ctrl+← and Ctrl+→ a trick, Home and End go to its ends, a click on a
     trick of the list shows the position after it; Ctrl+Z takes back your last card (with the app's
     answer), Ctrl+Shift+Z plays it again.  A card is played from the keyboard by typing it (see
@@ -176,8 +181,10 @@ class PlayPanel(QWidget):
         """A callable returning the solver to play with."""
         self.multi = multi
         self.suits: tuple[Suit, ...] = ()
+        self.trump: int | None = None
+        """The trump suit's index, None for no trumps."""
         self.history: PlayHistory | None = None
-        self._kept: dict[tuple[Suit, ...], PlayHistory] = {}
+        self._kept: dict[tuple[tuple[Suit, ...], int | None], PlayHistory] = {}
         self._typed = ""
         """The keys typed so far towards a card (a suit's letter waiting for its rank, say)."""
         self._buttons: dict[tuple[str, int, int], CardButton] = {}
@@ -239,8 +246,10 @@ class PlayPanel(QWidget):
         self.results_box = QCheckBox("Show each card's result")
         self.results_box.setToolTip("under each playable card: West's tricks at the end of the deal if it is played"
                                     " and both sides play perfectly afterwards")
-        self.hints = QCheckBox("Mark the theory's moves")
-        self.hints.setToolTip("outline in green the cards the theory plays here (best leads of the suits the rule of §10.4 allows, or best replies)")
+        self.hints = QCheckBox("Mark the best moves")
+        self.hints.setToolTip("outline in green the cards the app would play here: while every suit is even, the "
+                              "theory's (best leads of the suits the rule of §10.4 allows, or best replies); "
+                              "else every best card, by search")
         for box in (self.hints, self.results_box):
             box.toggled.connect(self.refresh)
         self.app_button = button("App's &move", "the app plays the theory's card for the side to move", self.app_move)
@@ -304,24 +313,26 @@ class PlayPanel(QWidget):
         return self.history.play if self.history is not None else None
 
     @property
-    def records(self) -> list[PlayedCard]:
+    def records(self) -> list[PlayRecord]:
         """The cards played up to the position shown."""
         return self.history.played if self.history is not None else []
 
-    def set_deal(self, suits: Sequence[Suit] | None) -> None:
-        """Start playing ``suits`` (None: nothing to play; the panel is disabled).
+    def set_deal(self, suits: Sequence[Suit] | None, trump: int | None = None) -> None:
+        """Start playing ``suits`` with ``trump`` the trump suit's index (``suits`` None: nothing to play; the
+        panel is disabled).
 
         The line played on the deal left is kept: a deal edited back to it (a card clicked out of a hand
         by mistake, then in again) comes back with its play where it was.
         """
         self.stop_watching()
         if self.history is not None and self.history.line and self.suits:
-            self._kept.pop(self.suits, None)
-            self._kept[self.suits] = self.history
+            left = (self.suits, self.trump)
+            self._kept.pop(left, None)
+            self._kept[left] = self.history
             while len(self._kept) > self.KEPT_DEALS:
                 del self._kept[next(iter(self._kept))]
-        self.suits = tuple(suits or ())
-        kept = self._kept.pop(self.suits, None) if self.suits else None
+        self.suits, self.trump = tuple(suits or ()), trump
+        kept = self._kept.pop((self.suits, trump), None) if self.suits else None
         if kept is not None:
             self.history = kept
             self.leader_box.blockSignals(True)
@@ -354,7 +365,7 @@ class PlayPanel(QWidget):
             self.refresh()
             return
         try:
-            self.history = PlayHistory(Play.start(self.suits, self.leader_box.currentData(), self.solver))
+            self.history = PlayHistory(Play.start(self.suits, self.leader_box.currentData(), self.solver, self.trump))
             self._app_answers()
         except WhistError as exc:
             self.history = None
@@ -612,7 +623,7 @@ class PlayPanel(QWidget):
         suit = self.play.initial[suit_index] if self.play else self.suits[suit_index]
         name = suit.card_name(rank)
         if self.multi:
-            return f"{suit_symbol(suit_index, len(self.suits))}{name}"
+            return card_label(suit_index, len(self.suits), name)
         return name
 
     def _row(self, t: int) -> TrickRow:
@@ -621,17 +632,27 @@ class PlayPanel(QWidget):
         cards = history.line[2 * t : 2 * t + 2]
         trick = cards[1].trick
         assert trick is not None
-        notes = [self._cost_note(c) for c in cards if c.cost]
+        notes = [self._void_note(trick)] if trick.reply_suit is not None else []
+        notes += [self._cost_note(c) for c in cards if c.cost]
         return TrickRow(
             leader=player_name(trick.leader),
             lead=self._card_name(trick.suit, trick.lead),
-            reply=self._card_name(trick.suit, trick.reply),
+            reply=self._reply_name(trick),
             winner=player_name(trick.winner),
             note="; ".join(notes),
             ahead=2 * t + 2 > history.cursor,
         )
 
-    def _cost_note(self, card: PlayedCard) -> str:
+    def _reply_name(self, trick: Trick) -> str:
+        return self._card_name(trick.suit if trick.reply_suit is None else trick.reply_suit, trick.reply)
+
+    @staticmethod
+    def _void_note(trick: Trick) -> str:
+        """A reply to a suit the follower lacks: a ruff, which wins, or a discard."""
+        follower = player_name("E" if trick.leader == "W" else "W")
+        return f"{follower} ruffs" if trick.ruff else f"{follower} discards"
+
+    def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
         who = player_name(card.player)
         return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {tricks_text(card.cost)}"
@@ -725,6 +746,9 @@ class PlayPanel(QWidget):
                 if self.multi:
                     symbol = QLabel(suit_symbol(i, count))
                     symbol.setMinimumWidth(self._symbol_width())
+                    if i == self.trump:
+                        symbol.setStyleSheet("font-weight: bold; text-decoration: underline;")
+                        symbol.setToolTip("trumps")
                     grid.addWidget(symbol, row, 0)
                 cards = hands[(side, i)]
                 if not cards:
@@ -790,6 +814,8 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None and self.history is not None
         score = f"Tricks: West {play.west_tricks}, East {play.east_tricks}."
+        if self.trump is not None:
+            score = f"{suit_symbol(self.trump, len(self.suits))} trumps. {score}"
         if not self.history.at_end:
             score = (f"Looking back at card {self.history.cursor} of {len(self.history.line)} "
                      f"(→ or End to go on; a card played here starts a new line). {score}")
@@ -797,17 +823,18 @@ class PlayPanel(QWidget):
             return f"The deal is over: {score}"
         mover = player_name(play.to_play)
         you = "" if self._is_app(play.to_play) or self.user_side == "both" else " (you)"
-        if play.led is None:
-            expected = play.expected_west_tricks()
-            text = f"{score} {mover}{you} to lead. With best play from here West ends with {tricks_text(expected)}."
-            rule = play.lead_rule()
-            if rule is not None and self.multi:
-                clause, suits = rule
-                names = ", ".join(suit_symbol(i, len(self.suits)) for i in suits)
-                text += f" The theory's lead: {clause.describe(play.leader)} ({names})."
-            return text
-        led = self._card_name(play.led.suit, play.led.rank)
-        return f"{score} {mover}{you} to play to {player_name(play.leader)}'s {led}."
+        best = (f" With best play from here West ends with {tricks_text(play.expected_west_tricks())}"
+                f" ({SOURCE_WORDS[play.source]}).")
+        if play.led is not None:
+            led = self._card_name(play.led.suit, play.led.rank)
+            return f"{score} {mover}{you} to play to {player_name(play.leader)}'s {led}.{best}"
+        text = f"{score} {mover}{you} to lead.{best}"
+        rule = play.lead_rule()
+        if rule is not None and self.multi:
+            clause, suits = rule
+            names = ", ".join(suit_symbol(i, len(self.suits)) for i in suits)
+            text += f" The theory's lead: {clause.describe(play.leader)} ({names})."
+        return text
 
     @property
     def line_west_tricks(self) -> int | None:
@@ -822,7 +849,7 @@ class PlayPanel(QWidget):
         trick = play.tricks[number - 1]
         reply = "E" if trick.leader == "W" else "W"
         return (f"trick {number}: {player_name(trick.leader)} {self._card_name(trick.suit, trick.lead)}, "
-                f"{player_name(reply)} {self._card_name(trick.suit, trick.reply)} — {player_name(trick.winner)} won")
+                f"{player_name(reply)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
 
     def _show_table(self) -> None:
         play = self.play
@@ -835,7 +862,7 @@ class PlayPanel(QWidget):
             last = play.tricks[-1]
             reply = "E" if last.leader == "W" else "W"
             cards = [TableCard(last.leader, self._card_name(last.suit, last.lead)),
-                     TableCard(reply, self._card_name(last.suit, last.reply))]
+                     TableCard(reply, self._reply_name(last))]
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
             self.table.show_trick([], f"{player_name(play.leader)} to lead", False)
@@ -848,14 +875,9 @@ class PlayPanel(QWidget):
         pending = play.led
         rows = []
         for k, trick in enumerate(play.line_to_end()):
-            rows.append(
-                TrickRow(
-                    player_name(trick.leader),
-                    self._card_name(trick.suit, trick.lead),
-                    self._card_name(trick.suit, trick.reply),
-                    player_name(trick.winner),
-                    "optimal line (led already)" if k == 0 and pending is not None else "optimal line",
-                    projected=True,
-                )
-            )
+            note = "optimal line (led already)" if k == 0 and pending is not None else "optimal line"
+            if trick.reply_suit is not None:
+                note += f"; {self._void_note(trick)}"
+            rows.append(TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead),
+                                 self._reply_name(trick), player_name(trick.winner), note, projected=True))
         return rows

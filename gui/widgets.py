@@ -60,6 +60,7 @@ __all__ = [
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
+    "card_label",
 ]
 
 WEST_COLOR = QColor("#1d4ed8")
@@ -104,6 +105,11 @@ def suit_symbol(index: int, count: int) -> str:
     if count <= len(SUIT_SYMBOLS):
         return SUIT_SYMBOLS[index]
     return f"suit {index + 1}"
+
+
+def card_label(index: int, count: int, name: str) -> str:
+    """A card of suit ``index`` of ``count`` named by its suit and ``name``: ``♠Q``, or past four suits ``suit 5 Q``."""
+    return f"{suit_symbol(index, count)}{name}" if count <= len(SUIT_SYMBOLS) else f"suit {index + 1} {name}"
 
 
 def tricks_text(k: object) -> str:
@@ -416,7 +422,8 @@ class CardButton(QToolButton):
 class HandEditor(QWidget):
     """Click cards into the two hands: one row of the thirteen ranks for West, one for East.
 
-    A rank clicked into one hand leaves the other.  ``changed`` is emitted for
+    A rank clicked into one hand leaves the other.  ``even``: the suit must be even (a single-suit deal), and
+    its count turns red while it is not; a suit of a two-hand deal may be split in any way.  ``changed`` is emitted for
     the user's edits only, not for :meth:`set_hands`.  Its buttons are for the
     mouse and never take the keyboard's focus: Tab passes them by and a stray
     Space cannot take a card out of a deal being played (the keyboard's way to a
@@ -426,8 +433,9 @@ class HandEditor(QWidget):
     changed = Signal()
     RANKS: tuple[int, ...] = tuple(range(14, 1, -1))
 
-    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, title: str = "", parent: QWidget | None = None, even: bool = True) -> None:
         super().__init__(parent)
+        self.even = even
         self._buttons: dict[str, dict[int, CardButton]] = {"W": {}, "E": {}}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -521,10 +529,10 @@ class HandEditor(QWidget):
         self.note.hide()
         self.count_label.show()
         w, e = len(self.hand("W")), len(self.hand("E"))
-        style = "" if w == e else "color: #b91c1c;"
-        self.count_label.setStyleSheet(style)
+        self.count_label.setStyleSheet("color: #b91c1c;" if self.even and w != e else "")
         self.count_label.setText(f"{w} : {e}")
-        self.count_label.setToolTip("cards in West's and East's hands (both must hold the same number)")
+        self.count_label.setToolTip("cards in West's and East's hands" +
+                                    (" (both must hold the same number)" if self.even else " (a void: none)"))
 
     def button(self, side: str, rank: int) -> CardButton:
         return self._buttons[side][rank]

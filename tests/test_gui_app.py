@@ -21,12 +21,13 @@ def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeyp
     # progress on stderr although it is not a terminal; with --json, one line per image on stdout
     assert "screenshots:" in captured.err and "explorer.png" in captured.err
     written = [json.loads(line)["screenshot"] for line in captured.out.splitlines()]
-    assert len(written) == 9 and all(Path(p).is_file() for p in written)
+    assert len(written) == 10 and all(Path(p).is_file() for p in written)
     for name in VIEW_NAMES:
         image = QImage(str(out / f"{name}.png"))
         assert not image.isNull() and image.width() >= 1000, name
     assert (out / "solutions-le-her.png").exists() and (out / "solutions-asymptotics.png").exists()
     assert (out / "solutions-matrix-game.png").exists()
+    assert (out / "calculator-trumps.png").exists()  # a deal with a void and trumps, answered by search
 
 
 def test_a_missing_or_foreign_catalogue_is_exit_status_2(tmp_path, capsys):

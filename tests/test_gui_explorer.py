@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication
 
-from whist_catalogue.theory.play import Move
+from whist_catalogue.twohand.play import Move
 
 
 @pytest.fixture

@@ -50,6 +50,7 @@ __all__ = [
     "LINEAR_METHOD",
     "THEORY",
     "SEARCH",
+    "source_text",
 ]
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
@@ -248,8 +249,8 @@ def _cards_json(cards: Sequence[Card]) -> str:
     return ", ".join(map(_card_json, cards))
 
 
-def _source_text(source: str, trumps: int | None, count: int) -> str:
-    """Where an answer comes from, in words (the line after the deal)."""
+def source_text(source: str, trumps: int | None, count: int) -> str:
+    """Where an answer comes from, in words (the line after the deal; the app's deal view says the same)."""
     if source == SEARCH:
         return "by search: an uneven suit puts the deal outside the theory, so it has no value in V"
     if trumps is None:
@@ -327,7 +328,7 @@ class OutcomeAnswer(NamedTuple):
     def text(self) -> str:
         from whist_catalogue.theory.packed import unpack
 
-        lines = [self.deal.strip(), f"  answered     {_source_text(self.source, self.trumps, len(self.parts))}"]
+        lines = [self.deal.strip(), f"  answered     {source_text(self.source, self.trumps, len(self.parts))}"]
         if self.codes is not None and self.total is not None:
             lines += [f"  suit values  {'  +  '.join(unpack(c).text() for c in self.codes)}",
                       f"  sum          {unpack(self.total).text()}"]
@@ -423,7 +424,7 @@ class MovesAnswer(NamedTuple):
 
     def text(self) -> str:
         player = "West" if self.to_play == "W" else "East"
-        lines = [self.deal.strip(), f"  answered  {_source_text(self.source, self.trumps, len(self.suits))}",
+        lines = [self.deal.strip(), f"  answered  {source_text(self.source, self.trumps, len(self.suits))}",
                  f"  {player} to play; West's tricks from this trick on after each card (* best):"]
         lines += [f"  {line}" for line in _suit_lines(self.moves, self.suits, self.to_play)]
         if self.linear:
