@@ -143,7 +143,9 @@ def _covering_locator() -> type:
     covers :data:`_keyed`'s files: a cache saved under another digest is stale, and the kernel is compiled."""
     from numba.core import caching
 
-    class Covering(caching._CacheLocator):  # the abstract locator of every Numba release since 0.4x
+    base: Any = caching._CacheLocator  # the abstract locator of every Numba release since 0.4x (private: untyped)
+
+    class Covering(base):
         def __init__(self, inner: Any, files: tuple[Path, ...]) -> None:
             self._inner, self._files = inner, files
 
@@ -208,14 +210,15 @@ def kernel(function: Callable[..., Any] | str | None = None, /, **options: Any) 
         _forward_compiles()
         if "whist_catalogue" not in _keyed:
             cache_keyed_on("whist_catalogue", KERNEL_SOURCES)
-        typed = () if signature is None else (signature,)
         try:
-            dispatcher = njit(*typed, cache=True, **options)(f)
+            dispatcher = (njit(cache=True, **options) if signature is None else njit(signature, cache=True, **options))(f)
         except RuntimeError:  # "no locator available": neither the package's folder nor a cache folder is writable
-            return njit(*typed, **options)(f)
+            return (njit(**options) if signature is None else njit(signature, **options))(f)
         cache = getattr(dispatcher, "_cache", None)  # absent with NUMBA_DISABLE_JIT=1: a plain function
         if cache is not None:
             setattr(dispatcher, "_cache", _SafeCache(cache))  # Numba's own attribute, which it reads at each compile
         return dispatcher
 
-    return make if function is None or signature is not None else make(function)
+    if function is None or isinstance(function, str):
+        return make
+    return make(function)
