@@ -214,9 +214,9 @@ class Deal(Immutable):
 
     def _repr_html_(self) -> str:
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import deal_html
+        from whist_catalogue.theory.display import html_of
 
-        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def deal_label(key: DealKey) -> str:
@@ -333,9 +333,9 @@ class Suit(Immutable):
 
     def _repr_html_(self) -> str:
         """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import deal_html
+        from whist_catalogue.theory.display import html_of
 
-        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 _OWNERS = re.compile(r"[WEwe]+")
@@ -704,9 +704,9 @@ class TwoHandDeal(Immutable):
 
     def _repr_html_(self) -> str:
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import two_hand_html
+        from whist_catalogue.theory.display import html_of
 
-        return two_hand_html(self)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:

@@ -165,9 +165,9 @@ class MultiSuitAnalysis(NamedTuple):
 
     def _repr_html_(self) -> str:
         """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
-        from whist_catalogue.theory.display import analysis_html
+        from whist_catalogue.theory.display import html_of
 
-        return analysis_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:

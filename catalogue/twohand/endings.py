@@ -27,7 +27,7 @@ from math import comb
 import numpy as np
 
 from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, index, low, play, pop, segment, trump_mask
-from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
+from whist_catalogue.theory.jit import kernel
 
 __all__ = [
     "MAX_ENDING_N", "MAX_ENDING_SUITS", "OFFSETS", "ENDINGS_FILE", "ending_index", "ending_value", "build_endings",
@@ -64,7 +64,7 @@ OFFSETS = _sizes()
 _CUTS = np.array([_cut_sets(k) if k else 0 for k in range(MAX_ENDING_N + 1)], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def ending_index(W, B, tf, k):
     """Where the ending (k cards a hand, at most four suits, West on lead) is in the table."""
     rank = np.int64(0)
@@ -90,7 +90,7 @@ def ending_index(W, B, tf, k):
     return OFFSETS[k] + (rank * _CUTS[k] + cut_rank) * 2 + tf
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def ending_value(W, B, tf, lead, k, table):
     """West's tricks in an ending.  The table holds West on lead only: with East on lead, the hands swapped
     make East the one on lead as "West", and West takes the tricks East would not."""
@@ -99,7 +99,7 @@ def ending_value(W, B, tf, lead, k, table):
     return k - np.int64(table[ending_index(((ONE << np.uint64(2 * k)) - ONE) & ~W, B, tf, k)])
 
 
-@njit(cache=True)
+@kernel
 def _one_trick(W, B, tf, lead, k, table):
     """West's tricks: the leader's best card against the follower's best reply, the rest from the table."""
     sentinel = ONE << np.uint64(2 * k)
@@ -132,7 +132,7 @@ def _one_trick(W, B, tf, lead, k, table):
     return best
 
 
-@njit(cache=True)
+@kernel
 def build_endings(table):
     """Fill the table, k = 1 … :data:`MAX_ENDING_N`: each ending from the endings one trick shorter."""
     for k in range(1, MAX_ENDING_N + 1):

@@ -33,7 +33,7 @@ from whist_catalogue.twohand.bits import (
     bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
 from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
-from whist_catalogue.twohand.jit import njit  # the cache keyed on every file compiled in
+from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.leaves import LEAF_MAX_N, rho
 
 __all__ = [
@@ -64,14 +64,14 @@ STAT_NODES, STAT_LEAVES, STAT_CUTOFFS, STAT_ENDINGS = 0, 1, 2, 3
 N_STATS = 4
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _slot(W, K2, size_mask):
     h = (W * _MIX1) ^ (K2 * _MIX2)
     h ^= h >> _SHIFT29
     return np.int64(h & size_mask)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _survey(W, B, lead, tmask, codes):
     """One pass over the suits of a trick start: (West's tricks if it is a theory leaf else −1, the leader's sure
     tricks, the leader's winning leads).
@@ -132,8 +132,7 @@ def _survey(W, B, lead, tmask, codes):
 
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
 # otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
-@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int8[::1], int64[::1])",
-      cache=True)
+@kernel("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int8[::1], int64[::1])")
 def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
     lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
@@ -239,7 +238,7 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     return found
 
 
-@njit(cache=True)
+@kernel
 def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
     lo = np.int64(0)
@@ -256,7 +255,7 @@ def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     return lo
 
 
-@njit(cache=True)
+@kernel
 def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
     """West's tricks from the start of this trick on when the leader plays p, known to lie in [lo, hi]: a lead
     is worth at most the position's value to its leader, so with that value as a bound a best lead takes one
@@ -273,7 +272,7 @@ def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
     return lo
 
 
-@njit(cache=True)
+@kernel
 def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     """West's tricks from a trick start with ``lead`` on lead (the search starts from ``guess``); every legal
     card's result into ``results`` (by card position; the others untouched)."""
@@ -296,7 +295,7 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     return v
 
 
-@njit(cache=True)
+@kernel
 def solve_batch(Ws, Bs, tfs, leads, leds, tt, codes, ends, stats, values, results):
     """Many deals and positions in one call.  ``leads[d]`` −1: a whole deal, both leaders at its first trick —
     ``values[d]`` West's tricks with West, with East on lead, ``results[d, leader, card]`` each legal first card's
@@ -317,7 +316,7 @@ def solve_batch(Ws, Bs, tfs, leads, leds, tt, codes, ends, stats, values, result
             values[d, 0] = solve_after_lead(W, B, tf, leads[d], leds[d], tt, codes, ends, stats[d], results[d, 0])
 
 
-@njit(cache=True)
+@kernel
 def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
     ``results`` by card position; returns the result of the lead (the follower's best)."""
@@ -348,7 +347,7 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     return best
 
 
-@njit(cache=True)
+@kernel
 def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
     """An optimal line of play to the end: the cards played, in order, as ``ids`` of their positions (``ids``
     is consumed).  ``led`` is the bit of a card already led (0: none); the line starts with the reply then.

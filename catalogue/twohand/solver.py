@@ -199,9 +199,9 @@ class TwoHandSolution(NamedTuple):
         """In a notebook: the deal's diagram, then :meth:`text`."""
         import html
 
-        from whist_catalogue.theory.display import two_hand_html
+        from whist_catalogue.theory.display import html_of
 
-        return two_hand_html(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"
 
     def text(self) -> str:
         """The command line's text (:meth:`record`), the search's counters, and each optimal line of play."""

@@ -1,8 +1,8 @@
-"""The two-hand search's Numba cache is stale whenever any file compiled into it changes (twohand/jit.py).
+"""A kernel's Numba cache is stale whenever any file compiled into it changes (theory/jit.py).
 
 Numba alone discards a cached kernel only when the kernel's own file changes; a helper changed in another module
 would run as its old machine code.  Checked end to end on a small package of two modules (a kernel calling a
-helper), in fresh processes sharing one cache directory, and on the search's own modules by reading their
+helper), in fresh processes sharing one cache directory, and on the package's own kernel modules by reading their
 imports.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from whist_catalogue.twohand.jit import SOURCES
+from whist_catalogue.theory.jit import KERNEL_SOURCES
 
 HELPER = textwrap.dedent("""
     from numba import njit
@@ -38,8 +38,8 @@ KERNEL = textwrap.dedent("""
         return helper() + 0
 """)
 
-KEYED = ("from whist_catalogue.twohand.jit import key_cache_on\n"
-         "key_cache_on(['toy.kernel', 'toy.helper'], [Path(__file__).with_name('helper.py'), Path(__file__)])")
+KEYED = ("from whist_catalogue.theory.jit import cache_keyed_on\n"
+         "cache_keyed_on('toy', [Path(__file__).with_name('helper.py'), Path(__file__)])")
 
 
 def _run(root: Path, cache: Path) -> str:
@@ -62,7 +62,7 @@ def test_a_changed_helper_in_another_module_recompiles_the_kernel(tmp_path, keye
     assert _run(tmp_path, cache) == "1"  # from the cache
     (package / "helper.py").write_text(HELPER.format(value=2))
     # Numba ≥ 0.59 keeps a kernel's cache while only its own file is unchanged: the control shows the hazard
-    # (if it ever reads 2, Numba tracks dependencies itself and twohand/jit.py can go).
+    # (if it ever reads 2, Numba tracks dependencies itself and theory/jit.py's digest can go).
     assert _run(tmp_path, cache) == ("2" if keyed else "1")
 
 
@@ -77,16 +77,23 @@ def _imports(path: Path) -> list[tuple[str, list[str]]]:
 
 
 def test_the_stamp_covers_every_module_the_kernels_are_compiled_from():
-    """Every module of the package with jitted functions is in SOURCES, takes ``njit`` from twohand/jit.py (after
-    which its functions are cached with the digest), never from Numba directly, and imports, of the package, only
-    modules of SOURCES: a jitted function reads globals and calls functions of the modules it imports from."""
-    jitted = {f"whist_catalogue.twohand.{p.stem}": p for p in SOURCES["whist_catalogue.twohand.jit"].parent.glob("*.py")
-              if p.stem != "jit" and "njit" in p.read_text()}
-    assert set(jitted) == {f"whist_catalogue.twohand.{m}" for m in ("bits", "endings", "leaves", "kernels")}
-    assert set(jitted) <= set(SOURCES), sorted(set(jitted) - set(SOURCES))
-    for module, path in jitted.items():
+    """Every module of the package with kernels makes them with theory.jit's ``kernel`` (whose cache is stamped
+    with KERNEL_SOURCES), never with Numba's ``njit`` directly, lies in KERNEL_SOURCES, and imports, of the
+    package, only modules of KERNEL_SOURCES: a kernel reads globals and calls functions of what it imports."""
+    package = Path(KERNEL_SOURCES[0]).parent
+    covered = {path.resolve() for path in KERNEL_SOURCES}
+    with_kernels = [path for path in package.rglob("*.py") if "@kernel" in path.read_text() and path.name != "jit.py"]
+    assert {p.parent.name for p in with_kernels} == {"theory", "single_suit", "engine", "twohand"}
+    for path in package.rglob("*.py"):
+        if path.name == "jit.py":
+            continue  # the one place that calls njit
+        assert not any(m.startswith("numba") and "njit" in names for m, names in _imports(path)), path
+    for path in with_kernels:
+        assert path.resolve() in covered, path
         imports = _imports(path)
-        ours = {m for m, _ in imports if m.startswith("whist_catalogue")}
-        assert ours <= set(SOURCES), f"{module} imports {sorted(ours - set(SOURCES))}, not in jit.SOURCES"
-        assert ("whist_catalogue.twohand.jit", ["njit"]) in imports, module
-        assert not any(m.startswith("numba") and "njit" in names for m, names in imports), module
+        assert ("whist_catalogue.theory.jit", ["kernel"]) in imports, path
+        for module, _ in imports:
+            if module.startswith("whist_catalogue"):
+                target = package.joinpath(*module.split(".")[1:])
+                assert target.with_suffix(".py").resolve() in covered or (target / "__init__.py").resolve() in covered, \
+                    f"{path.name} imports {module}, whose file is not in KERNEL_SOURCES"
