@@ -1,67 +1,184 @@
-"""What the deal explorer and the multi-suit calculator share: a deal valued off the event loop.
+"""What the deal explorer and the multi-suit calculator share: a deal typed or clicked, valued off the event loop.
 
-While a deal is valued in a worker the previous deal's results are greyed, and
-a busy bar appears after half a second.  Beyond the catalogue the engine's plan
-(what it will compute and about how long, :mod:`whist_catalogue.engine.plan`)
-is said in the message line before the work, and the bar fills as it goes;
-Cancel (or Esc) stops the engine.  An answer to anything but the latest deal is
-dropped, and a cancelled, failed or cleared deal leaves no value on screen: a
-value beside the wrong deal is worse than none.
+The deal field with Show, Examples and Copy; the message line; the busy bar with
+Cancel, and Esc to cancel (or, with nothing to cancel, to forget the keys typed
+towards a card of the play panel).  While a deal is valued in a worker the
+previous deal's results are greyed, and a busy bar appears after half a
+second.  Beyond the catalogue the engine's plan (what it will compute and about
+how long, :mod:`whist_catalogue.engine.plan`) is said in the message line
+before the work, and the bar fills as it goes; Cancel (or Esc) stops the
+engine.  An answer to anything but the latest deal is dropped, and a cancelled,
+failed or cleared deal leaves no value on screen: a value beside the wrong deal
+is worse than none.
+
+A view asks the core for its answer in one place, :meth:`AnalysisView.show_deal`
+(:func:`whist_catalogue.gui.explorer.analyse_deal`,
+:func:`whist_catalogue.gui.calculator.answer_deal`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from whist_catalogue.gui.widgets import error_text
-from whist_catalogue.gui.workers import EngineStep, with_engine_progress
-
-if TYPE_CHECKING:
-    from PySide6.QtCore import Signal
-    from PySide6.QtWidgets import QPushButton, QWidget
-
-    from whist_catalogue.gui.play_panel import PlayPanel
-    from whist_catalogue.gui.widgets import BusyBar, MessageBar
-    from whist_catalogue.gui.workers import LatestOnly
-
-    _Host = QWidget  # for the type checker, the widget the mixin is mixed into: its signals bind
-else:
-    _Host = object
+from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.context import AppContext
+from whist_catalogue.gui.play_panel import PlayPanel
+from whist_catalogue.gui.widgets import BusyBar, MessageBar, copy_text, error_text, examples_button
+from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 
 __all__ = ["AnalysisView"]
 
+D = TypeVar("D")
+"""What a view's text parses to: a suit, or a tuple of suits."""
 
-class AnalysisView(_Host):
-    """A mixin for a view that values deals in a worker.
 
-    The view provides ``task`` (a :class:`~whist_catalogue.gui.workers.LatestOnly` built with
-    ``self._shown``, ``self._failed`` and ``self._engine_step``), ``message``, ``busy_bar``,
-    ``results``, ``copy_button``, ``play_panel``, the ``analysed`` signal, ``_fill(analysis)``
-    and ``_clear()``.
+class AnalysisView(QWidget, Generic[D]):
+    """A view that values the deal typed in its field (or clicked in its card pickers) in a worker.
+
+    A view names its ``EXAMPLES`` (the first is its screenshot's), ``PLACEHOLDER``, ``TOOLTIP`` and
+    button texts, and provides ``parse``, ``show_deal``, ``_fill``, ``_clear``, ``_sync_editors``
+    (``None``: no deal, clear them) and ``summary_text``; it builds its card pickers and its results,
+    which hold :attr:`play_panel`, and hands them to :meth:`lay_out`.
     """
 
-    # What the view provides (see above), declared for the type checker.
-    task: LatestOnly
-    message: MessageBar
-    busy_bar: BusyBar
+    analysed = Signal()
+    """An analysis was shown, or failed with a message, or was cancelled."""
+
+    EXAMPLES: tuple[tuple[str, str], ...] = ()
+    EXAMPLE_MOVES = 1
+    """Cards the app plays in the screenshot's example, the best moves marked."""
+    PLACEHOLDER = ""
+    TOOLTIP = ""
+    SHOW = "&Show"
+    COPY = "&Copy deal and value"
+    MULTI = False
+    """Whether the play panel shows several suits."""
+
     results: QWidget
-    copy_button: QPushButton
-    play_panel: PlayPanel
-    analysed: Signal
+    """Everything shown about the deal: greyed while a new deal is valued, cleared after bad input."""
 
-    if TYPE_CHECKING:
-        def _fill(self, a: Any) -> None: ...
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.analysis: Any = None
+        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step, preparing=self._preparing)
+        self._editing = False
+        """True while the card pickers write the field (its change is theirs, not the user's)."""
+        self._valuing = self._engine_plan = ""
+        self.input = QLineEdit()
+        self.input.setPlaceholderText(self.PLACEHOLDER)
+        self.input.setToolTip(self.TOOLTIP)
+        self.input.setClearButtonEnabled(True)
+        self.input.returnPressed.connect(self.show_text)
+        self.input.textChanged.connect(self._text_changed)
+        self.show_button = QPushButton(self.SHOW)
+        self.show_button.clicked.connect(self.show_text)
+        self.examples_button = examples_button(self.EXAMPLES, self.set_deal_text)
+        self.copy_button = QPushButton(self.COPY)
+        self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
+        self.copy_button.clicked.connect(self.copy_summary)
+        self.copy_button.setEnabled(False)  # until a deal is shown
+        self.message = MessageBar()
+        self.busy_bar = BusyBar()
+        self.busy_bar.cancelled.connect(self.cancel_analysis)
+        self.play_panel = PlayPanel(lambda: self.context.solver, multi=self.MULTI)
+        for keys, slot in (("Ctrl+Shift+C", self.copy_summary), ("Escape", self._escape)):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(keys))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
 
-        def _clear(self) -> None: ...
+    def lay_out(self, pickers: QWidget, results: QWidget, *extra: QWidget) -> None:
+        """Deal: [field] Show Examples Copy and ``extra``; the card ``pickers``; the message and the progress;
+        the ``results``.  The message goes below the cards: there it may take the lines it needs (the
+        engine's plan takes two or three in a narrow window) and still never move a card being clicked."""
+        label = QLabel("&Deal:")
+        label.setBuddy(self.input)
+        deal = QHBoxLayout()
+        deal.addWidget(label)
+        deal.addWidget(self.input, 1)
+        for widget in (self.show_button, self.examples_button, self.copy_button, *extra):
+            deal.addWidget(widget)
+        status = QHBoxLayout()
+        status.addWidget(self.message, 1)
+        status.addWidget(self.busy_bar, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(deal)
+        layout.addWidget(pickers)
+        layout.addLayout(status)
+        layout.addWidget(results, 1)
+        self.results = results
+        self._clear()
 
-    analysis: Any = None
-    _valuing = ""
-    """What is being valued, in words: the busy bar's text."""
-    _engine_plan = ""
-    """The engine's plan last shown (beyond the catalogue)."""
+    # -- what each view provides -------------------------------------------------------------------
+    def parse(self, text: str, /) -> D:
+        raise NotImplementedError
 
+    def show_deal(self, deal: D, /) -> None:
+        """Ask the core for the deal's answer (in a worker, through :meth:`start_analysis`)."""
+        raise NotImplementedError
+
+    def _sync_editors(self, deal: D | None, /) -> None:
+        raise NotImplementedError
+
+    def _fill(self, analysis: Any, /) -> None:
+        raise NotImplementedError
+
+    def _clear(self) -> None:
+        raise NotImplementedError
+
+    def summary_text(self) -> str:
+        raise NotImplementedError
+
+    # -- input ---------------------------------------------------------------------------------------
+    def set_deal_text(self, text: str) -> None:
+        """Put ``text`` in the field and show it (what a user does by typing and pressing Enter)."""
+        self.input.setText(text)
+        self.show_text()
+
+    @Slot()
+    def show_text(self) -> None:
+        try:
+            deal = self.parse(self.input.text())
+        except WhistError as exc:
+            self._no_deal()
+            self._sync_editors(None)  # no card picker keeps the last deal beside the input at fault
+            self.message.show_error(str(exc))
+            return
+        self._sync_editors(deal)
+        self.show_deal(deal)
+
+    @Slot(str)
+    def _text_changed(self, text: str) -> None:
+        # Emptying the field (its clear button, or deleting the text) empties everything the deal showed.
+        if not text.strip() and not self._editing:
+            self._sync_editors(None)
+            self._no_deal()
+            self.message.clear_message()
+
+    def write_field(self, text: str) -> None:
+        """The card pickers' deal into the field (not an edit of the user's to react to)."""
+        self._editing = True
+        try:
+            self.input.setText(text)
+        finally:
+            self._editing = False
+
+    def parse_field(self) -> D | None:
+        """The field's deal, or None with the error said."""
+        try:
+            return self.parse(self.input.text())
+        except WhistError as exc:
+            self._no_deal()
+            self.message.show_error(str(exc))
+            return None
+
+    # -- analysis ------------------------------------------------------------------------------------
     def start_analysis(self, subject: str, func: Callable[..., Any], *args: Any) -> None:
         """Value in a worker — ``func(*args)`` — saying ``subject`` ("Valuing AQ/KJ") meanwhile."""
         self.message.show_info(f"{subject} …")
@@ -81,12 +198,19 @@ class AnalysisView(_Host):
         """Stop valuing; nothing of the previous deal stays on screen."""
         if not self.task.busy:
             return
-        self.task.cancel()
         self._no_deal()
         self.message.show_info(
             "Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)"
         )
         self.analysed.emit()
+
+    @Slot()
+    def _escape(self) -> None:
+        # One Esc for the view: two shortcuts on one key are ambiguous, and Qt then runs neither.
+        if self.task.busy:
+            self.cancel_analysis()
+        else:
+            self.play_panel.clear_typed()
 
     def _engine_step(self, step: EngineStep) -> None:
         """The engine works beyond the catalogue: say what it computes and how far it is."""
@@ -94,6 +218,10 @@ class AnalysisView(_Host):
             self._engine_plan = step.text
             self.message.show_info(f"{step.text}. Cancel (Esc) stops it and keeps the levels it finished.")
         self.busy_bar.set_progress(step.done, step.total, self._valuing)
+
+    def _preparing(self, text: str) -> None:
+        """The engine is compiled before it can start (a first use): the bar says so until it counts deals."""
+        self.busy_bar.set_progress(0, 0, f"{text[:1].upper()}{text[1:].split(' (')[0]} …")  # the rest in the status bar
 
     def _shown(self, analysis: Any) -> None:
         self.analysis = analysis
@@ -111,11 +239,40 @@ class AnalysisView(_Host):
 
     def _no_deal(self) -> None:
         """No valid deal is entered: forget the last one's results rather than show them beside the new input."""
-        if self.task.busy:
-            self.task.cancel()
+        self.task.cancel()
         self.busy_bar.stop()
         self.analysis = None
         self.play_panel.set_deal(None)
         self._clear()
         self.results.setEnabled(True)
         self.copy_button.setEnabled(False)
+
+    def after_analysis(self, action: Callable[[], None]) -> None:
+        """``action()`` once the deal being valued is shown (at once if none is)."""
+        if not self.busy:
+            action()
+            return
+
+        def once() -> None:
+            self.analysed.disconnect(once)
+            action()
+
+        self.analysed.connect(once)
+
+    # -- the screenshot, the clipboard ------------------------------------------------------------------
+    def load_example(self, text: str | None = None) -> None:
+        """The first example (or ``text``), the best moves marked and its first cards played (for the screenshot)."""
+        self.set_deal_text(text if text is not None else self.EXAMPLES[0][0])
+        self.after_analysis(self._example_play)
+
+    def _example_play(self) -> None:
+        panel = self.play_panel
+        panel.hints.setChecked(True)
+        for _ in range(self.EXAMPLE_MOVES):
+            if panel.play is not None and not panel.play.finished:
+                panel.app_move()
+
+    @Slot()
+    def copy_summary(self) -> None:
+        if self.analysis is not None:
+            copy_text(self.summary_text())

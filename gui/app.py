@@ -16,10 +16,13 @@ from whist_catalogue.gui.calculator import MultiSuitCalculator
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.explorer import DealExplorer
 from whist_catalogue.gui.help import PAGES, DocumentationWindow
+from whist_catalogue.gui.distribution_view import DistributionView
 from whist_catalogue.gui.search_view import SearchView
+from whist_catalogue.gui.solutions import SolutionsView
+from whist_catalogue.gui.status import StatusView
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
-__all__ = ["MainWindow", "create_app", "main", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
+__all__ = ["MainWindow", "create_app", "main", "VIEWS", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
 
 SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
 """An INI file for what the app remembers between launches (default: Qt's usual place, e.g.
@@ -37,8 +40,16 @@ def app_settings() -> QSettings:
         return QSettings(path, QSettings.Format.IniFormat)
     return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "whist-catalogue", "whist-catalogue")
 
-VIEW_NAMES = ("explorer", "calculator", "search", "solutions", "status", "distributions")
-"""The views, in tab order; also the names of the screenshots."""
+VIEWS: tuple[tuple[str, str, Callable[[AppContext], QWidget]], ...] = (
+    ("explorer", "Deal explorer", DealExplorer),
+    ("calculator", "Multi-suit", MultiSuitCalculator),
+    ("search", "Search && statistics", SearchView),
+    ("solutions", "Solutions", SolutionsView),
+    ("status", "Catalogue", StatusView),
+    ("distributions", "Distributions", DistributionView),
+)
+"""The views in tab order (Ctrl+1 …): the name of each (its screenshot, its settings), its tab's title, its class."""
+VIEW_NAMES = tuple(name for name, _, _ in VIEWS)
 
 ABOUT = f"""<h3>Whist catalogue {__version__}</h3>
 <p>Exact values and optimal play of two-person whist, after Johan Wästlund's papers
@@ -68,21 +79,41 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
         self.views: dict[str, QWidget] = {}
-        for name, (title, factory) in _view_factories().items():
-            view = factory(context)
+        for name, title, view_class in VIEWS:
+            view = view_class(context)
             self.views[name] = view
             self.tabs.addTab(view, title)
         search = self.views.get("search")
         if isinstance(search, SearchView):
             search.open_deal.connect(self.open_in_explorer)
         self.source_label = QLabel()
-        self.statusBar().addPermanentWidget(self.source_label, 1)
+        self.statusBar().addWidget(self.source_label, 1)  # a passing message (preparing the engine) covers it
         self._build_menus()
         self.context.catalogue_changed.connect(self._update_source)
+        # Whichever view started the work (a search, the asymptotics), a first use's compile is said here.
+        self.context.pool.preparing.connect(self._preparing)
         self._update_source()
         self.resize(1360, 900)
+        self._placed = False
         if settings is not None:
             self.restore_state(settings)
+
+    def showEvent(self, event) -> None:  # Qt override
+        super().showEvent(event)
+        if not self._placed:  # the frame's size is known once shown
+            self._placed = True
+            self._fit_to_screen()
+
+    def _fit_to_screen(self) -> None:
+        """Keep the window, frame included, inside its screen's free area: the first launch asks for 1360 × 900,
+        and a 1000 × 700 screen (or a window remembered from a larger one) has less room."""
+        free = self.screen().availableGeometry()
+        frame = self.frameGeometry().size() - self.size()
+        width = min(self.width(), free.width() - frame.width())
+        height = min(self.height(), free.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+            self.move(free.topLeft())
 
     # -- memory between launches ------------------------------------------------------------------
     def restore_state(self, settings: QSettings) -> None:
@@ -185,6 +216,13 @@ class MainWindow(QMainWindow):
     def open_default_catalogue(self) -> None:
         self.context.set_database(None)
 
+    @Slot(str)
+    def _preparing(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(f"{text[:1].upper()}{text[1:]} …")
+        else:
+            self.statusBar().clearMessage()
+
     @Slot()
     def _update_source(self) -> None:
         self.source_label.setText(self.context.source_description())
@@ -200,38 +238,6 @@ class MainWindow(QMainWindow):
                 stop()
         self.context.shutdown()
         super().closeEvent(event)
-
-
-def _view_factories() -> dict[str, tuple[str, Callable[[AppContext], QWidget]]]:
-    from whist_catalogue.gui.calculator import MultiSuitCalculator
-    from whist_catalogue.gui.explorer import DealExplorer
-
-    factories: dict[str, tuple[str, Callable[[AppContext], QWidget]]] = {
-        "explorer": ("Deal explorer", DealExplorer),
-        "calculator": ("Multi-suit", MultiSuitCalculator),
-    }
-    try:
-        from whist_catalogue.gui.search_view import SearchView
-
-        factories["search"] = ("Search && statistics", SearchView)
-    except ImportError:  # pragma: no cover - views that need modules still being written
-        pass
-    try:
-        from whist_catalogue.gui.solutions import SolutionsView
-
-        factories["solutions"] = ("Solutions", SolutionsView)
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from whist_catalogue.gui.status import StatusView
-
-        factories["status"] = ("Catalogue", StatusView)
-    except ImportError:  # pragma: no cover
-        pass
-    from whist_catalogue.gui.distribution_view import DistributionView
-
-    factories["distributions"] = ("Distributions", DistributionView)
-    return factories
 
 
 def _message_handler(mode: QtMsgType, context, message: str) -> None:

@@ -1,22 +1,27 @@
-"""The multi-suit calculator: add the suits' values, read the outcome and the lead, play the deal out.
+"""The multi-suit view: any two-person deal — uneven suits, voids, a trump suit — its outcome, every first card's
+result, and play against the app.
 
-The suits' values come from the solver, the sum, the outcome ρ(Σ val)
-(Theorem 9.1 of the multi-suit paper) and each side's first lead with the
-clause of §10.4 that chose it from :func:`whist_catalogue.theory.multisuit.analyse`; play
-is :class:`whist_catalogue.theory.play.Play` through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
+Every answer is :func:`whist_catalogue.twohand.solver.solve`'s, and says where it comes from: a deal whose suits
+are all even is the theory's (nobody can ever ruff or discard, so trumps change nothing) — each suit's value, the
+sum, the outcome ρ(Σ val) (Theorem 9.1 of the multi-suit paper) and each side's first lead with the clause of §10.4
+that chose it (the solution's :class:`~whist_catalogue.theory.multisuit.Evaluation`); any other deal has no value
+in V, and its outcome, results and first leads come from the exact search.  Its text is the command line's
+(:meth:`~whist_catalogue.twohand.solver.TwoHandSolution.text`).  Play is :class:`whist_catalogue.twohand.play.Play`
+through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from typing import TYPE_CHECKING, Callable
+
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
+    QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -25,40 +30,50 @@ from PySide6.QtWidgets import (
 )
 
 from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
-from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
-    BusyBar,
     CopyTableView,
     HandEditor,
-    MessageBar,
     ValueLabel,
+    card_label,
     cards_text,
-    copy_text,
     enlarge,
-    examples_button,
     fit_table,
     heading,
     scrolled,
     suit_symbol,
+    wrapped,
 )
-from whist_catalogue.gui.analysis_view import AnalysisView
-from whist_catalogue.gui.workers import LatestOnly
-from whist_catalogue.theory.deals import Notation, Suit, parse_multisuit
+from whist_catalogue.theory.answers import OutcomeAnswer, source_text
+from whist_catalogue.theory.deals import SUIT_SYMBOLS, Notation, TwoHandDeal, parse_two_hand
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.multisuit import MultiSuitAnalysis, analyse
+from whist_catalogue.theory.moves import CardResult
+from whist_catalogue.theory.small_suits import SuitTable
+from whist_catalogue.theory.solution import Solver
+from whist_catalogue.twohand.position import Position
 
-__all__ = ["MultiSuitCalculator", "DEAL_28", "EXAMPLES"]
+if TYPE_CHECKING:
+    from whist_catalogue.twohand.solver import TwoHandSolution
+
+__all__ = ["MultiSuitCalculator", "answer_deal", "DEAL_28", "EXAMPLES"]
 
 DEAL_28 = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
 """Deal (28) of the multi-suit paper, §11.4: "West to play and take eleven tricks"."""
+
+TRUMP_EXAMPLE = "trumps ♠: Q74/62, -/QJ942, AQJ6432/KT9, 763/J94"
+"""A 13-card deal with a void and trumps, where the lead is worth three tricks: the screenshot of the search's
+answers."""
 
 EXAMPLES = (
     (DEAL_28, "deal (28), multi-suit paper §11.4: a race to knock out stoppers"),
     ("AQ/KJ, AKJ/QT9, AJ9/KQT", "three numbers: lead from the most complex"),
     ("K/A, A/K", "an exit for each side: ε₀ + (1 − ε₀) = 1 ± ε₀"),
     ("AQ/KJ; 2/3", "West's exit in a small suit turns 1 + 1/2 into two tricks"),
+    (TRUMP_EXAMPLE, "a void and trumps, by search: West ruffs hearts; the lead is worth three tricks"),
+    ("trumps ♥: AK2/-, 5/QJ43", "East ruffs both top spades and keeps West to nothing"),
+    ("AK2/QJ, 5/T4", "uneven suits without trumps: discards"),
 )
 
 MAX_EDITORS = 6
@@ -67,79 +82,94 @@ MAX_EDITORS = 6
 CLAUSES = {"i": "(i)", "ii": "(ii)", "iii": "(iii)"}
 
 HELP = (
-    "<span style='color:#4b5563'>Theorem 9.1: the outcome of the whole deal is the rounding ρ of the sum of the "
-    "suits' values.  West's lead (§10.4; East's is the mirror image): (i) a suit whose value has a negative "
-    "infinitesimal — attack East's exit; (ii) otherwise a suit with a positive infinitesimal — exit; "
-    "(iii) if every suit is a number, a suit at least as complex as the sum (largest denominator) — then a best "
-    "lead of that suit.</span>"
+    "<span style='color:#4b5563'>A deal whose suits are all even is the theory's (trumps or not: nobody can "
+    "ever ruff): Theorem 9.1, the outcome of the whole deal is the rounding ρ of the sum of the suits' values.  "
+    "West's lead (§10.4; East's is the mirror image): (i) a suit whose value has a negative infinitesimal — "
+    "attack East's exit; (ii) otherwise a suit with a positive infinitesimal — exit; (iii) if every suit is a "
+    "number, a suit at least as complex as the sum (largest denominator) — then a best lead of that suit.  A deal "
+    "with an uneven suit (a void: ruffs and discards) has no value in V: the exact search answers it.</span>"
 )
 
 
 _SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
 
 
-class MultiSuitCalculator(AnalysisView, QWidget):
-    """View 2: several suits; each suit's value, the sum, the outcome, the right lead, and play."""
+def answer_deal(deal: TwoHandDeal, solver: Solver) -> TwoHandSolution:
+    """The deal's answer (in a worker): the theory's with ``solver``'s values (the catalogue, or the engine with its
+    plan and progress), else the search's."""
+    from whist_catalogue.twohand.solver import solve  # loads Numba's search: here, in the worker
 
-    analysed = Signal()
+    solution = solve(deal, table=SuitTable(solver), line=False)
+    if solution.source == "search":
+        # The search after a lead is another kernel, which Numba loads on its first call (half a second): loaded
+        # here, so that the first card played against the app does not stall the window.
+        first = solution.answers[0].moves[0]
+        solve(Position(deal, "W", (first.suit, first.card)), line=False)
+    return solution
+
+
+class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
+    """View 2: any two-person deal; its outcome, each first card's result, where they come from, and play; for a
+    deal of the theory each suit's value, the sum and the right lead."""
+
     TITLE = "Multi-suit calculator"
+    EXAMPLES = EXAMPLES
+    EXAMPLE_MOVES = 4
+    PLACEHOLDER = "AQ/KJ, AKJ/QT9, AJ9/KQT   or   trumps ♥: AK2/-, 5/QJ43"
+    TOOLTIP = ("Any two-person deal (docs/spec.md §2): suits in any notation separated by , or ;, each split in any "
+               "way (a void: -), both hands of the same size; a trump suit named first, trumps ♥: …")
+    SHOW = "&Add up"
+    COPY = "&Copy deal and values"
+    MULTI = True
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.analysis: MultiSuitAnalysis | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
-
-        self.input = QLineEdit()
-        self.input.setPlaceholderText("AQ/KJ, AKJ/QT9, AJ9/KQT   (suits separated by , or ;)")
-        self.input.setToolTip("A multi-suit deal: single-suit deals in any notation of docs/spec.md §2, separated by , or ;")
-        self.input.setClearButtonEnabled(True)
-        self.input.returnPressed.connect(self.show_text)
-        deal_label = QLabel("&Deal:")
-        deal_label.setBuddy(self.input)
-        self.show_button = QPushButton("&Add up")
-        self.show_button.clicked.connect(self.show_text)
-        self.examples_button = examples_button(EXAMPLES, self.set_deal_text)
-        self.copy_button = QPushButton("&Copy deal and values")
-        self.copy_button.clicked.connect(self.copy_summary)
-        copy_action = QAction(self)
-        copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        copy_action.triggered.connect(self.copy_summary)
-        self.addAction(copy_action)
-        row = QHBoxLayout()
-        row.addWidget(deal_label)
-        row.addWidget(self.input, 1)
-        row.addWidget(self.show_button)
-        row.addWidget(self.examples_button)
-        row.addWidget(self.copy_button)
-        self.message = MessageBar(keep_space=True)
-        self.busy_bar = BusyBar()
-        self.busy_bar.cancelled.connect(self.cancel_analysis)
-        self.input.textChanged.connect(self._text_changed)
-        self._editing = False
-
-        # -- one hand editor per suit ----------------------------------------------------------
-        self.editors_box = QGroupBox("Or click the cards of each suit")
-        self.editors_grid = QGridLayout()
-        self.editors_grid.setHorizontalSpacing(10)
-        self.editors_grid.setVerticalSpacing(6)
+        super().__init__(context, parent)
         self.editors: list[HandEditor] = []
+        # The suit buttons sit with the deal, not beside the card pickers: there they took the width
+        # a second column of suits needs in a 1000-pixel window.
         self.add_suit_button = QPushButton("+ suit")
         self.add_suit_button.setToolTip("add an empty suit to edit by hand")
         self.add_suit_button.clicked.connect(self.add_suit)
         self.remove_suit_button = QPushButton("− suit")
         self.remove_suit_button.setToolTip("remove the last suit")
         self.remove_suit_button.clicked.connect(self.remove_suit)
+        self.editors_box = QGroupBox()
+        self._pickers_note = ""
+        """Why the card pickers cannot draw the deal, or nothing (the box's title says it, with each hand's count)."""
+        self.editors_grid = QGridLayout()
+        self.editors_grid.setHorizontalSpacing(10)
+        self.editors_grid.setVerticalSpacing(6)
         editors_layout = QHBoxLayout(self.editors_box)
         editors_layout.addLayout(self.editors_grid)
         editors_layout.addStretch(1)
-        # The suit buttons sit with the deal, not beside the card pickers: there they took the width
-        # a second column of suits needs in a 1000-pixel window.
-        row.addWidget(self.add_suit_button)
-        row.addWidget(self.remove_suit_button)
+        # On a narrow screen the editors scroll sideways rather than widen the window.
+        self.editors_area = scrolled(self.editors_box)
+        self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        play_box = QGroupBox("Play it out against the app, or watch it play both sides")
+        QVBoxLayout(play_box).addWidget(self.play_panel)
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.addWidget(scrolled(self._values_box()))
+        self.play_area = scrolled(play_box)
+        body.addWidget(self.play_area)
+        # The play needs two hands, the table and the list of tricks side by side: it gets two thirds.
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 2)
+        body.setChildrenCollapsible(False)
+        # The trump suit is the deal's, beside it: a row of its own took the height the play needs at 1000 × 700.
+        self.trump_box = QComboBox()
+        self.trump_box.setToolTip("the trump suit: none, or one of the deal's suits (the text names it too: trumps ♥: …)")
+        self.trump_box.activated.connect(self._trump_chosen)
+        trumps = QLabel("&Trumps:")
+        trumps.setBuddy(self.trump_box)
+        self.lay_out(self.editors_area, body, self.add_suit_button, self.remove_suit_button, trumps, self.trump_box)
+        self._set_editor_count(1)
+        self._show_counts()
 
-        # -- values ----------------------------------------------------------------------------
+
+    def _values_box(self) -> QGroupBox:
+        """Where the answer comes from, each suit's value, the sum, the outcome, each side's first lead and every
+        first card's result."""
+        self.source_label = wrapped()
         self.suits_model = SuitValuesModel(self)
         self.suits_view = CopyTableView()
         self.suits_view.setModel(self.suits_model)
@@ -147,120 +177,65 @@ class MultiSuitCalculator(AnalysisView, QWidget):
         enlarge(self.suits_view, 1)
         self.suits_view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.sum_heading = heading("Sum of the values")
         self.sum_label = ValueLabel("—", 28)
         self.sum_label.setToolTip("the sum in V of the suits' values (multi-suit paper §7.1)")
-        self.outcome_label = QLabel()
-        self.outcome_label.setWordWrap(True)
-        self.lead_labels = {p: QLabel() for p in ("W", "E")}
-        for label in self.lead_labels.values():
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-        values_box = QGroupBox("Values")
-        v = QVBoxLayout(values_box)
-        v.addWidget(self.suits_view)
-        sum_row = QHBoxLayout()
-        sum_row.addWidget(heading("Sum:"))
-        sum_row.addWidget(self.sum_label)
-        sum_row.addStretch(1)
-        v.addLayout(sum_row)
-        # Headings wrap: in a 1000-pixel window the values get under 400 pixels, and a heading that
-        # cannot wrap widens the column past its scroll area and cuts off every line below it.
-        for text in ("Outcome (Theorem 9.1: χ = ρ(sum))", "First lead (the rule of §10.4, then a best lead of that suit)"):
-            label = heading(text)
-            label.setWordWrap(True)
-            v.addWidget(label)
-            if text.startswith("Outcome"):
-                v.addWidget(self.outcome_label)
-        v.addWidget(self.lead_labels["W"])
-        v.addWidget(self.lead_labels["E"])
-        v.addStretch(1)
-        help_label = QLabel(HELP)
-        help_label.setWordWrap(True)
-        v.addWidget(help_label)
-
-        self.play_panel = PlayPanel(lambda: self.context.solver, multi=True)
-        play_box = QGroupBox("Play it out against the app, or watch it play both sides")
-        QVBoxLayout(play_box).addWidget(self.play_panel)
-
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(scrolled(values_box))
-        body.addWidget(scrolled(play_box))
-        # The play needs two hands, the table and the list of tricks side by side: it gets the larger share.
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setChildrenCollapsible(False)
-        self.results = body
-        """The suits' values, sum, outcome, leads and play: greyed while valuing, cleared after bad input."""
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(row)
-        # One line for the message and the progress, always there: what comes and goes in it
-        # never moves the card rows below.
-        status_line = QWidget()
-        line = QHBoxLayout(status_line)
-        line.setContentsMargins(0, 0, 0, 0)
-        line.addWidget(self.message, 1)
-        line.addWidget(self.busy_bar, 1)
-        status_line.setFixedHeight(max(self.message.minimumHeight(), self.busy_bar.sizeHint().height()))
-        layout.addWidget(status_line)
-        # On a narrow screen the editors scroll sideways rather than widen the window.
-        self.editors_area = scrolled(self.editors_box)
-        self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        layout.addWidget(self.editors_area)
-        layout.addWidget(body, 1)
-        self._set_editor_count(1)
-        self._clear()
-
-    # -- examples --------------------------------------------------------------------------------
-    def load_example(self) -> None:
-        """Deal (28) of the multi-suit paper, with the first two tricks played (for the screenshot)."""
-        self.set_deal_text(DEAL_28)
-        self.analysed.connect(self._example_play)
-
-    @Slot()
-    def _example_play(self) -> None:
-        self.analysed.disconnect(self._example_play)
-        panel = self.play_panel
-        panel.hints.setChecked(True)
-        for _ in range(4):
-            if panel.play is not None and not panel.play.finished:
-                panel.app_move()
+        self.outcome_heading, self.outcome_label = heading("Outcome"), wrapped()
+        self.lead_heading = heading("First lead")
+        self.lead_labels = {p: wrapped() for p in ("W", "E")}
+        self.cards_labels = {p: wrapped() for p in ("W", "E")}
+        box = QGroupBox("Values")
+        column = QVBoxLayout(box)
+        # The sum under its heading, not beside it: so it fits the values' third of a 1000-pixel window.
+        for widget in (self.source_label, self.suits_view, self.sum_heading, self.sum_label, self.outcome_heading,
+                       self.outcome_label, self.lead_heading, *self.lead_labels.values(),
+                       heading("Every first card → West's tricks after it (★ best)"), *self.cards_labels.values()):
+            column.addWidget(widget)
+        column.addStretch(1)
+        column.addWidget(wrapped(HELP))
+        return box
 
     # -- input -----------------------------------------------------------------------------------
-    def set_deal_text(self, text: str) -> None:
-        self.input.setText(text)
-        self.show_text()
+    def parse(self, text: str) -> TwoHandDeal:
+        return parse_two_hand(text)
 
-    @Slot()
-    def show_text(self) -> None:
-        try:
-            suits = parse_multisuit(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self._set_editor_count(1)  # no card picker keeps the last deal beside the input at fault
-            self.editors[0].clear()
-            self.message.show_error(str(exc))
-            return
-        self._sync_editors(suits)
-        self.show_suits(suits)
-
-    @Slot(str)
-    def _text_changed(self, text: str) -> None:
-        if not text.strip() and not self._editing:
+    def _sync_editors(self, deal: TwoHandDeal | None) -> None:
+        if deal is None:
+            self._pickers_note = ""
             self._set_editor_count(1)
             self.editors[0].clear()
-            self._no_deal()
-            self.message.clear_message()
-
-    def _sync_editors(self, suits: tuple[Suit, ...]) -> None:
-        if len(suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in suits):
-            self.editors_box.setTitle("Or click the cards of each suit (only for rank notation, up to six suits)")
-            self._set_editor_count(0)
+            self._set_trumps(1, None)
+            self._show_counts()
             return
-        self.editors_box.setTitle("Or click the cards of each suit")
-        self._set_editor_count(len(suits))
-        for editor, suit in zip(self.editors, suits):
-            editor.set_hands(suit.west, suit.east)
+        if len(deal.suits) > MAX_EDITORS or any(s.notation is not Notation.RANKS for s in deal.suits):
+            self._pickers_note = " (only for rank notation, up to six suits)"
+            self._set_editor_count(0)
+        else:
+            self._pickers_note = ""
+            self._set_editor_count(len(deal.suits))
+            for editor, suit in zip(self.editors, deal.suits):
+                editor.set_hands(suit.west, suit.east)
+        self._set_trumps(len(deal.suits), deal.trump)
+        self._show_counts(deal.hand_sizes)
+
+    def _set_trumps(self, count: int, trump: int | None) -> None:
+        """The selector offers no trumps and each of ``count`` suits, ``trump`` chosen (a user's choice only fires
+        ``activated``: nothing here asks for an answer)."""
+        box = self.trump_box
+        box.clear()
+        box.addItem("none", None)
+        for i in range(count):
+            box.addItem(suit_symbol(i, count), i)
+        box.setCurrentIndex(0 if trump is None or trump >= count else trump + 1)
+
+    def _show_counts(self, sizes: tuple[int, int] | None = None) -> None:
+        """Each hand's cards in all (``sizes``, or the editors'), in the pickers' title: red while they differ."""
+        if sizes is None:
+            sizes = (sum(len(e.hand("W")) for e in self.editors), sum(len(e.hand("E")) for e in self.editors))
+        west, east = sizes
+        self.editors_box.setTitle(f"Or click the cards of each suit{self._pickers_note} — West holds"
+                                  f" {cards_text(west)}, East {cards_text(east)}")
+        self.editors_box.setStyleSheet("" if west == east else "QGroupBox::title { color: #b91c1c; }")
 
     def _set_editor_count(self, count: int) -> None:
         while len(self.editors) > count:
@@ -270,10 +245,12 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             editor.setParent(None)
             editor.deleteLater()
         while len(self.editors) < count:
-            editor = HandEditor()
+            editor = HandEditor(even=False)
             editor.title.setStyleSheet("font-size: 18pt;")
             editor.changed.connect(self._editor_changed)
             self.editors.append(editor)
+        if count:  # the trump suit stays chosen while the deal has it
+            self._set_trumps(count, self.trump_box.currentData())
         # lay the editors out two to a row
         while self.editors_grid.count():
             self.editors_grid.takeAt(0)
@@ -313,91 +290,121 @@ class MultiSuitCalculator(AnalysisView, QWidget):
             self._editor_changed()
 
     @Slot()
-    def _editor_changed(self) -> None:
-        texts = [e.text() for e in self.editors]
-        self._editing = True
+    def _trump_chosen(self) -> None:
+        """The user chose a trump suit: the text names it, and the deal is answered again."""
         try:
-            self.input.setText(", ".join(texts))
-        finally:
-            self._editing = False
+            deal = self.parse(self.input.text())
+        except WhistError:
+            if any(e.hand("W") or e.hand("E") for e in self.editors):
+                self._editor_changed()  # cards clicked into hands of different sizes: the trump suit joins them
+            else:
+                self.show_text()  # the text's own error, said again
+            return
+        try:
+            deal = TwoHandDeal(deal.suits, self.trump_box.currentData())
+        except WhistError as exc:  # a suit of the deal before the text was edited
+            self.message.show_error(str(exc))
+            return
+        self.set_deal_text(deal.text())
+
+    @Slot()
+    def _editor_changed(self) -> None:
+        trump, count = self.trump_box.currentData(), len(self.editors)
+        body = ", ".join(e.text() for e in self.editors)
+        if trump is not None:  # named as a deal's text names it: by symbol, by number past four suits
+            body = f"trumps {SUIT_SYMBOLS[trump] if count <= len(SUIT_SYMBOLS) else trump + 1}: {body}"
+        self.write_field(body)
+        self._show_counts()
         for k, editor in enumerate(self.editors):
-            w, e = len(editor.hand("W")), len(editor.hand("E"))
-            if w == 0 and e == 0:
+            if not editor.hand("W") and not editor.hand("E"):
                 self._no_deal()
                 self.message.show_info(f"Suit {k + 1} is empty: click its cards, or remove it.")
                 return
-            if w != e:
-                self._no_deal()
-                self.message.show_info(f"Suit {k + 1}: West holds {cards_text(w)}, East {e}; both must hold the same number.")
-                return
-        try:
-            suits = parse_multisuit(self.input.text())
-        except WhistError as exc:
+        west, east = (sum(len(e.hand(p)) for e in self.editors) for p in ("W", "E"))
+        if west != east:
             self._no_deal()
-            self.message.show_error(str(exc))
+            self.message.show_info(f"West holds {cards_text(west)}, East {cards_text(east)}: both hands must hold "
+                                   "the same number — click a card into the shorter hand or out of the longer.")
             return
-        self.show_suits(suits)
+        deal = self.parse_field()
+        if deal is not None:
+            self.show_deal(deal)
 
     # -- analysis ----------------------------------------------------------------------------------
-    def show_suits(self, suits: tuple[Suit, ...]) -> None:
-        """Value the suits in a worker; meanwhile the previous deal's results are greyed."""
-        self.start_analysis("Valuing the suits", analyse, suits, self.context.solver)
+    def show_deal(self, deal: TwoHandDeal) -> None:
+        """Answer the deal in a worker; meanwhile the previous deal's results are greyed."""
+        subject = "Valuing the suits" if deal.symmetric else "Searching the deal"
+        self.start_analysis(subject, answer_deal, deal, self.context.solver)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.suits_model.set_rows([])
+        self.suits_view.hide()  # an empty table is a white box that looks broken
+        self.source_label.setText("")
         self.sum_label.setText("—")
+        for widget in (self.sum_heading, self.sum_label):
+            widget.hide()
+        self.outcome_heading.setText("Outcome")
+        self.lead_heading.setText("First lead")
         self.outcome_label.setText("Enter a deal above.")
-        for label in self.lead_labels.values():
+        for label in (*self.lead_labels.values(), *self.cards_labels.values()):
             label.setText("")
 
-    def _suit_name(self, i: int) -> str:
-        return suit_symbol(i, len(self.analysis.suits)) if self.analysis else str(i + 1)
-
-    def _fill(self, a: MultiSuitAnalysis) -> None:
-        count = len(a.suits)
-        west_suit, east_suit = a.west_lead.suit, a.east_lead.suit
+    def _fill(self, solution: TwoHandSolution) -> None:
+        deal, record, found = solution.position.deal, solution.record(), solution.evaluation
+        assert isinstance(record, OutcomeAnswer)  # a whole deal
+        count = len(deal.suits)
+        theory = found is not None
+        counters = "" if theory else (f"<br><span style='color:#6b7280'>{solution.nodes:,} positions searched,"
+                                      f" {solution.theory_leaves:,} of them answered by Theorem 9.1, and"
+                                      f" {solution.endings:,} endings looked up</span>")
+        self.source_label.setText(f"<b>Answered {source_text(solution.source, deal.trump, count)}.</b>{counters}")
+        values = found.suit_values if found is not None else (None,) * count
         rows = []
-        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
-            chosen = [name for name, s in (("West", west_suit), ("East", east_suit)) if s == i]
-            rows.append(SuitRow(suit_symbol(i, count), suit, sol.value, " and ".join(chosen)))
+        for i, (suit, value) in enumerate(zip(deal.suits, values)):
+            name = suit_symbol(i, count) + (" trumps" if i == deal.trump else "")
+            by = " and ".join(side for (_, side), lead in zip(_SIDES, (record.west, record.east)) if lead[0] == i)
+            rows.append(SuitRow(name, suit, value, by))
         self.suits_model.set_rows(rows)
+        for column in (1, 2):  # the value and the suit's outcome alone: only the theory has them
+            self.suits_view.setColumnHidden(column, not theory)
+        self.suits_view.show()
         self.suits_view.resizeColumnsToContents()
-        self.sum_label.setText(a.value.text())
-        tricks = sum(s.n for s in a.suits)
-        o = a.outcome
+        for widget in (self.sum_heading, self.sum_label):
+            widget.setVisible(theory)
+        self.sum_label.setText(solution.value.text() if solution.value is not None else "—")
+        tricks, o = deal.n, record.outcome
+        self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else "Outcome (by search)")
         self.outcome_label.setText(
             f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
             f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
         )
-        for p, name in _SIDES:
-            lead = a.lead(p)
-            card = f"{suit_symbol(lead.suit, count)}{a.lead_name(p)}"
-            self.lead_labels[p].setText(
-                f"<b>{name} leads {card}</b> — {lead.rule.describe(p)} "
-                f"<span style='color:#6b7280'>(clause {CLAUSES[lead.rule.value]} of §10.4)</span>"
-            )
-        self.play_panel.set_deal(a.suits)
+        self.lead_heading.setText("First lead (the rule of §10.4, then a best lead of that suit)" if theory
+                                  else "First lead (the first best card in the order written, by search)")
+        for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):
+            said = f"<b>{name} leads {card_label(led, count, card)}</b> — {why}"
+            if found is not None:
+                clause = CLAUSES[found.lead(p).rule.value]
+                said += f" <span style='color:#6b7280'>(clause {clause} of §10.4)</span>"
+            self.lead_labels[p].setText(said)
+            self.cards_labels[p].setText(f"{name} on lead: {self._cards_text(deal, solution.answer(p).moves, p)}")
+        self.play_panel.set_deal(deal.suits, deal.trump)
+
+    @staticmethod
+    def _card(deal: TwoHandDeal, r: CardResult) -> str:
+        return card_label(r.suit, len(deal.suits), deal.suits[r.suit].card_name(r.card))
+
+    def _cards_text(self, deal: TwoHandDeal, moves: tuple[CardResult, ...], p: Player) -> str:
+        """Each legal first card with West's tricks after it, the best in bold with a star."""
+        best = (max if p == "W" else min)(r.west_tricks for r in moves)
+        return "  ".join(f"<b>{self._card(deal, r)}→{r.west_tricks}★</b>" if r.west_tricks == best
+                         else f"{self._card(deal, r)}→{r.west_tricks}" for r in moves)
+
+    def screenshot_pages(self) -> list[tuple[str, Callable[[], None]]]:
+        """Deal (28), the theory's (the first example, already loaded), then a deal with a void and trumps, the
+        search's (``calculator-trumps.png``)."""
+        return [("", lambda: None), ("trumps", lambda: self.load_example(TRUMP_EXAMPLE))]
 
     # -- clipboard --------------------------------------------------------------------------------------
     def summary_text(self) -> str:
-        a = self.analysis
-        if a is None:
-            return ""
-        count = len(a.suits)
-        lines = [", ".join(str(s) for s in a.suits)]
-        for i, (suit, sol) in enumerate(zip(a.suits, a.solutions)):
-            lines.append(f"  {suit_symbol(i, count)} {suit}  {sol.value.text()}")
-        o = a.outcome
-        lines.append(f"sum      {a.value.text()}")
-        lines.append(f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead")
-        for p, name in _SIDES:
-            lead = a.lead(p)
-            lines.append(f"{name} leads {suit_symbol(lead.suit, count)}{a.lead_name(p)}: {lead.rule.describe(p)}")
-        return "\n".join(lines)
-
-    @Slot()
-    def copy_summary(self) -> None:
-        text = self.summary_text()
-        if text:
-            copy_text(text)
+        return self.analysis.text()  # the command line's words (``outcome --cards``), the search's counters

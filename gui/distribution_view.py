@@ -88,6 +88,11 @@ class DistributionView(QWidget):
         """Whether an answer is still awaited."""
         return self.task.busy
 
+    def showEvent(self, event) -> None:  # Qt override
+        super().showEvent(event)
+        if self.result is None and not self.busy:  # opened on its example: its answer, not two blank panes
+            self.compute()
+
     def set_sizes(self, text: str) -> None:
         self.input.setText(text)
         self.compute()

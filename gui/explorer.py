@@ -7,7 +7,7 @@ shares (catalogue, recursive definition, engine, linear time), the
 labeled values α_ij from :func:`whist_catalogue.theory.labeled.labeled_matrix`, the matrix
 A, the sums T_k and H̄, H̲, H from :mod:`whist_catalogue.single_suit.formulas` (or the
 linear-time :mod:`whist_catalogue.single_suit.linear_time` for deals too large to show A), and
-play from :class:`whist_catalogue.theory.play.Play`.  The analysis runs in a worker, since
+play from :class:`whist_catalogue.twohand.play.Play`.  The analysis runs in a worker, since
 a deal beyond the catalogue may make the engine compute whole levels.
 """
 
@@ -15,45 +15,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QPushButton,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
 
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
-from whist_catalogue.gui.play_panel import PlayPanel
 from whist_catalogue.gui.widgets import (
-    BusyBar,
-    CopyTableView,
     HandEditor,
-    MessageBar,
     ValueLabel,
-    beside,
+    breakable,
     cards_text,
-    copy_text,
-    enlarge,
-    examples_button,
     fit_height,
-    fit_table,
     heading,
+    matrix_view,
     scrolled,
     shorten,
-    shrink_to_contents,
     tricks_text,
+    wrapped,
 )
-from whist_catalogue.gui.analysis_view import AnalysisView
-from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.linear_time import NormalLeads, ValueDetection, solve_linear
 from whist_catalogue.store.solvers import CATALOGUE, DEFINITION, ENGINE, answer
@@ -73,6 +54,14 @@ HELP = (
     "rounding it (ρ) gives the tricks with each side on lead.  A fraction means the lead matters; "
     "ε<sub>k</sub> is an exit for West protected by k stoppers, −ε<sub>k</sub> one for East.  "
     "Values of suits add up: try the Multi-suit view.</span>"
+)
+
+ALPHA_LEGEND = (
+    "West plays W<sub>i</sub> (row), East plays E<sub>j</sub> (column); (P, x): P wins the trick, "
+    "x is West's value counting it.  ★ a best lead.  Best reply: "
+    f"<span style='background:{BLUE.name()}'>&nbsp;East's&nbsp;</span> "
+    f"<span style='background:{AMBER.name()}'>&nbsp;West's&nbsp;</span> "
+    f"<span style='background:{GREEN.name()}'>&nbsp;both&nbsp;</span>"
 )
 
 A_MATRIX_MAX_N = 40
@@ -152,151 +141,28 @@ def outcome_sentence(outcome: Outcome, n: int) -> str:
     )
 
 
-class DealExplorer(AnalysisView, QWidget):
+class DealExplorer(AnalysisView[Suit]):
     """View 1: enter a single-suit deal (any notation, or click cards), read its value and play it."""
 
-    analysed = Signal()
-    """Emitted when an analysis has been shown (or has failed with a message)."""
-
     TITLE = "Deal explorer"
+    EXAMPLES = EXAMPLES
+    PLACEHOLDER = PLACEHOLDER  # one deal three ways (KQT/AJ9, in numbers, as its owner string): a test checks they agree
+    TOOLTIP = ("A single-suit deal WEST/EAST in ranks (AQ/KJ, K Q 9 / A J 10), numbers (13 12 / 14 11),\n"
+               "or an owner string, lowest card first (EWEW). Press Enter to show it.")
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.analysis: DealAnalysis | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step)
-        self._editing = False
-
-        # -- input -------------------------------------------------------------------------------
-        self.input = QLineEdit()
-        # One deal three ways (KQT/AJ9 in numbers, then as its owner string): a test checks they agree.
-        self.input.setPlaceholderText(PLACEHOLDER)
-        self.input.setToolTip(
-            "A single-suit deal WEST/EAST in ranks (AQ/KJ, K Q 9 / A J 10), numbers (13 12 / 14 11),\n"
-            "or an owner string, lowest card first (EWEW). Press Enter to show it."
-        )
-        self.input.setClearButtonEnabled(True)
-        self.input.returnPressed.connect(self.show_text)
-        self.show_button = QPushButton("&Show")
-        self.show_button.clicked.connect(self.show_text)
-        self.examples_button = examples_button(EXAMPLES, self.set_deal_text)
-        self.copy_button = QPushButton("&Copy deal and value")
-        self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
-        self.copy_button.clicked.connect(self.copy_summary)
-        copy_action = QAction(self)
-        copy_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        copy_action.triggered.connect(self.copy_summary)
-        self.addAction(copy_action)
-        deal_label = QLabel("&Deal:")
-        deal_label.setBuddy(self.input)
-
-        input_row = QHBoxLayout()
-        input_row.addWidget(deal_label)
-        input_row.addWidget(self.input, 1)
-        input_row.addWidget(self.show_button)
-        input_row.addWidget(self.examples_button)
-        input_row.addWidget(self.copy_button)
-        self.input.textChanged.connect(self._text_changed)
-        self.message = MessageBar()
-        self.busy_bar = BusyBar()
-        self.busy_bar.cancelled.connect(self.cancel_analysis)
-        cancel_action = QAction(self)
-        cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        cancel_action.triggered.connect(self.busy_bar.cancel)
-        self.addAction(cancel_action)
+        super().__init__(context, parent)
         self.editor = HandEditor("or click cards:")
         self.editor.changed.connect(self._editor_changed)
-
-        # -- summary -------------------------------------------------------------------------
-        self.value_label = ValueLabel("—", 30)
-        self.value_label.setToolTip("val(D): the value of the deal in the semigroup V (multi-suit paper §6)")
-        self.source_label = QLabel()
-        self.source_label.setWordWrap(True)
-        self.source_label.setStyleSheet("color: #4b5563;")
-        self.deal_info = QLabel()
-        self.deal_info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.deal_info.setWordWrap(True)
-        self.outcome_label = QLabel()
-        self.outcome_label.setWordWrap(True)
-        self.leads_label = QLabel()
-        self.leads_label.setWordWrap(True)
-        summary = QGroupBox("Value")
-        s = QVBoxLayout(summary)
-        s.addWidget(self.value_label)
-        s.addWidget(self.source_label)
-        s.addWidget(self.deal_info)
-        s.addWidget(heading("Outcome (χ = ρ(value))"))
-        s.addWidget(self.outcome_label)
-        s.addWidget(heading("Best leads"))
-        s.addWidget(self.leads_label)
-        s.addStretch(1)
-        help_label = QLabel(HELP)
-        help_label.setWordWrap(True)
-        s.addWidget(help_label)
-
-        # -- α matrix -----------------------------------------------------------------------
-        self.alpha_model = AlphaMatrixModel(self)
-        self.alpha_view = CopyTableView()
-        self.alpha_view.setModel(self.alpha_model)
-        fit_table(self.alpha_view)
-        enlarge(self.alpha_view, 2)
-        self.alpha_note = QLabel()
-        self.alpha_note.setWordWrap(True)
-        legend = QLabel(
-            "West plays W<sub>i</sub> (row), East plays E<sub>j</sub> (column); (P, x): P wins the trick, "
-            "x is West's value counting it.  ★ a best lead.  Best reply: "
-            f"<span style='background:{BLUE.name()}'>&nbsp;East's&nbsp;</span> "
-            f"<span style='background:{AMBER.name()}'>&nbsp;West's&nbsp;</span> "
-            f"<span style='background:{GREEN.name()}'>&nbsp;both&nbsp;</span>"
-        )
-        legend.setWordWrap(True)
-        alpha_box = QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)")
-        a = QVBoxLayout(alpha_box)
-        a.addWidget(self.alpha_view)
-        a.addWidget(self.alpha_note)
-        a.addWidget(legend)
-        a.addStretch(1)
-
-        # -- the single-suit paper ---------------------------------------------------------
-        self.a_model = AMatrixModel(self)
-        self.a_view = CopyTableView()
-        self.a_view.setModel(self.a_model)
-        fit_table(self.a_view)
-        enlarge(self.a_view, 1)
-        self.t_model = DiagonalSumsModel(self)
-        self.t_view = CopyTableView()
-        self.t_view.setModel(self.t_model)
-        fit_table(self.t_view)
-        for view in (self.alpha_view, self.a_view, self.t_view):
-            shrink_to_contents(view)
-        self.h_label = QLabel()
-        self.h_label.setWordWrap(True)
-        self.h_label.setTextFormat(Qt.TextFormat.RichText)
-        self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        paper_box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
-        p = QVBoxLayout(paper_box)
-        p.addWidget(self.a_view)
-        p.addWidget(self.t_view)
-        p.addWidget(self.h_label)
-        p.addStretch(1)
-
-        # -- play ----------------------------------------------------------------------------
-        self.play_panel = PlayPanel(lambda: self.context.solver, multi=False)
+        self.value_area = scrolled(self._value_box())
+        self.value_area.setMinimumWidth(250)  # the value, its source and the outcome stay readable at 1000 pixels
+        top = QSplitter(Qt.Orientation.Horizontal)
+        for area, stretch in ((self.value_area, 2), (scrolled(self._alpha_box()), 3), (scrolled(self._paper_box()), 3)):
+            top.addWidget(area)
+            top.setStretchFactor(top.count() - 1, stretch)
+        top.setChildrenCollapsible(False)
         play_box = QGroupBox("Play it out: click a card, the app answers")
         QVBoxLayout(play_box).addWidget(self.play_panel)
-
-        top = QSplitter(Qt.Orientation.Horizontal)
-        summary_area = scrolled(summary)
-        summary_area.setMinimumWidth(250)  # the value, its source and the outcome stay readable at 1000 pixels
-        top.addWidget(summary_area)
-        top.addWidget(scrolled(alpha_box))
-        top.addWidget(scrolled(paper_box))
-        top.setStretchFactor(0, 2)
-        top.setStretchFactor(1, 3)
-        top.setStretchFactor(2, 3)
-        top.setChildrenCollapsible(False)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(scrolled(play_box))
@@ -305,73 +171,57 @@ class DealExplorer(AnalysisView, QWidget):
         body.setChildrenCollapsible(False)
         top.setSizes([300, 500, 560])
         body.setSizes([400, 460])
-        self.results = body
-        """Everything shown about the deal: greyed while a new deal is valued, cleared after bad input."""
+        self.lay_out(self.editor, body)
 
-        layout = QVBoxLayout(self)
-        layout.addLayout(input_row)
-        layout.addLayout(beside(self.editor, self.message, self.busy_bar))
-        layout.addWidget(body, 1)
-        self._clear()
+    def _value_box(self) -> QGroupBox:
+        """The value, its source, the deal, the outcome and the best leads."""
+        self.value_label = ValueLabel("—", 30)
+        self.value_label.setToolTip("val(D): the value of the deal in the semigroup V (multi-suit paper §6)")
+        self.source_label, self.deal_info, self.outcome_label, self.leads_label = (wrapped() for _ in range(4))
+        self.source_label.setStyleSheet("color: #4b5563;")
+        box = QGroupBox("Value")
+        column = QVBoxLayout(box)
+        for widget in (self.value_label, self.source_label, self.deal_info, heading("Outcome (χ = ρ(value))"),
+                       self.outcome_label, heading("Best leads"), self.leads_label):
+            column.addWidget(widget)
+        column.addStretch(1)
+        column.addWidget(wrapped(HELP))
+        return box
 
-    # -- examples --------------------------------------------------------------------------------
-    def load_example(self) -> None:
-        """KQT/AJ9 with the theory's moves marked and the first trick played (for the screenshot)."""
-        self.set_deal_text("KQT/AJ9")
-        self._after_analysis(self._example_play)
+    def _alpha_box(self) -> QGroupBox:
+        self.alpha_model = AlphaMatrixModel(self)
+        self.alpha_view = matrix_view(self.alpha_model, 2)
+        self.alpha_note = wrapped()
+        box = QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)")
+        column = QVBoxLayout(box)
+        for widget in (self.alpha_view, self.alpha_note, wrapped(ALPHA_LEGEND)):
+            column.addWidget(widget)
+        column.addStretch(1)
+        return box
 
-    def _example_play(self) -> None:
-        panel = self.play_panel
-        panel.hints.setChecked(True)
-        if panel.play is not None and not panel.play.finished:
-            panel.app_move()
-
-    def _after_analysis(self, action) -> None:
-        if not self.busy:
-            action()
-            return
-
-        def once() -> None:
-            self.analysed.disconnect(once)
-            action()
-
-        self.analysed.connect(once)
+    def _paper_box(self) -> QGroupBox:
+        self.a_model = AMatrixModel(self)
+        self.a_view = matrix_view(self.a_model, 1)
+        self.t_model = DiagonalSumsModel(self)
+        self.t_view = matrix_view(self.t_model, 0)
+        self.h_label = wrapped()
+        self.h_label.setTextFormat(Qt.TextFormat.RichText)
+        self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
+        column = QVBoxLayout(box)
+        for widget in (self.a_view, self.t_view, self.h_label):
+            column.addWidget(widget)
+        column.addStretch(1)
+        return box
 
     # -- input -----------------------------------------------------------------------------------
-    def set_deal_text(self, text: str) -> None:
-        """Put ``text`` in the input and show it (what a user does by typing and pressing Enter)."""
-        self.input.setText(text)
-        self.show_text()
-
-    @Slot()
-    def show_text(self) -> None:
-        text = self.input.text()
-        try:
-            suit = parse_suit(text)
-        except WhistError as exc:
-            self._no_deal()
-            self.editor.clear()  # the card picker shows no deal beside the input at fault, least of all the last one
-            self.message.show_error(str(exc))
-            return
-        self._sync_editor(suit)
-        self.show_suit(suit)
-
-    @Slot(str)
-    def _text_changed(self, text: str) -> None:
-        # Emptying the field (its clear button, or deleting the text) empties everything the deal showed.
-        if not text.strip() and not self._editing:
-            self.editor.clear()
-            self._no_deal()
-            self.message.clear_message()
+    def parse(self, text: str) -> Suit:
+        return parse_suit(text)
 
     @Slot()
     def _editor_changed(self) -> None:
         west, east = self.editor.hand("W"), self.editor.hand("E")
-        self._editing = True
-        try:
-            self.input.setText(self.editor.text() if west or east else "")
-        finally:
-            self._editing = False
+        self.write_field(self.editor.text() if west or east else "")
         if not west and not east:
             self._no_deal()
             self.message.show_info("Click cards into West's and East's hands, or type a deal above.")
@@ -382,38 +232,39 @@ class DealExplorer(AnalysisView, QWidget):
                 f"West holds {cards_text(len(west))}, East {len(east)}: both hands must hold the same number."
             )
             return
-        try:
-            suit = parse_suit(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self.message.show_error(str(exc))
-            return
-        self.show_suit(suit)
+        suit = self.parse_field()
+        if suit is not None:
+            self.show_deal(suit)
 
-    def _sync_editor(self, suit: Suit) -> None:
-        fits = suit.notation is Notation.RANKS and self.editor.set_hands(suit.west, suit.east)
-        if not fits:
+    def _sync_editors(self, suit: Suit | None) -> None:
+        if suit is None:
             self.editor.clear()
-        self.editor.setEnabled(True)
+        elif suit.notation is not Notation.RANKS or not self.editor.set_hands(suit.west, suit.east):
+            # Say why the picker is empty beside a deal it cannot draw, rather than show "0 : 0".
+            self.editor.clear(f"{suit.n} cards a hand, more than the 13 ranks A … 2" if 2 * suit.n > 13 else
+                              "the cards to click are ranks, and this deal is an owner string or numbers")
 
     # -- analysis ------------------------------------------------------------------------------
-    def show_suit(self, suit: Suit) -> None:
+    def show_deal(self, suit: Suit) -> None:
         """Analyse ``suit`` in a worker and show the result; meanwhile the previous deal's results are greyed."""
-        self.start_analysis(f"Valuing {shorten(str(suit))}", analyse_deal, suit, self.context.solver)
+        self.start_analysis(f"Valuing {shorten(str(suit), 32)}", analyse_deal, suit, self.context.solver)
 
     # -- display ---------------------------------------------------------------------------------
     def _clear(self) -> None:
         self.value_label.setText("—")
-        self.source_label.setText("")
-        self.alpha_note.setText("")
+        for label in (self.source_label, self.alpha_note, self.outcome_label, self.leads_label, self.h_label):
+            label.setText("")
         self.deal_info.setText("Enter a deal above.")
         self.deal_info.setToolTip("")
-        self.outcome_label.setText("")
-        self.leads_label.setText("")
         self.alpha_model.set_matrix(None, None, ())
         self.a_model.set_matrix(None, ())
         self.t_model.set_sums({})
-        self.h_label.setText("")
+        self._show_filled()
+
+    def _show_filled(self) -> None:
+        """A table shows only with something in it: an empty one is a white box that looks broken."""
+        for view in (self.alpha_view, self.a_view, self.t_view):
+            view.setVisible(view.model().rowCount() > 0)
 
     def _fill(self, a: DealAnalysis) -> None:
         suit, deal = a.suit, a.suit.deal
@@ -427,9 +278,10 @@ class DealExplorer(AnalysisView, QWidget):
             self.value_label.setText(f"{low} < value < {high}")
         self.source_label.setText(self._source_text(a))
         key = f"  ·  key {deal.key}" if deal.n <= MAX_BUILD_N else ""
-        # A long deal is shortened here (the full text is in the field above and in the tooltip):
-        # a label of n = 300 would otherwise be one unbreakable word as wide as 5,000 pixels.
-        self.deal_info.setText(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}  ·  n = {deal.n}{key}")
+        # A long deal is shortened here (the full text is in the field above and in the tooltip), and may break
+        # anywhere: a label of n = 17 is one 34-letter word, wider than the panel at 1000 pixels.
+        self.deal_info.setText(breakable(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}")
+                               + f"  ·  n = {deal.n}{key}")
         self.deal_info.setToolTip(f"{suit}\nlabel {deal.label}" if deal.n > 12 else "")
         self.outcome_label.setText(outcome_sentence(a.outcome, deal.n))
         if sol is not None:
@@ -452,6 +304,7 @@ class DealExplorer(AnalysisView, QWidget):
         marks = sorted({a.h_lower, a.h_upper})
         self.a_model.set_matrix(suit, a.a_matrix, marks)
         self.t_model.set_sums(a.t_sums, marks)
+        self._show_filled()
         fit_height(self.t_view)
         self.h_label.setText(self._h_text(a))
         self.play_panel.set_deal((suit,) if sol is not None else None)
@@ -508,10 +361,7 @@ class DealExplorer(AnalysisView, QWidget):
     # -- clipboard -------------------------------------------------------------------------------
     def summary_text(self) -> str:
         a = self.analysis
-        if a is None:
-            return ""
-        suit = a.suit
-        o = a.outcome
+        suit, o = a.suit, a.outcome
         lines = [f"{suit}  ({suit.deal.label}, n = {suit.n})", f"value    {self.value_label.text()}",
                  f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead"]
         if a.solution is not None:
@@ -519,9 +369,3 @@ class DealExplorer(AnalysisView, QWidget):
             e = " ".join(suit.name_of(c) for c in a.solution.east_leads)
             lines.append(f"best leads  West: {w}   East: {e}")
         return "\n".join(lines)
-
-    @Slot()
-    def copy_summary(self) -> None:
-        text = self.summary_text()
-        if text:
-            copy_text(text)

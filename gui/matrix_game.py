@@ -15,9 +15,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
-    QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -31,7 +29,7 @@ from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, error_text
+from whist_catalogue.gui.widgets import MessageBar, button, error_text, row
 from whist_catalogue.gui.workers import LatestOnly
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
@@ -78,18 +76,13 @@ class MatrixGamePage(QWidget):
         rows_label.setBuddy(self.rows)
         columns_label = QLabel("&Columns:")
         columns_label.setBuddy(self.columns)
-        self.open_button = QPushButton("&Open…")
-        self.open_button.setToolTip("a grid or CSV file of player 1's pay-offs, or a Gambit .nfg file")
-        self.open_button.clicked.connect(self.open_file)
-        self.paste_button = QPushButton("&Paste")
-        self.paste_button.setToolTip("replace the game by a grid copied from a spreadsheet or a text (Ctrl+V)")
-        self.paste_button.clicked.connect(self.paste)
-        self.save_button = QPushButton("Save as .&nfg…")
-        self.save_button.setToolTip("write the game in Gambit's strategic-form format")
-        self.save_button.clicked.connect(self.save)
-        self.solve_button = QPushButton("&Solve")
+        self.open_button = button("&Open…", "a grid or CSV file of player 1's pay-offs, or a Gambit .nfg file",
+                                  self.open_file)
+        self.paste_button = button("&Paste", "replace the game by a grid copied from a spreadsheet or a text (Ctrl+V)",
+                                   self.paste)
+        self.save_button = button("Save as .&nfg…", "write the game in Gambit's strategic-form format", self.save)
+        self.solve_button = button("&Solve", "solve the game in the grid (Enter)", self.solve)
         self.solve_button.setDefault(True)
-        self.solve_button.clicked.connect(self.solve)
         self.grid = QTableWidget()
         self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
         self.grid.itemChanged.connect(self._edited)
@@ -108,13 +101,8 @@ class MatrixGamePage(QWidget):
         )
         explain.setWordWrap(True)
 
-        controls = QHBoxLayout()
-        for widget in (rows_label, self.rows, columns_label, self.columns):
-            controls.addWidget(widget)
-        controls.addSpacing(12)
-        for widget in (self.open_button, self.paste_button, self.save_button, self.solve_button):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        controls = row(rows_label, self.rows, columns_label, self.columns, 12, self.open_button, self.paste_button,
+                       self.save_button, self.solve_button)
         layout = QVBoxLayout(self)
         layout.addWidget(explain)
         layout.addLayout(controls)

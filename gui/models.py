@@ -365,12 +365,6 @@ class TricksModel(RowListModel):
     HEADERS = ("Leader", "Led", "Reply", "Winner", "Note")
     rows: list[TrickRow]
 
-    def append(self, row: TrickRow) -> None:
-        n = len(self.rows)
-        self.beginInsertRows(QModelIndex(), n, n)  # first and last row inserted, inclusive
-        self.rows.append(row)
-        self.endInsertRows()
-
     @property
     def played(self) -> list[TrickRow]:
         return [r for r in self.rows if not r.projected]
@@ -411,19 +405,27 @@ class TricksModel(RowListModel):
 # -- multi-suit calculator -------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SuitRow:
-    """One suit of a multi-suit deal with its value."""
+    """One suit of a two-hand deal, with its value when the deal is the theory's."""
 
     name: str
     suit: Suit
-    value: Value
+    value: Value | None
+    """None outside the theory (a deal with an uneven suit has no value in V)."""
     chosen_by: str = ""
-    """``"West"``, ``"East"``, ``"both"`` or empty: whose first lead the rule of §10.4 puts in this suit."""
+    """``"West"``, ``"East"``, ``"West and East"`` or empty: whose first lead is in this suit (the rule of §10.4, or
+    a best first card by search)."""
 
 
 class SuitValuesModel(RowListModel):
-    """The suits of a multi-suit deal: the cards, the canonical label, the value and the suit's outcome alone."""
+    """The suits of a two-hand deal: the value, the suit's outcome alone, whose first lead it takes, the cards and
+    the owner string — in that order, so that in a narrow window the values are what stays in sight.  A deal
+    outside the theory has neither value nor outcome alone (the view hides those columns)."""
 
-    HEADERS = ("Suit", "West / East", "Label", "Value", "Alone", "First lead")
+    HEADERS = ("Suit", "Value", "Alone", "First lead", "West / East", "Label")
+    TIPS = ("", "", "West's tricks in this suit played alone, with West / East on lead: ρ(value)",
+            "the suit of this side's first lead: the rule of §10.4's, or (by search) a best first card's",
+            "West's cards / East's cards", "the owner of each card, lowest first (docs/spec.md §2; for an even suit, "
+            "its canonical label)")
     rows: list[SuitRow]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -431,34 +433,22 @@ class SuitValuesModel(RowListModel):
         if row is None:
             return None
         col = index.column()
-        suit = row.suit
         if role == Qt.ItemDataRole.DisplayRole:
-            outcome = rho(row.value)
-            cells = (
-                row.name,
-                str(suit),
-                suit.deal.label,
-                row.value.text(),
-                f"({outcome.west_leads}, {outcome.east_leads})",
-                row.chosen_by,
-            )
-            return cells[col]
+            if row.value is None:
+                value = alone = "—"
+            else:
+                outcome = rho(row.value)
+                value, alone = row.value.text(), f"({outcome.west_leads}, {outcome.east_leads})"
+            return (row.name, value, alone, row.chosen_by, str(row.suit), row.suit.owners)[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            return LEFT if col in (1, 2) else CENTER
-        if role == Qt.ItemDataRole.FontRole and col == 3:
+            return LEFT if col >= 4 else CENTER
+        if role == Qt.ItemDataRole.FontRole and col == 1:
             font = QFont()
             font.setPointSize(font.pointSize() + 1)
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if col == 4:
-                return "West's tricks in this suit played alone, with West / East on lead: ρ(value)"
-            if col == 5 and row.chosen_by:
-                return "the suit the rule of §10.4 chooses for this side's first lead"
-            if col == 2:
-                return "canonical label: the owner of each card, lowest first (docs/spec.md §2)"
-            if col == 1:
-                return "West's cards / East's cards"
+        if role == Qt.ItemDataRole.ToolTipRole and (col != 3 or row.chosen_by):
+            return self.TIPS[col] or None
         return None
 
 

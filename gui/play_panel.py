@@ -1,13 +1,13 @@
-"""Play a deal out against the app, or watch the app play both sides (one suit or many).
+"""Play a deal out against the app, or watch the app play both sides (one suit or many, trumps or not).
 
-All the play logic is :class:`whist_catalogue.theory.play.Play`: the legal moves, each
-card's exact result, the theory's moves (a lead by the rule of §10.4 of the
-multi-suit paper, or a reply — optimal for the whole deal from any position, the
-user's mistakes included), taking a card back, and the projected outcome
-ρ(Σ val) of Theorem 9.1; the play kept as a move list to step through is
-:class:`whist_catalogue.theory.play.PlayHistory`.  This panel shows the hands as
+All the play logic is :class:`whist_catalogue.twohand.play.Play`: the legal moves, each
+card's exact result, the app's moves (while every suit is even, the theory's: a lead by the
+rule of §10.4 of the multi-suit paper, or a reply; else the exact search's — optimal for the
+whole deal from any position, the user's mistakes included), taking a card back, and where
+each answer comes from; the play kept as a move list to step through is
+:class:`whist_catalogue.twohand.play.PlayHistory`.  This panel shows the hands as
 buttons (each with its result on request), the current trick on a table with the
-trick before it, the tricks played with what each costly card cost, and it takes
+trick before it, the tricks played with each ruff, discard and costly card, and it takes
 the keys of docs/app.md (stepping, undo and redo, cards typed).
 """
 
@@ -42,19 +42,27 @@ from whist_catalogue.gui.widgets import (
     CardButton,
     CopyTableView,
     MessageBar,
+    button,
+    card_label,
     fit_table,
     player_name,
+    row,
     suit_symbol,
     tricks_text,
+    wrapped,
 )
 from whist_catalogue.theory.deals import SUIT_LETTERS, Suit
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.play import Move, Play, PlayedCard, PlayHistory
+from whist_catalogue.theory.multisuit import Trick
+from whist_catalogue.twohand.play import Move, Play, PlayHistory, PlayRecord
 from whist_catalogue.theory.solution import Solver
 
 __all__ = ["PlayPanel"]
 
 WATCH_INTERVAL_MS = 700
+
+SOURCE_WORDS = {"theory": "from the suits' values, Theorem 9.1", "search": "by search"}
+"""Who answers the position shown (:attr:`whist_catalogue.twohand.play.Play.source`), in the status line."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,7 @@ class TrickTable(QWidget):
 class PlayPanel(QWidget):
     """Hands as card buttons, the controls, the tricks so far and an optimal line to the end.
 
-    The play is a move list (:class:`~whist_catalogue.theory.play.PlayHistory`): ← and → step a card
+    The play is a move list (:class:`~whist_catalogue.twohand.play.PlayHistory`): ← and → step a card
     back and forward through it, Ctrl+← and Ctrl+→ a trick, Home and End go to its ends, a click on a
     trick of the list shows the position after it; Ctrl+Z takes back your last card (with the app's
     answer), Ctrl+Shift+Z plays it again.  A card is played from the keyboard by typing it (see
@@ -173,82 +181,105 @@ class PlayPanel(QWidget):
         """A callable returning the solver to play with."""
         self.multi = multi
         self.suits: tuple[Suit, ...] = ()
+        self.trump: int | None = None
+        """The trump suit's index, None for no trumps."""
         self.history: PlayHistory | None = None
-        self._kept: dict[tuple[Suit, ...], PlayHistory] = {}
+        self._kept: dict[tuple[tuple[Suit, ...], int | None], PlayHistory] = {}
         self._typed = ""
         """The keys typed so far towards a card (a suit's letter waiting for its rank, say)."""
+        self._buttons: dict[tuple[str, int, int], CardButton] = {}
+        self._per_row = 0
+        """Cards a row of a hand held when last laid out (0: not yet laid out)."""
         self.timer = QTimer(self)
         self.timer.setInterval(WATCH_INTERVAL_MS)
         self.timer.timeout.connect(self._watch_step)
         # The panel takes the focus when clicked, and keeps it after a card (its button is rebuilt):
         # the keys below then act on the play, and a stray key never reaches the deal's editor.
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.status, self.why = wrapped(), wrapped()
+        """The score and who is to play; below it, why a card as good as a marked one is not marked."""
+        self.why.setStyleSheet("color: #4b5563;")
+        self.why.hide()
+        self.message = MessageBar()
+        self.table = TrickTable()
+        controls = self._controls()
+        middle = QHBoxLayout()
+        middle.addLayout(self._hands(), 3)
+        # The table goes above the list of tricks, beside the hands (between them it pushed East's hand
+        # below the fold of a 900-pixel window): both hands, the trick and the list stay in sight.
+        right = QVBoxLayout()
+        right.addWidget(self.table)
+        right.addWidget(self._tricks_list(), 1)
+        middle.addLayout(right, 3 if multi else 2)
+        layout = QVBoxLayout(self)
+        for controls_row in controls:
+            layout.addLayout(controls_row)
+        for widget in (self.message, self.status, self.why):
+            layout.addWidget(widget)
+        layout.addLayout(middle, 1)
+        self._shortcuts = {name: self._key(keys, action) for keys, action, name in (
+            ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
+            ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
+            ("Home", self.go_to_start, "start"), ("End", self.go_to_end, "end"),
+            ("Ctrl+Z", self.undo, "undo"), ("Ctrl+Shift+Z", self.redo, "redo"), ("Ctrl+Y", self.redo, "redo (Ctrl+Y)"),
+        )}
+        self.set_deal(None)
 
-        # controls
+    def _key(self, keys: str, action: Callable[[], None]) -> QShortcut:
+        shortcut = QShortcut(QKeySequence(keys), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(action)
+        return shortcut
+
+    def _controls(self) -> list[QHBoxLayout]:
+        """Who leads and which side you play, the options, the buttons: two rows, or three in a narrow panel."""
         self.leader_box = QComboBox()
         self.leader_box.addItem("West", "W")
         self.leader_box.addItem("East", "E")
         self.leader_box.setToolTip("who leads to the first trick")
+        self.leader_box.currentIndexChanged.connect(self.restart)
         self.mode_box = QComboBox()
         for key, text in self.MODES:
             self.mode_box.addItem(text, key)
         self.mode_box.setToolTip("which side you play; the app answers for the other")
+        self.mode_box.currentIndexChanged.connect(self._mode_changed)
         self.results_box = QCheckBox("Show each card's result")
         self.results_box.setToolTip("under each playable card: West's tricks at the end of the deal if it is played"
                                     " and both sides play perfectly afterwards")
-        self.hints = QCheckBox("Mark the theory's moves")
-        self.hints.setToolTip("outline in green the cards the theory plays here (best leads of the suits the rule of §10.4 allows, or best replies)")
-        self.app_button = QPushButton("App's &move")
-        self.app_button.setToolTip("the app plays the theory's card for the side to move")
-        self.undo_button = QPushButton("&Undo")
-        self.undo_button.setToolTip("take back the last card you played and the app's answer (Ctrl+Z; Ctrl+Shift+Z plays it again)")
-        self.restart_button = QPushButton("&Restart")
-        self.end_button = QPushButton("Play to the &end")
-        self.end_button.setToolTip("both sides follow the theory until the last trick")
-        self.watch_button = QPushButton("&Watch")
+        self.hints = QCheckBox("Mark the best moves")
+        self.hints.setToolTip("outline in green the cards the app would play here: while every suit is even, the "
+                              "theory's (best leads of the suits the rule of §10.4 allows, or best replies); "
+                              "else every best card, by search")
+        for box in (self.hints, self.results_box):
+            box.toggled.connect(self.refresh)
+        self.app_button = button("App's &move", "the app plays the theory's card for the side to move", self.app_move)
+        self.undo_button = button("&Undo", "take back the last card you played and the app's answer (Ctrl+Z; "
+                                  "Ctrl+Shift+Z plays it again)", self.undo)
+        self.restart_button = button("&Restart", "a new game of this deal from the first trick", self.restart)
+        self.end_button = button("Play to the &end", "both sides follow the theory until the last trick", self.play_to_end)
+        self.watch_button = button("&Watch", "the app plays both sides, one card every 0.7 s", None)
         self.watch_button.setCheckable(True)
-        self.watch_button.setToolTip("the app plays both sides, one card every 0.7 s")
-
-        self.leader_box.currentIndexChanged.connect(self.restart)
-        self.mode_box.currentIndexChanged.connect(self._mode_changed)
-        self.hints.toggled.connect(self.refresh)
-        self.results_box.toggled.connect(self.refresh)
-        self.app_button.clicked.connect(self.app_move)
-        self.undo_button.clicked.connect(self.undo)
-        self.restart_button.clicked.connect(self.restart)
-        self.restart_button.setToolTip("a new game of this deal from the first trick")
-        self.end_button.clicked.connect(self.play_to_end)
         self.watch_button.toggled.connect(self._watch_toggled)
+        choices = row(QLabel("On lead:"), self.leader_box, 12, QLabel("You play:"), self.mode_box)
+        options = row(self.hints, 12, self.results_box)
+        buttons = row(self.app_button, self.undo_button, self.restart_button, self.end_button, self.watch_button)
+        if not self.multi:  # the explorer gives the panel the window's width: choices and options share a row
+            choices.insertLayout(choices.count() - 1, options)
+            return [choices, buttons]
+        # A row of its own for the options: beside the choices they were clipped in a half-width panel.
+        return [choices, options, buttons]
 
-        controls = QHBoxLayout()
-        controls.addWidget(QLabel("On lead:"))
-        controls.addWidget(self.leader_box)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("You play:"))
-        controls.addWidget(self.mode_box)
-        controls.addStretch(1)
-        # The options get a row of their own: beside the choices they were clipped in a half-width panel.
-        options = QHBoxLayout()
-        options.addWidget(self.hints)
-        options.addSpacing(12)
-        options.addWidget(self.results_box)
-        options.addStretch(1)
-        buttons = QHBoxLayout()
-        for b in (self.app_button, self.undo_button, self.restart_button, self.end_button, self.watch_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-
-        # hands
+    def _hands(self) -> QVBoxLayout:
         self.hand_boxes: dict[str, QGroupBox] = {}
         self.hand_grids: dict[Player, QGridLayout] = {}
         hands = QVBoxLayout()
-        self.table = TrickTable()
         for side in ("W", "E"):
             box = QGroupBox(player_name(side))
-            color = (WEST_COLOR if side == "W" else EAST_COLOR).name()
-            box.setStyleSheet(f"QGroupBox {{ color: {color}; }}")
-            # A hand keeps the height its cards need; the space left goes below, not into squeezed rows.
-            box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            box.setStyleSheet(f"QGroupBox {{ color: {(WEST_COLOR if side == 'W' else EAST_COLOR).name()}; }}")
+            # A hand takes the width the panel gives it, and its long suits wrap to fit (see _fill_hands); it
+            # keeps the height its rows need, the space left going below rather than into squeezed rows.
+            box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            box.installEventFilter(self)
             grid = QGridLayout(box)
             grid.setHorizontalSpacing(3)
             grid.setVerticalSpacing(3)
@@ -256,65 +287,24 @@ class PlayPanel(QWidget):
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)
         hands.addStretch(1)
+        return hands
 
+    def _tricks_list(self) -> CopyTableView:
         self.tricks = TricksModel(self)
-        self.tricks_view = CopyTableView()
-        self.tricks_view.setModel(self.tricks)
-        fit_table(self.tricks_view, stretch_last=True)
+        view = self.tricks_view = CopyTableView()
+        view.setModel(self.tricks)
+        fit_table(view, stretch_last=True)
         # A long note wraps inside its column rather than widen the list past the panel (and be cut off).
-        self.tricks_view.setWordWrap(True)
-        self.tricks_view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-        self.tricks_view.setMinimumWidth(180)
-        self.tricks_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.tricks_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.tricks_view.setToolTip("click a trick to see the position after it (← → step through the play)")
-        self.tricks_view.clicked.connect(self._trick_clicked)
-        for w in (self.tricks_view, self.leader_box, self.mode_box):
+        view.setWordWrap(True)
+        view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        view.setMinimumWidth(180)
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setToolTip("click a trick to see the position after it (← → step through the play)")
+        view.clicked.connect(self._trick_clicked)
+        for w in (view, self.leader_box, self.mode_box):
             w.installEventFilter(self)  # their own type-to-search must not swallow a typed card
-
-        # The table goes above the list of tricks, beside the hands (between them it pushed East's hand
-        # below the fold of a 900-pixel window): both hands, the trick and the list stay in sight.
-        middle = QHBoxLayout()
-        middle.addLayout(hands, 3)
-        right = QVBoxLayout()
-        right.addWidget(self.table)
-        right.addWidget(self.tricks_view, 1)
-        middle.addLayout(right, 3 if multi else 2)
-
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.why = QLabel()
-        """One line on cards whose result ties a theory's move but which are not marked (and why)."""
-        self.why.setWordWrap(True)
-        self.why.setStyleSheet("color: #4b5563;")
-        self.why.hide()
-        self.message = MessageBar()
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        if multi:
-            layout.addLayout(options)
-        else:  # the explorer gives the panel the window's width: choices and options share a row
-            controls.insertLayout(controls.count() - 1, options)
-        layout.addLayout(buttons)
-        layout.addWidget(self.message)
-        layout.addWidget(self.status)
-        layout.addWidget(self.why)
-        layout.addLayout(middle, 1)
-        self._buttons: dict[tuple[str, int, int], CardButton] = {}
-        self._shortcuts: dict[str, QShortcut] = {}
-        for keys, action, name in (
-            ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
-            ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
-            ("Home", self.go_to_start, "start"), ("End", self.go_to_end, "end"),
-            ("Ctrl+Z", self.undo, "undo"), ("Ctrl+Shift+Z", self.redo, "redo"), ("Ctrl+Y", self.redo, "redo (Ctrl+Y)"),
-            ("Escape", self._clear_typed, "clear typed"),
-        ):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(action)
-            self._shortcuts[name] = shortcut
-        self.set_deal(None)
+        return view
 
     # -- the deal ------------------------------------------------------------------------------
     @property
@@ -323,24 +313,26 @@ class PlayPanel(QWidget):
         return self.history.play if self.history is not None else None
 
     @property
-    def records(self) -> list[PlayedCard]:
+    def records(self) -> list[PlayRecord]:
         """The cards played up to the position shown."""
         return self.history.played if self.history is not None else []
 
-    def set_deal(self, suits: Sequence[Suit] | None) -> None:
-        """Start playing ``suits`` (None: nothing to play; the panel is disabled).
+    def set_deal(self, suits: Sequence[Suit] | None, trump: int | None = None) -> None:
+        """Start playing ``suits`` with ``trump`` the trump suit's index (``suits`` None: nothing to play; the
+        panel is disabled).
 
         The line played on the deal left is kept: a deal edited back to it (a card clicked out of a hand
         by mistake, then in again) comes back with its play where it was.
         """
         self.stop_watching()
         if self.history is not None and self.history.line and self.suits:
-            self._kept.pop(self.suits, None)
-            self._kept[self.suits] = self.history
+            left = (self.suits, self.trump)
+            self._kept.pop(left, None)
+            self._kept[left] = self.history
             while len(self._kept) > self.KEPT_DEALS:
                 del self._kept[next(iter(self._kept))]
-        self.suits = tuple(suits or ())
-        kept = self._kept.pop(self.suits, None) if self.suits else None
+        self.suits, self.trump = tuple(suits or ()), trump
+        kept = self._kept.pop((self.suits, trump), None) if self.suits else None
         if kept is not None:
             self.history = kept
             self.leader_box.blockSignals(True)
@@ -373,7 +365,7 @@ class PlayPanel(QWidget):
             self.refresh()
             return
         try:
-            self.history = PlayHistory(Play.start(self.suits, self.leader_box.currentData(), self.solver))
+            self.history = PlayHistory(Play.start(self.suits, self.leader_box.currentData(), self.solver, self.trump))
             self._app_answers()
         except WhistError as exc:
             self.history = None
@@ -573,7 +565,8 @@ class PlayPanel(QWidget):
         return False
 
     @Slot()
-    def _clear_typed(self) -> None:
+    def clear_typed(self) -> None:
+        """Forget the keys typed towards a card (Esc, which the view holding the panel passes on)."""
         self._typed = ""
         self.message.clear_message()
 
@@ -598,6 +591,10 @@ class PlayPanel(QWidget):
         super().keyPressEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show) and watched is self.hand_boxes["W"]:
+            if self.play is not None and self._cards_per_row() != self._per_row:
+                QTimer.singleShot(0, self._fill_hands)  # not inside the resize: laying out cards resizes again
+            return False
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) and self._is_card_key(event):
             self.type_card(event.text())
             return True
@@ -626,7 +623,7 @@ class PlayPanel(QWidget):
         suit = self.play.initial[suit_index] if self.play else self.suits[suit_index]
         name = suit.card_name(rank)
         if self.multi:
-            return f"{suit_symbol(suit_index, len(self.suits))}{name}"
+            return card_label(suit_index, len(self.suits), name)
         return name
 
     def _row(self, t: int) -> TrickRow:
@@ -635,17 +632,27 @@ class PlayPanel(QWidget):
         cards = history.line[2 * t : 2 * t + 2]
         trick = cards[1].trick
         assert trick is not None
-        notes = [self._cost_note(c) for c in cards if c.cost]
+        notes = [self._void_note(trick)] if trick.reply_suit is not None else []
+        notes += [self._cost_note(c) for c in cards if c.cost]
         return TrickRow(
             leader=player_name(trick.leader),
             lead=self._card_name(trick.suit, trick.lead),
-            reply=self._card_name(trick.suit, trick.reply),
+            reply=self._reply_name(trick),
             winner=player_name(trick.winner),
             note="; ".join(notes),
             ahead=2 * t + 2 > history.cursor,
         )
 
-    def _cost_note(self, card: PlayedCard) -> str:
+    def _reply_name(self, trick: Trick) -> str:
+        return self._card_name(trick.suit if trick.reply_suit is None else trick.reply_suit, trick.reply)
+
+    @staticmethod
+    def _void_note(trick: Trick) -> str:
+        """A reply to a suit the follower lacks: a ruff, which wins, or a discard."""
+        follower = player_name("E" if trick.leader == "W" else "W")
+        return f"{follower} ruffs" if trick.ruff else f"{follower} discards"
+
+    def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
         who = player_name(card.player)
         return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {tricks_text(card.cost)}"
@@ -686,8 +693,10 @@ class PlayPanel(QWidget):
         for w in (self.app_button, self.end_button, self.watch_button, self.restart_button, self.leader_box, self.mode_box):
             w.setEnabled(active)
         self.undo_button.setEnabled(active and bool(self.records))
-        self.app_button.setEnabled(active and not play.finished)
-        self.end_button.setEnabled(active and not play.finished)
+        self.app_button.setEnabled(play is not None and not play.finished)
+        self.end_button.setEnabled(play is not None and not play.finished)
+        for widget in (*self.hand_boxes.values(), self.table, self.tricks_view):
+            widget.setVisible(active)  # with no deal, empty boxes look broken: the status line says what to do
         self._fill_hands()
         self._rebuild_rows()
         self._explain_marks()
@@ -717,46 +726,66 @@ class PlayPanel(QWidget):
         play = self.play
         if play is None:
             return
-        legal = set(play.legal_moves()) if not play.finished else set()
-        watching = self.watch_button.isChecked()
-        best = set(play.optimal_moves()) if self.hints.isChecked() and not play.finished else set()
-        results = play.card_results() if not play.finished else {}
-        show_results = self.results_box.isChecked()
-        clickable = not watching and (self.user_side == "both" or play.to_play == self.user_side)
         count = len(self.suits)
+        legal = set(play.legal_moves()) if not play.finished else set()
+        best = set(play.optimal_moves()) if self.hints.isChecked() and not play.finished else set()
+        results = play.card_results()
+        clickable = not self.watch_button.isChecked() and self.user_side in ("both", play.to_play)
+        hands = {(side, i): [self._card(side, Move(i, rank), clickable and Move(i, rank) in legal, Move(i, rank) in best,
+                                        results.get(Move(i, rank))) for rank in sorted(play.hand(side, i), reverse=True)]
+                 for side in self.hand_grids for i in range(count)}
+        self._card_step = max((b.sizeHint().width() for b in self._buttons.values()), default=34) + 3
+        per_row = self._per_row = self._cards_per_row()
+        first = 1 if self.multi else 0
         for side, grid in self.hand_grids.items():
+            for column in range(grid.columnCount()):
+                grid.setColumnStretch(column, 0)
+            grid.setColumnStretch(first + per_row, 1)  # the cards keep to the left
+            row = 0
             for i in range(count):
-                col = 0
                 if self.multi:
                     symbol = QLabel(suit_symbol(i, count))
-                    symbol.setMinimumWidth(44 if count > len("♠♥♦♣") else 18)
-                    grid.addWidget(symbol, i, col)
-                    col += 1
-                hand = play.hand(side, i)
-                if not hand:
-                    grid.addWidget(QLabel("—"), i, col)
-                for rank in sorted(hand, reverse=True):
-                    move = Move(i, rank)
-                    name = play.suits[i].card_name(rank)
-                    result = results.get(move)
-                    button = CardButton(f"{name}\n{result}" if show_results and result is not None else name, side)
-                    button.setEnabled(clickable and move in legal)
-                    button.set_flag("best", move in best)
-                    tip = f"play {self._card_name(i, rank)} for {player_name(side)}"
-                    if result is not None:
-                        tip += f": West ends with {tricks_text(result)} with best play afterwards"
-                    button.setToolTip(tip)
-                    button.clicked.connect(lambda _=False, m=move: self.play_card(m))
-                    self._buttons[(side, i, rank)] = button
-                    grid.addWidget(button, i, col)
-                    col += 1
-                grid.setColumnStretch(max(col, 1) + 14, 1)
+                    symbol.setMinimumWidth(self._symbol_width())
+                    if i == self.trump:
+                        symbol.setStyleSheet("font-weight: bold; text-decoration: underline;")
+                        symbol.setToolTip("trumps")
+                    grid.addWidget(symbol, row, 0)
+                cards = hands[(side, i)]
+                if not cards:
+                    grid.addWidget(QLabel("—"), row, first)
+                for j, card in enumerate(cards):
+                    grid.addWidget(card, row + j // per_row, first + j % per_row)
+                    card.show()  # now, not at the next event: a card clicked before then must be the one seen
+                row += max(1, -(-len(cards) // per_row))
 
-    def _playing(self) -> Play:
-        """The play in progress: what calls this runs only while a deal is set."""
-        if self.play is None:
-            raise RuntimeError("no deal is being played")
-        return self.play
+    def _card(self, side: str, move: Move, enabled: bool, best: bool, result: int | None) -> CardButton:
+        """A card of ``side``'s hand, marked if ``best``, with its ``result`` under it if asked."""
+        name = self.suits[move.suit].card_name(move.rank)
+        card = CardButton(f"{name}\n{result}" if self.results_box.isChecked() and result is not None else name, side)
+        card.setEnabled(enabled)
+        card.set_flag("best", best)
+        tip = f"play {self._card_name(move.suit, move.rank)} for {player_name(side)}"
+        if result is not None:
+            tip += f": West ends with {tricks_text(result)} with best play afterwards"
+        card.setToolTip(tip)
+        card.clicked.connect(lambda _=False, m=move: self.play_card(m))
+        self._buttons[(side, move.suit, move.rank)] = card
+        return card
+
+    _card_step = 37
+    """A card's width and the space after it, in pixels (measured on the cards last laid out)."""
+
+    def _symbol_width(self) -> int:
+        return 44 if len(self.suits) > len("♠♥♦♣") else 18
+
+    def _cards_per_row(self) -> int:
+        """As many cards as the width the panel gives a hand holds: a long suit wraps to a second row
+        rather than widen the panel past the window (15 cards a hand in the multi-suit view)."""
+        box = self.hand_boxes["W"]
+        if not box.isVisible():
+            return 1000  # laid out again when shown
+        width = box.contentsRect().width() - 16 - (self._symbol_width() + 3 if self.multi else 0)
+        return max(1, (width + 3) // self._card_step)  # k cards and the k − 1 spaces between them
 
     def card_button(self, side: str, rank: int, suit: int = 0) -> CardButton | None:
         return self._buttons.get((side, suit, rank))
@@ -785,6 +814,8 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None and self.history is not None
         score = f"Tricks: West {play.west_tricks}, East {play.east_tricks}."
+        if self.trump is not None:
+            score = f"{suit_symbol(self.trump, len(self.suits))} trumps. {score}"
         if not self.history.at_end:
             score = (f"Looking back at card {self.history.cursor} of {len(self.history.line)} "
                      f"(→ or End to go on; a card played here starts a new line). {score}")
@@ -792,17 +823,18 @@ class PlayPanel(QWidget):
             return f"The deal is over: {score}"
         mover = player_name(play.to_play)
         you = "" if self._is_app(play.to_play) or self.user_side == "both" else " (you)"
-        if play.led is None:
-            expected = play.expected_west_tricks()
-            text = f"{score} {mover}{you} to lead. With best play from here West ends with {tricks_text(expected)}."
-            rule = play.lead_rule()
-            if rule is not None and self.multi:
-                clause, suits = rule
-                names = ", ".join(suit_symbol(i, len(self.suits)) for i in suits)
-                text += f" The theory's lead: {clause.describe(play.leader)} ({names})."
-            return text
-        led = self._card_name(play.led.suit, play.led.rank)
-        return f"{score} {mover}{you} to play to {player_name(play.leader)}'s {led}."
+        best = (f" With best play from here West ends with {tricks_text(play.expected_west_tricks())}"
+                f" ({SOURCE_WORDS[play.source]}).")
+        if play.led is not None:
+            led = self._card_name(play.led.suit, play.led.rank)
+            return f"{score} {mover}{you} to play to {player_name(play.leader)}'s {led}.{best}"
+        text = f"{score} {mover}{you} to lead.{best}"
+        rule = play.lead_rule()
+        if rule is not None and self.multi:
+            clause, suits = rule
+            names = ", ".join(suit_symbol(i, len(self.suits)) for i in suits)
+            text += f" The theory's lead: {clause.describe(play.leader)} ({names})."
+        return text
 
     @property
     def line_west_tricks(self) -> int | None:
@@ -817,7 +849,7 @@ class PlayPanel(QWidget):
         trick = play.tricks[number - 1]
         reply = "E" if trick.leader == "W" else "W"
         return (f"trick {number}: {player_name(trick.leader)} {self._card_name(trick.suit, trick.lead)}, "
-                f"{player_name(reply)} {self._card_name(trick.suit, trick.reply)} — {player_name(trick.winner)} won")
+                f"{player_name(reply)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
 
     def _show_table(self) -> None:
         play = self.play
@@ -830,7 +862,7 @@ class PlayPanel(QWidget):
             last = play.tricks[-1]
             reply = "E" if last.leader == "W" else "W"
             cards = [TableCard(last.leader, self._card_name(last.suit, last.lead)),
-                     TableCard(reply, self._card_name(last.suit, last.reply))]
+                     TableCard(reply, self._reply_name(last))]
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
             self.table.show_trick([], f"{player_name(play.leader)} to lead", False)
@@ -843,14 +875,9 @@ class PlayPanel(QWidget):
         pending = play.led
         rows = []
         for k, trick in enumerate(play.line_to_end()):
-            rows.append(
-                TrickRow(
-                    player_name(trick.leader),
-                    self._card_name(trick.suit, trick.lead),
-                    self._card_name(trick.suit, trick.reply),
-                    player_name(trick.winner),
-                    "optimal line (led already)" if k == 0 and pending is not None else "optimal line",
-                    projected=True,
-                )
-            )
+            note = "optimal line (led already)" if k == 0 and pending is not None else "optimal line"
+            if trick.reply_suit is not None:
+                note += f"; {self._void_note(trick)}"
+            rows.append(TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead),
+                                 self._reply_name(trick), player_name(trick.winner), note, projected=True))
         return rows

@@ -65,8 +65,8 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
     total = sum(len(getattr(v, "screenshot_pages", lambda: [None])()) for v in window.views.values())
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    window.resize(*SCREENSHOT_SIZE)
     window.show()
+    window.resize(*SCREENSHOT_SIZE)  # after show, which fits a window to its screen (offscreen: 800 × 800)
     written: list[Path] = []
     for name, view in window.views.items():
         window.show_view(name)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -32,9 +31,11 @@ from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import LevelStatusModel
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, error_text, fit_table
+from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, button, error_text, fit_table, row, wrapped
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
-from whist_catalogue.store.build import BuildProgress, BuildSummary, build_steps, estimate_build, file_size
+from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
+                                         file_size)
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.records import level_ranges
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
@@ -88,98 +89,80 @@ class StatusView(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
-        self.worker = None
+        self.task = LatestOnly(context.pool, self._built, self._failed, self._progress, self._aborted)
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
         self._levels: list = []
-        """The open catalogue's levels: their recorded sizes and times make the build's estimate."""
+        """The open catalogue's levels: their recorded sizes make the build's estimate of disk."""
+        self._games_stored = 0
         self._stage: BuildProgress | None = None
         self._stage_started = 0.0
         self._ticker = QTimer(self)
         self._ticker.setInterval(1000)
         self._ticker.timeout.connect(self._tick)
-
-        self.location_label = QLabel()
+        self.location_label = wrapped()
         self.location_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.location_label.setWordWrap(True)
-        self.choose_button = QPushButton("Ch&oose file…")
-        self.choose_button.setToolTip("open another catalogue, or name a new file to build")
-        self.choose_button.clicked.connect(self.choose_file)
-        self.refresh_button = QPushButton("&Refresh")
-        self.refresh_button.clicked.connect(self.refresh)
+        self.choose_button = button("Ch&oose file…", "open another catalogue, or name a new file to build",
+                                    self.choose_file)
+        self.refresh_button = button("&Refresh", "read the catalogue again", self.refresh)
         self.message = MessageBar()
+        layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        for widget, stretch in ((QLabel("Catalogue:"), 0), (self.location_label, 1), (self.choose_button, 0),
+                                (self.refresh_button, 0)):
+            top.addWidget(widget, stretch)
+        layout.addLayout(top)
+        layout.addWidget(self.message)
+        layout.addWidget(self._contents_box(), 1)
+        layout.addWidget(self._build_box())
+        self.context.catalogue_changed.connect(self.refresh)
+        self.refresh()
+
+    def _contents_box(self) -> QGroupBox:
         self.headline = ValueLabel("", 18)
-        self.details = QLabel()
-        self.details.setWordWrap(True)
+        self.details = wrapped()
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.levels_model = LevelStatusModel(self)
         self.levels_view = CopyTableView()
         self.levels_view.setModel(self.levels_model)
         fit_table(self.levels_view, stretch_last=True)
+        box = QGroupBox("What the catalogue holds")
+        column = QVBoxLayout(box)
+        column.addWidget(self.headline)
+        column.addWidget(self.details)
+        column.addWidget(self.levels_view, 1)
+        return box
 
-        # -- build ---------------------------------------------------------------------------
+    def _build_box(self) -> QGroupBox:
         self.max_n = QSpinBox()
         self.max_n.setRange(1, MAX_BUILD_N)
         self.max_n.setValue(DEFAULT_MAX_N)
         self.max_n.setToolTip(f"every deal with 1 … n cards a hand (n ≤ {MAX_BUILD_N}); levels already complete are kept")
+        self.max_n.valueChanged.connect(self._describe_plan)
         max_label = QLabel("Build or extend up to &n =")
         max_label.setBuddy(self.max_n)
-        self.max_n.valueChanged.connect(self._describe_plan)
         self.games = QCheckBox("with the solved games")
         self.games.setChecked(True)
         self.games.setToolTip("also store chemin-de-fer and Le Her (N = 3 … 52)")
-        self.build_button = QPushButton("&Build")
-        self.build_button.clicked.connect(self.start_build)
-        self.cancel_button = QPushButton("&Cancel")
+        self.games.toggled.connect(self._describe_plan)
+        self.build_button = button("&Build", "value and store every deal up to n", self.start_build)
+        self.cancel_button = button("&Cancel", "stop: the level in progress is rolled back, finished ones kept",
+                                    self.cancel_build)
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel_build)
-        self.progress = QProgressBar()
-        self.progress.setTextVisible(True)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(0)
-        self.progress.setFormat("")
-        self.progress_label = QLabel()
-        self.plan_label = QLabel()
-        self.plan_label.setWordWrap(True)
-
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Catalogue:"))
-        top.addWidget(self.location_label, 1)
-        top.addWidget(self.choose_button)
-        top.addWidget(self.refresh_button)
-
-        build_box = QGroupBox("Build or extend (in the background: keep using the other views)")
-        b = QVBoxLayout(build_box)
-        row = QHBoxLayout()
-        row.addWidget(max_label)
-        row.addWidget(self.max_n)
-        row.addWidget(self.games)
-        row.addSpacing(12)
-        row.addWidget(self.build_button)
-        row.addWidget(self.cancel_button)
-        row.addStretch(1)
-        b.addLayout(row)
-        b.addWidget(self.plan_label)
-        b.addWidget(self.progress)
-        b.addWidget(self.progress_label)
-
-        contents = QGroupBox("What the catalogue holds")
-        c = QVBoxLayout(contents)
-        c.addWidget(self.headline)
-        c.addWidget(self.details)
-        c.addWidget(self.levels_view, 1)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.message)
-        layout.addWidget(contents, 1)
-        layout.addWidget(build_box)
-        self.context.catalogue_changed.connect(self.refresh)
-        self.refresh()
+        # The bar shows only while a build runs: after one, a full bar with no words said nothing.
+        self.progress, self.progress_label, self.plan_label = QProgressBar(), QLabel(), wrapped()
+        self.progress.hide()
+        self.progress_label.hide()
+        box = QGroupBox("Build or extend (in the background: keep using the other views)")
+        column = QVBoxLayout(box)
+        column.addLayout(row(max_label, self.max_n, self.games, 12, self.build_button, self.cancel_button))
+        for widget in (self.plan_label, self.progress, self.progress_label):
+            column.addWidget(widget)
+        return box
 
     @property
     def busy(self) -> bool:
-        return self.worker is not None
+        return self.task.busy
 
     # -- contents ----------------------------------------------------------------------------------
     @Slot()
@@ -189,8 +172,10 @@ class StatusView(QWidget):
         catalogue = self.context.catalogue()
         if catalogue is None:
             self.levels_model.set_rows([])
+            self.levels_view.hide()  # no catalogue: no empty table that looks broken
             self._max_n_seen = 0
             self._levels = []
+            self._games_stored = 0
             if not self.busy:
                 self.progress_label.setText("")
             self.headline.setText("No catalogue")
@@ -217,6 +202,7 @@ class StatusView(QWidget):
             self.message.clear_message()
             self.progress_label.setText("")  # a finished or cancelled build's last line is history
         self.levels_model.set_rows(levels)
+        self.levels_view.show()
         complete = [i.n for i in levels if i.complete]
         self._max_n_seen = catalogue.max_n
         deals = sum(i.row_count for i in levels if i.complete)
@@ -226,6 +212,7 @@ class StatusView(QWidget):
         else:
             self.headline.setText("Empty catalogue")
         self._levels = list(levels)
+        self._games_stored = len(games)
         incomplete = [i.n for i in levels if not i.complete]
         lines = [
             f"{len(complete)} complete level{'s' if len(complete) != 1 else ''}"
@@ -237,7 +224,7 @@ class StatusView(QWidget):
         stored = [i for i in levels if i.complete]
         if stored:
             chunk_bytes = sum(i.stored_bytes or 0 for i in stored)
-            lines.append(f"Levels {level_ranges([i.n for i in stored])}: chunks {human_size(chunk_bytes)}")
+            lines.append(f"{level_span([i.n for i in stored]).capitalize()}: chunks {human_size(chunk_bytes)}")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
@@ -251,13 +238,11 @@ class StatusView(QWidget):
         if target <= have:
             self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
             return
-        plan = estimate_build(self._levels, target)
-        self.plan_label.setText(
-            f"Will value and store {plan.deals:,} deals ({level_span(plan.levels)}): about {duration(plan.seconds)} "
-            f"and {human_size(int(plan.bytes))} of disk on this machine (an estimate from "
-            + ("the sizes and times this catalogue records for its levels" if plan.measured else "docs/benchmarks.md")
-            + "; more while other programs keep the processor busy). Cancel keeps every finished level."
-        )
+        games = self.games.isChecked() and self._games_stored < len(SOLVED_GAMES)
+        plan = estimate_build(self._levels, target, games=games)
+        # The core's words, as the command line's build says them before it starts.
+        self.plan_label.setText(f"Build: {plan.describe()} on this machine ({plan.basis()}; more while other "
+                                "programs keep the processor busy). Cancel keeps every finished level.")
 
     @Slot()
     def choose_file(self) -> None:
@@ -279,33 +264,24 @@ class StatusView(QWidget):
             self.message.show_error(str(exc))
             return
         self.last_summary = None
-        self.build_button.setEnabled(False)
+        for widget in (self.build_button, self.max_n, self.choose_button):
+            widget.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self.max_n.setEnabled(False)
-        self.choose_button.setEnabled(False)
         self.progress.setRange(0, 0)
         self.progress.setFormat("starting …")
+        self.progress.show()
+        self.progress_label.show()
         self.progress_label.setText("")
         self._stage = None
         self._ticker.start()
         self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
-        self.worker = self.context.run(
-            build_steps,
-            str(location),
-            self.max_n.value(),
-            games=self.games.isChecked(),
-            create_parent=is_default_location(self.context.db),
-            progress=self._progress,
-            returned=self._built,
-            errored=self._failed,
-            aborted=self._aborted,
-            finished=self._finished,
-        )
+        self.task.run(build_steps, str(location), self.max_n.value(), games=self.games.isChecked(),
+                      create_parent=is_default_location(self.context.db))
 
     @Slot()
     def cancel_build(self) -> None:
-        if self.worker is not None:
-            self.worker.abort()
+        if self.busy:
+            self.task.stop()
             self.cancel_button.setEnabled(False)
             self._ticker.stop()
             stage = self._stage
@@ -322,7 +298,7 @@ class StatusView(QWidget):
     def _tick(self) -> None:
         """Elapsed time and an estimate of what is left, so no phase sits still (valuing a level has no steps)."""
         stage = self._stage
-        if stage is None or self.worker is None:
+        if stage is None or not self.busy:
             return
         elapsed = time.monotonic() - self._stage_started
         text = describe_progress(stage) + f"  {duration(elapsed)} so far"
@@ -358,30 +334,25 @@ class StatusView(QWidget):
         else:
             said = "nothing to store"
         held = f"{level_span(summary.complete)} complete" if summary.complete else "no complete level"
-        self.message.show_info(f"Built in {summary.seconds:.1f} s: {said}; the catalogue holds {held}.")
+        self._finished(f"Built in {summary.seconds:.1f} s: {said}; the catalogue holds {held}.")
 
     def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc, "the build failed"))
+        self._finished(error_text(exc, "the build failed"), error=True)
 
     def _aborted(self) -> None:
-        self.message.show_info("Build cancelled: the level in progress was rolled back; finished levels are kept.")
+        self._finished("Build cancelled: the level in progress was rolled back; finished levels are kept.")
 
-    def _finished(self) -> None:
-        self.worker = None
+    def _finished(self, said: str, error: bool = False) -> None:
         self._ticker.stop()
         self._stage = None
         self.progress_label.setText("")
-        self.build_button.setEnabled(True)
+        self.progress.hide()
+        self.progress_label.hide()
+        for widget in (self.build_button, self.max_n, self.choose_button):
+            widget.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        self.max_n.setEnabled(True)
-        self.choose_button.setEnabled(True)
-        self.progress.setRange(0, 1)
-        self.progress.setValue(1 if self.last_summary else 0)
-        self.progress.setFormat("")
-        keep = self.message.text(), self.message.is_error
         self.context.reset()  # reopen: the solver and the other views see the new levels
-        if keep[0]:
-            (self.message.show_error if keep[1] else self.message.show_info)(keep[0])
+        (self.message.show_error if error else self.message.show_info)(said)  # after the reset's refresh
         self.build_finished.emit()
 
     def stop(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
@@ -31,7 +32,6 @@ from whist_catalogue.theory.deals import RANK_NAMES
 __all__ = [
     "WEST_COLOR",
     "EAST_COLOR",
-    "BEST_COLOR",
     "STYLE_SHEET",
     "MessageBar",
     "BusyBar",
@@ -43,6 +43,11 @@ __all__ = [
     "HandEditor",
     "CardButton",
     "heading",
+    "button",
+    "row",
+    "wrapped",
+    "breakable",
+    "matrix_view",
     "copy_text",
     "enlarge",
     "fit_table",
@@ -55,11 +60,11 @@ __all__ = [
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
+    "card_label",
 ]
 
 WEST_COLOR = QColor("#1d4ed8")
 EAST_COLOR = QColor("#b91c1c")
-BEST_COLOR = QColor("#15803d")
 
 from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 
@@ -102,6 +107,11 @@ def suit_symbol(index: int, count: int) -> str:
     return f"suit {index + 1}"
 
 
+def card_label(index: int, count: int, name: str) -> str:
+    """A card of suit ``index`` of ``count`` named by its suit and ``name``: ``♠Q``, or past four suits ``suit 5 Q``."""
+    return f"{suit_symbol(index, count)}{name}" if count <= len(SUIT_SYMBOLS) else f"suit {index + 1} {name}"
+
+
 def tricks_text(k: object) -> str:
     """``1 trick``, ``3 tricks``."""
     return f"{k} trick" + ("" if k == 1 else "s")
@@ -141,37 +151,72 @@ def examples_button(examples: Iterable[tuple[str, str]], pick: Callable[[str], N
 
 
 def heading(text: str) -> QLabel:
-    label = QLabel(text)
+    label = wrapped(text)  # a heading that cannot wrap widens its column past a narrow window
     label.setProperty("role", "heading")
     return label
+
+
+def button(text: str, tip: str, clicked: Callable[[], object] | None) -> QPushButton:
+    """A push button with its tooltip, calling ``clicked`` (if given) when clicked."""
+    widget = QPushButton(text)
+    widget.setToolTip(tip)
+    if clicked is not None:
+        widget.clicked.connect(clicked)
+    return widget
+
+
+def row(*items: QWidget | int) -> QHBoxLayout:
+    """Widgets side by side from the left (an int: that much space), the room left over at the right."""
+    layout = QHBoxLayout()
+    for item in items:
+        if isinstance(item, int):
+            layout.addSpacing(item)
+        else:
+            layout.addWidget(item)
+    layout.addStretch(1)
+    return layout
+
+
+def wrapped(text: str = "") -> QLabel:
+    """A label whose text wraps to the width it is given."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def breakable(text: str, run: int = 12) -> str:
+    """``text`` with a zero-width space between the letters of every word longer than ``run``: a long deal or
+    label (EWWEEW…, one word) may then break anywhere rather than widen its panel.  Such text is not for
+    selecting: a copy would keep the invisible spaces, which no deal parser accepts."""
+    return re.sub(rf"\S{{{run + 1},}}", lambda word: "\u200b".join(word.group()), text)
+
+
+def matrix_view(model: QAbstractItemModel, points: int) -> QTableView:
+    """A copyable table as large as its contents, its font ``points`` larger (matrices read at a glance)."""
+    view = CopyTableView()
+    view.setModel(model)
+    fit_table(view)
+    enlarge(view, points)
+    shrink_to_contents(view)
+    return view
 
 
 class MessageBar(QLabel):
     """An inline message under an input: red for an error, blue for a note; hidden when empty.
 
-    With ``keep_space`` the bar keeps the height of a one-line message while
-    empty, so a message appearing never moves what lies below it (the card
-    rows a user is clicking).  Its width never widens the window: a long,
-    unbreakable deal in a message is clipped, not a reason to resize.
+    Its width never widens the window: a long, unbreakable deal in a message is
+    clipped, not a reason to resize.
     """
 
     MAX_TEXT = 400
     """Characters shown of a message (a deal of n = 300 quoted in an error would fill the screen)."""
 
-    def __init__(self, parent: QWidget | None = None, *, keep_space: bool = False) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
-        self.keep_space = keep_space
-        if keep_space:
-            self._set_role("message-info")
-            self.setText("X")
-            self.setMinimumHeight(self.sizeHint().height())
-            self.setText("")
-            self._set_role("message-none")
-        else:
-            self.hide()
+        self.hide()
 
     def show_error(self, text: str) -> None:
         self._show(text, "message-error")
@@ -193,10 +238,7 @@ class MessageBar(QLabel):
     def clear_message(self) -> None:
         self.setText("")
         self.setToolTip("")
-        if self.keep_space:
-            self._set_role("message-none")
-        else:
-            self.hide()
+        self.hide()
 
     @property
     def shown(self) -> bool:
@@ -206,23 +248,6 @@ class MessageBar(QLabel):
     @property
     def is_error(self) -> bool:
         return self.shown and self.property("role") == "message-error"
-
-
-def beside(editor: QWidget, *notes: QWidget) -> QHBoxLayout:
-    """The card grid with its messages to the right of it, never above or below: a message that comes
-    and goes must not move the cards a user is clicking.  The notes take the rows' height, no more."""
-    column = QWidget()
-    box = QVBoxLayout(column)
-    box.setContentsMargins(0, 0, 0, 0)
-    for note in notes:
-        box.addWidget(note)
-    box.addStretch(1)
-    column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
-    row = QHBoxLayout()
-    row.addWidget(editor)
-    row.addSpacing(8)
-    row.addWidget(column, 1)
-    return row
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -397,7 +422,8 @@ class CardButton(QToolButton):
 class HandEditor(QWidget):
     """Click cards into the two hands: one row of the thirteen ranks for West, one for East.
 
-    A rank clicked into one hand leaves the other.  ``changed`` is emitted for
+    A rank clicked into one hand leaves the other.  ``even``: the suit must be even (a single-suit deal), and
+    its count turns red while it is not; a suit of a two-hand deal may be split in any way.  ``changed`` is emitted for
     the user's edits only, not for :meth:`set_hands`.  Its buttons are for the
     mouse and never take the keyboard's focus: Tab passes them by and a stray
     Space cannot take a card out of a deal being played (the keyboard's way to a
@@ -407,8 +433,9 @@ class HandEditor(QWidget):
     changed = Signal()
     RANKS: tuple[int, ...] = tuple(range(14, 1, -1))
 
-    def __init__(self, title: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, title: str = "", parent: QWidget | None = None, even: bool = True) -> None:
         super().__init__(parent)
+        self.even = even
         self._buttons: dict[str, dict[int, CardButton]] = {"W": {}, "E": {}}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -436,6 +463,10 @@ class HandEditor(QWidget):
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
         grid.addWidget(self.count_label, 0, len(self.RANKS) + 2)
+        self.note = wrapped()
+        """Why the deal beside the picker is not drawn in it (hidden while it is)."""
+        self.note.setStyleSheet("color: #4b5563;")
+        grid.addWidget(self.note, 0, len(self.RANKS) + 3, 2, 1)
         self.clear_button = QToolButton()
         self.clear_button.setText("Clear")
         self.clear_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -468,8 +499,12 @@ class HandEditor(QWidget):
         self._update_count()
         return fits
 
-    def clear(self) -> None:
+    def clear(self, why: str = "") -> None:
+        """Empty both hands; ``why``: the deal beside them cannot be drawn, and the count line says why."""
         self.set_hands((), ())
+        self.note.setText(f"Not drawn here: {why}." if why else "")
+        self.note.setVisible(bool(why))
+        self.count_label.setVisible(not why)
 
     # -- edits ------------------------------------------------------------------------------
     def _toggled(self, side: str, rank: int, on: bool) -> None:
@@ -491,11 +526,13 @@ class HandEditor(QWidget):
         self.changed.emit()
 
     def _update_count(self) -> None:
+        self.note.hide()
+        self.count_label.show()
         w, e = len(self.hand("W")), len(self.hand("E"))
-        style = "" if w == e else "color: #b91c1c;"
-        self.count_label.setStyleSheet(style)
+        self.count_label.setStyleSheet("color: #b91c1c;" if self.even and w != e else "")
         self.count_label.setText(f"{w} : {e}")
-        self.count_label.setToolTip("cards in West's and East's hands (both must hold the same number)")
+        self.count_label.setToolTip("cards in West's and East's hands" +
+                                    (" (both must hold the same number)" if self.even else " (a void: none)"))
 
     def button(self, side: str, rank: int) -> CardButton:
         return self._buttons[side][rank]

@@ -7,7 +7,9 @@ abort flag checked between yields.  Workers never touch widgets: everything
 they produce travels through the signals, which Qt queues to the GUI thread.
 
 A worker that needs the catalogue opens its own (the function it runs does),
-so no database connection crosses threads.
+so no database connection crosses threads.  A worker listens for a first use's
+Numba compile in its thread (:func:`whist_catalogue.theory.jit.announcing`) and
+passes the words on as ``preparing``: the window says so, whichever view asked.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import inspect
 from typing import Any, Callable, NamedTuple
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from whist_catalogue.theory.jit import announcing  # light: Numba loads with the kernels, not here
 
 __all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly", "EngineStep", "with_engine_progress"]
 
@@ -36,6 +40,8 @@ class WorkerSignals(QObject):
     """The exception the function raised."""
     aborted = Signal()
     """The work stopped early because :meth:`Worker.abort` was called."""
+    preparing = Signal(str)
+    """The work waits while the engine is prepared (Numba compiles a kernel on its first use): what to say."""
     finished = Signal()
     """Always emitted last."""
 
@@ -92,7 +98,8 @@ class Worker(QRunnable):
     def run(self) -> None:  # QRunnable override
         self.signals.started.emit()
         try:
-            result = self.work()
+            with announcing(self.signals.preparing.emit):  # a first use's compile, said by the window
+                result = self.work()
         except Aborted:
             self.signals.aborted.emit()
         except Exception as exc:  # noqa: BLE001 - every failure becomes a message in the window
@@ -119,17 +126,39 @@ def _parameters(func: Callable[..., Any]) -> set[str]:
 class WorkerPool(QObject):
     """A thread pool that keeps its running workers alive and can abort and wait for them all."""
 
+    preparing = Signal(str)
+    """A worker waits while the engine is prepared (the words to show), or "" once it goes on or ends: the
+    window says so whichever view started the work."""
+
     def __init__(self, parent: QObject | None = None, max_threads: int = 2) -> None:
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
         self._running: set[Worker] = set()
+        self._preparing: set[Worker] = set()
 
     def start(self, worker: Worker) -> Worker:
         self._running.add(worker)
-        worker.signals.finished.connect(lambda w=worker: self._running.discard(w))
+        worker.signals.finished.connect(lambda w=worker: self._ended(w))
+        worker.signals.preparing.connect(lambda text, w=worker: self._prepared(w, text))
+        worker.signals.progress.connect(lambda _, w=worker: self._went_on(w))
         self._pool.start(worker)
         return worker
+
+    def _prepared(self, worker: Worker, text: str) -> None:
+        self._preparing.add(worker)
+        self.preparing.emit(text)
+
+    def _went_on(self, worker: Worker) -> None:
+        # A compile runs in the worker's thread: anything it reports after one has begun came after it ended.
+        if worker in self._preparing:
+            self._preparing.discard(worker)
+            if not self._preparing:
+                self.preparing.emit("")
+
+    def _ended(self, worker: Worker) -> None:
+        self._running.discard(worker)
+        self._went_on(worker)
 
     def run(
         self,
@@ -140,6 +169,7 @@ class WorkerPool(QObject):
         progress: Callable[[Any], None] | None = None,
         finished: Callable[[], None] | None = None,
         aborted: Callable[[], None] | None = None,
+        preparing: Callable[[str], None] | None = None,
         **kwargs: Any,
     ) -> Worker:
         """Start ``func`` in a worker with the given handlers connected."""
@@ -150,6 +180,7 @@ class WorkerPool(QObject):
             (worker.signals.progress, progress),
             (worker.signals.finished, finished),
             (worker.signals.aborted, aborted),
+            (worker.signals.preparing, preparing),
         ):
             if slot is not None:
                 signal.connect(slot)
@@ -172,35 +203,38 @@ class LatestOnly:
     """One kind of background work for a view, delivering only the answer to the latest request.
 
     When the user asks again before an answer arrives (another deal typed), the
-    older answer is stale: it is dropped, whether a result or an error.
+    older answer is stale: it is dropped, whether a result, an error or an abort.
+    :meth:`cancel` drops the latest too; :meth:`stop` asks it to stop and still
+    delivers how it ends (``aborted``, or its answer if it finished first).
     """
 
     def __init__(self, pool: WorkerPool, returned: Callable[[Any], None], errored: Callable[[Exception], None],
-                 progress: Callable[[Any], None] | None = None) -> None:
+                 progress: Callable[[Any], None] | None = None, aborted: Callable[[], None] | None = None,
+                 preparing: Callable[[str], None] | None = None) -> None:
         self._pool = pool
-        self._returned = returned
-        self._errored = errored
-        self._progress = progress
+        self._handlers: dict[str, Callable[..., None] | None] = {
+            "returned": returned, "errored": errored, "progress": progress, "aborted": aborted, "preparing": preparing}
         self._generation = 0
-        self.busy = False
-        """Whether an answer is still awaited."""
+        self.worker: Worker | None = None
+        """The latest request's worker while its answer is awaited, else None."""
 
-        self._worker: Worker | None = None
+    @property
+    def busy(self) -> bool:
+        """Whether an answer is still awaited."""
+        return self.worker is not None
 
     def run(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Worker:
         self._generation += 1
         generation = self._generation
-        self.busy = True
-        self._worker = self._pool.run(
-            func,
-            *args,
-            **kwargs,
-            returned=lambda result: self._deliver(generation, self._returned, result),
-            errored=lambda exc: self._deliver(generation, self._errored, exc),
-        )
-        if self._progress is not None:
-            self._worker.signals.progress.connect(lambda step: self._report(generation, step))
-        return self._worker
+        handlers = {name: (lambda *payload, name=name: self._deliver(generation, name, payload))
+                    for name, handler in self._handlers.items() if handler is not None}
+        self.worker = self._pool.run(func, *args, **kwargs, **handlers)
+        return self.worker
+
+    def stop(self) -> None:
+        """Ask the latest work to stop at its next abort point; how it ends is still delivered."""
+        if self.worker is not None:
+            self.worker.abort()
 
     def cancel(self) -> None:
         """Stop waiting: whatever the latest request answers is dropped, and its worker is asked to abort.
@@ -209,21 +243,17 @@ class LatestOnly:
         other work with no abort point runs to its end in the background, its answer discarded.
         """
         self._generation += 1
-        self.busy = False
-        if self._worker is not None:
-            self._worker.abort()
-            self._worker = None
+        self.stop()
+        self.worker = None
 
-    def _report(self, generation: int, step: Any) -> None:
-        if generation == self._generation and self._progress is not None:
-            self._progress(step)
-
-    def _deliver(self, generation: int, callback: Callable[[Any], None], payload: Any) -> None:
+    def _deliver(self, generation: int, name: str, payload: tuple[Any, ...]) -> None:
         if generation != self._generation:
             return
-        self.busy = False
-        callback(payload)
-
+        if name not in ("progress", "preparing"):  # an answer: none is awaited any more
+            self.worker = None
+        handler = self._handlers[name]
+        assert handler is not None
+        handler(*payload)
 
 
 class EngineStep(NamedTuple):

@@ -160,8 +160,13 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
             except StopIteration as stop:
                 summary = stop.value
                 break
-            if event.stage in ("compute", "store") and event.n is not None:
+            if event.stage == "plan" and event.total and enabled is not False:  # the estimate, before any work
+                sys.stderr.write(f"whist-catalogue: {event.message}; Ctrl+C stops it, keeping every finished level\n")
+            elif event.stage in ("compute", "store") and event.n is not None:
                 bar(event.n, event.done, event.total, verb="valuing" if event.stage == "compute" else "storing")
+            elif event.stage == "compile" and not event.done and enabled is not False:
+                # Said at once, not held back as a short stage's line is: Numba compiles for up to a minute.
+                sys.stderr.write(f"whist-catalogue: {event.message} …\n")
             elif event.stage in ("compile", "load", "finish"):  # say what the pause is, never a bar stuck at 0 %
                 bar.stage(event.message if event.n is None else f"n={event.n}: {event.message}")
             elif event.stage == "level":
@@ -310,7 +315,7 @@ def _record_line(record) -> str:  # noqa: ANN001
                     Notation.RANKS)
         shown, name = f"  {suit}", suit.name_of
     else:
-        shown, name = "", str
+        shown, name = "", lambda card: str(card)
     flags = f"  counterexample to {', '.join(record.counterexamples)}" if record.counterexamples else ""
     return (
         f"{record.label:<{2 * record.n}}{shown}  n={record.n:<2}  value {record.value.text():<14}"

@@ -29,6 +29,10 @@ PROGRAM = "whist-catalogue"
 ERROR = f"{PROGRAM}: error: "
 """How every error line begins, whichever command and whichever part found the problem."""
 
+OWN_PROCESS = {"console": False}
+"""``console`` is True while :func:`.main.main` runs as the console script in a process of its own (not a caller's
+function in a longer-lived process): only then may a command change what the process's libraries do."""
+
 MAX_LINE_BYTES = 400_000_000
 """The longest line read from stdin: a deal of :data:`whist_catalogue.theory.deals.MAX_HAND_SIZE` cards a hand
 in number notation fits; a longer line is refused before it fills memory."""

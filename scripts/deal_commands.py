@@ -14,15 +14,18 @@ which the app calls too; the commands only write the answers.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import re
 import sys
+from collections import deque
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
-from whist_catalogue.errors import DealTooLargeError, InvalidDealError, UsageError, WhistError
-from whist_catalogue.scripts.cli import DealText, deal_arguments, emit_json
+from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, InvalidDealError, UsageError, WhistError
+from whist_catalogue.scripts.cli import OWN_PROCESS, DealText, deal_arguments
 from whist_catalogue.theory.deals import (
     Deal,
     Suit,
@@ -30,14 +33,22 @@ from whist_catalogue.theory.deals import (
     parse_multisuit,
     parse_suit,
     parse_suit_name,
+    read_suit,
+    split_trumps,
     suit_name,
 )
-from whist_catalogue.theory.answers import BeyondOutcome, MovesAnswer, OutcomeAnswer, ValueAnswer
+from whist_catalogue.theory.answers import (
+    THEORY, BeyondOutcome, FirstCards, MovesAnswer, OutcomeAnswer, ValueAnswer,
+)
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
+    from distributed import Client, Future
+
     from whist_catalogue.store.solvers import SuitAnswer
     from whist_catalogue.engine.plan import EnginePlan
+    from whist_catalogue.theory.labeled import Player
+    from whist_catalogue.twohand.batch import Reading
     from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
@@ -119,22 +130,28 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p = sub.add_parser(
         "outcome",
         parents=[common],
-        help="outcome and first leads of multi-suit deals",
-        description="Per-suit values, their sum, the outcome and an optimal first lead for each side of multi-suit "
-        "deals (suits separated by , or ;).",
+        help="outcome and first leads of deals of several suits, any split, trumps or not",
+        description="The outcome (West's tricks with each side on lead) and an optimal first lead for each side of "
+        "two-person deals (suits separated by , or ;). A deal whose suits are all even is answered from the suits' "
+        "values (Theorem 9.1), each suit's value and their sum shown; any other deal (an uneven suit, a void, "
+        "written -) by exact search, with no value: it is outside the theory (docs/spec.md §2, §4).",
     )
-    p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
+    p.add_argument("deals", nargs="*", metavar="DEAL", help="deals, or - to read one per line from stdin")
+    _add_trumps(p)
+    p.add_argument("--cards", action="store_true",
+                   help="also every legal first card of both leaders, with West's tricks when it is led")
+    _add_cluster(p)
     p.set_defaults(func=run_outcome)
 
     p = sub.add_parser(
         "moves",
         parents=[common],
         help="every legal card of the player to move, with West's tricks from there on",
-        description="Every legal card of the player to move in a symmetric multi-suit position — the start of a "
-        "trick, or after the lead given by --led — with the tricks West takes from this trick on under optimal "
-        "play (one trick of look-ahead on Theorem 9.1).",
+        description="Every legal card of the player to move — at the start of a trick, or after the lead given by "
+        "--led — with the tricks West takes from this trick on under optimal play: from the suits' values (one "
+        "trick of look-ahead on Theorem 9.1) when every suit is even, else by exact search.",
     )
-    p.add_argument("deals", nargs="*", metavar="DEAL", help="multi-suit deals, or - to read one per line from stdin")
+    p.add_argument("deals", nargs="*", metavar="DEAL", help="deals, or - to read one per line from stdin")
     p.add_argument("--leader", type=str.upper, choices=("W", "E"), default="W",
                    help="who leads this trick: W or E, any case (default W)")
     p.add_argument(
@@ -144,7 +161,32 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         "or letter S H D C) and the card in that suit's notation, e.g. 1:T or H:T; outcome's \"T of suit 2\" "
         "is --led 2:T",
     )
+    _add_trumps(p)
+    _add_cluster(p)
     p.set_defaults(func=run_moves)
+
+
+def _add_trumps(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trumps", metavar="SUIT", type=_suit_name,
+                   help="the trump suit of every deal whose text names none: its number counted from 1 in the order "
+                   "written, its symbol ♠ ♥ ♦ ♣ or letter S H D C (a deal's text may name its own: trumps ♥: AK2/-, "
+                   "5/QJ43; a deal naming another is refused)")
+
+
+def _suit_name(text: str) -> str:
+    """``--trumps``: a suit's name as people write it (whether the deal has that suit is checked deal by deal)."""
+    name = text.strip()
+    if not (name.upper() in ("S", "H", "D", "C") or name in ("♠", "♥", "♦", "♣")
+            or (name.isascii() and name.isdigit() and int(name) >= 1)):
+        raise argparse.ArgumentTypeError(f"{text!r} names no suit: a number counted from 1, ♠ ♥ ♦ ♣ or S H D C")
+    return name
+
+
+def _add_cluster(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="search the deals outside the theory on a Dask cluster, in blocks, the answers printed in "
+                   "input order: tcp://HOST:PORT of a `dask scheduler`, or local:K to start K local worker processes "
+                   "(needs pip install 'whist-catalogue[cluster]')")
 
 
 def run_value(args: argparse.Namespace) -> int:
@@ -187,14 +229,16 @@ def _answers(table: "SuitTable", suits: list[Suit]) -> Iterable["SuitAnswer"]:
 
 
 _BATCH = 512
-"""Deals read from a pipe or file are looked up this many at a time (one NumPy pass a level for the
-catalogue's derived moves); typed at a terminal, each is answered at once."""
+"""Deals read from a pipe or file are answered this many at a time (one NumPy pass a level for the catalogue's
+derived moves, one call of the search's kernel); typed at a terminal, each is answered at once."""
+_CLUSTER_BLOCK = 2048
+"""Deals a Dask task searches (``--cluster``): about a second of a worker's time at 13 cards a hand."""
 
 
-def _batches(items: Sequence[str]) -> Iterator[list[DealText]]:
+def _batches(items: Sequence[str], size: int = _BATCH) -> Iterator[list[DealText]]:
     """:func:`deal_arguments` in lists to answer together; the lines read before an unreadable one still
     come out, ahead of its error."""
-    size = 1 if list(items) == ["-"] and sys.stdin.isatty() else _BATCH
+    size = 1 if list(items) == ["-"] and sys.stdin.isatty() else size
     batch: list[DealText] = []
     try:
         for written in deal_arguments(items):
@@ -210,32 +254,205 @@ def _batches(items: Sequence[str]) -> Iterator[list[DealText]]:
         yield batch
 
 
+Words = tuple[int, int, int, int, int]
+"""A deal or position for the search (:func:`whist_catalogue.twohand.batch.search_task`)."""
+_Answer = Callable[[DealText], "str | tuple[Reading, Words]"]
+_Render = Callable[["Reading", list[int], list[list[int]]], str]
+
+
+class _Done:
+    """A search already finished (in process), with a Dask future's two methods."""
+
+    def __init__(self, found: object) -> None:
+        self._found = found
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> object:
+        return self._found
+
+
+class _Search:
+    """Where a batch's deals outside the theory are searched: in this process."""
+
+    block = _BATCH
+
+    def submit(self, words: list[Words]) -> "_Done | Future":
+        from whist_catalogue.twohand.batch import search_task
+
+        _load_search()
+        return _Done(search_task(words))
+
+
+def _load_search() -> None:
+    """Load the search (Numba) into this process without what it never uses: BLAS.
+
+    Numba imports ``scipy.linalg`` when it first builds its typing registries, only to learn whether jitted code
+    may call BLAS (``np.dot``, ``np.linalg``), which no kernel of this package does — a fifth of the command line's
+    start-up for a two-hand deal (docs/benchmarks.md).  While the search loads, that module reads as missing, so
+    Numba records that this process has no BLAS; afterwards ``scipy.linalg`` imports as usual.  And NumPy's
+    OpenBLAS starts a thread a core at import, which spin for about 0.1 s of CPU time: one thread is enough for a
+    process that multiplies no matrices.  Only the command line's own process does this (a library user's NumPy
+    and Numba are left alone)."""
+    if not OWN_PROCESS["console"] or "whist_catalogue.twohand.solver" in sys.modules \
+            or "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # an import of it raises ImportError meanwhile
+    try:
+        import whist_catalogue.twohand.solver  # noqa: F401
+    finally:
+        if sys.modules.get("scipy.linalg", ...) is None:
+            del sys.modules["scipy.linalg"]
+
+
+class _ClusterSearch(_Search):
+    """… or on a Dask cluster, a task a block of deals (``--cluster``)."""
+
+    block = _CLUSTER_BLOCK
+
+    def __init__(self, client: "Client") -> None:
+        self.client = client
+
+    def submit(self, words: list[Words]) -> "_Done | Future":
+        from whist_catalogue.twohand.batch import search_task
+
+        return self.client.submit(search_task, words, pure=False)
+
+
+@contextmanager
+def _searching(address: str | None) -> Iterator[_Search]:
+    if address is None:
+        yield _Search()
+        return
+    from whist_catalogue.engine.cluster import connect, parse_address
+
+    parse_address(address)  # a malformed address fails before anything starts
+    with connect(address) as client:
+        yield _ClusterSearch(client)
+
+
+class _Pending(NamedTuple):
+    lines: list[str]
+    searched: list[tuple[int, "Reading"]]
+    found: "_Done | Future | None"
+    problem: WhistError | None
+
+
+def _answer_batches(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:
+    """Every deal's answer line, in input order, a batch at a time: ``answer`` gives a deal's line at once (the
+    theory's), or what the search needs; a batch's searched deals go to the search together (one kernel call, or
+    a task on the cluster while the next batch is read) and ``render`` writes each.  The lines before a deal at
+    fault come out before its error."""
+    # Python's cycle collector stays off meanwhile: a batch builds thousands of small objects, none in a cycle,
+    # and the collector would walk every live one again and again (as in twohand.solver.solve_many).
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        _answer_all(items, answer, render, search)
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:
+    queue: deque[_Pending] = deque()
+    try:
+        for texts in _batches(items, search.block):
+            lines: list[str] = []
+            searched: list[tuple[int, Reading]] = []
+            words: list[Words] = []
+            problem: WhistError | None = None
+            for written in texts:
+                try:
+                    found = answer(written)
+                except WhistError as exc:
+                    problem = exc
+                    break
+                if isinstance(found, str):
+                    lines.append(found)
+                else:
+                    searched.append((len(lines), found[0]))
+                    words.append(found[1])
+                    lines.append("")
+            queue.append(_Pending(lines, searched, search.submit(words) if words else None, problem))
+            if problem is not None:
+                break
+            while queue and (queue[0].found is None or queue[0].found.done()):
+                _write(queue.popleft(), render)
+    except WhistError:
+        # An unreadable line: what was answered before it goes out first, in order.
+        while queue:
+            _write(queue.popleft(), render)
+        raise
+    while queue:
+        _write(queue.popleft(), render)
+
+
+def _write(pending: _Pending, render: _Render) -> None:
+    lines = pending.lines
+    if pending.found is not None:
+        values, results = cast("tuple[list[list[int]], list[list[list[int]]]]", pending.found.result())
+        for (i, reading), v, r in zip(pending.searched, values, results):
+            lines[i] = render(reading, v, r)
+    sys.stdout.write("".join(lines))  # one write a batch: stdout may be unbuffered
+    if pending.problem is not None:
+        raise pending.problem
+
 
 
 def run_outcome(args: argparse.Namespace) -> int:
-    with _table(args) as table:
-        _run_outcome(args, table)
+    with _table(args) as table, _searching(args.cluster) as search:
+        _run_outcome(args, table, search)
     return 0
 
 
-def _run_outcome(args: argparse.Namespace, table: "SuitTable") -> None:
+def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search") -> None:
     from whist_catalogue.theory.multisuit import DealEvaluator
+    from whist_catalogue.twohand.batch import DealReader, outcome_answer
 
     evaluate = DealEvaluator(table)
+    read = DealReader(args.trumps)
     as_json = _ValueJson() if args.json else None
-    for texts in _batches(args.deals):
-        lines: list[str] = []
+    # Deals are read by the theory's parser (the fastest for symmetric deals, and the one that knows a suit beyond
+    # every solver) until one names a trump suit or has an uneven suit; from then on, by the two-hand reader (a
+    # symmetric deal still goes to the theory). A batch of symmetric deals never pays for the reader, and a batch of
+    # two-hand deals pays for one failed attempt of the theory's parser.
+    two_hand = args.trumps is not None
+
+    def answer(written: DealText) -> str | tuple[Reading, Words]:
+        nonlocal two_hand
+        text = written.text
         try:
-            for written in texts:
-                try:
-                    answer = _outcome_answer(written.text, evaluate)
-                except WhistError as exc:
-                    written.located(exc)
-                    raise
-                lines.append(answer.text() if as_json is None else answer.json_line(as_json))
-        finally:
-            # One write a batch (stdout may be unbuffered); the answers before a deal at fault come out first.
-            sys.stdout.write("".join(lines))
+            if not two_hand:
+                if split_trumps(text)[0] is None:
+                    try:
+                        return _line(_outcome_answer(text, evaluate, args.cards), as_json)
+                    except AsymmetricSuitError:
+                        pass
+                two_hand = True
+            reading = read(text)
+            if not reading.symmetric:
+                return reading, (reading.west, reading.starts, reading.tf, -1, 0)
+            found = _outcome_answer(reading.body, evaluate, args.cards)
+            return _line(found._replace(deal=reading.text, trumps=reading.trump), as_json)
+        except WhistError as exc:
+            raise written.located(exc) from None
+
+    def searched(reading: Reading, values: list[int], results: list[list[int]]) -> str:
+        return _line(outcome_answer(reading, values, results, args.cards), as_json)
+
+    _answer_batches(args.deals, answer, searched, search)
+
+
+def _line(answer: "OutcomeAnswer | BeyondOutcome | MovesAnswer", as_json: "_ValueJson | None") -> str:
+    if as_json is None:
+        return answer.text()
+    if isinstance(answer, MovesAnswer):
+        return answer.json_line()
+    return answer.json_line(as_json)
 
 
 class _ValueJson(dict):
@@ -248,8 +465,9 @@ class _ValueJson(dict):
         return found
 
 
-def _outcome_answer(text: str, evaluate: "DealEvaluator") -> OutcomeAnswer | BeyondOutcome:
-    """The answer to one multi-suit deal (Theorem 9.1 and §10.4), or to a single suit beyond every solver."""
+def _outcome_answer(text: str, evaluate: "DealEvaluator", cards: bool = False) -> OutcomeAnswer | BeyondOutcome:
+    """The answer to one symmetric deal (Theorem 9.1 and §10.4), or to a single suit beyond every solver; with
+    ``cards``, every legal first card of both leaders too (one trick of look-ahead)."""
     if len(text) > 2 * _LINEAR_FROM_N and "," not in text and ";" not in text:
         # A single suit that may be beyond every solver, read once: then straight to Theorem 10.1, and an
         # owner string without spelling out a million ranks.
@@ -261,19 +479,32 @@ def _outcome_answer(text: str, evaluate: "DealEvaluator") -> OutcomeAnswer | Bey
             suit = parse_suit(text)
             deal, name_of = suit.deal, suit.name_of
         if deal.n >= _LINEAR_FROM_N:
-            return BeyondOutcome.of(text, _answer(evaluate, deal), name_of)
+            beyond = BeyondOutcome.of(text, _answer(evaluate, deal), name_of)
+            return beyond._replace(cards=_first_cards(evaluate.table, (parse_suit(text),))) if cards else beyond
     try:
         written = evaluate(text)
     except DealTooLargeError:
         suits = parse_multisuit(text)
         if len(suits) != 1:
             raise
-        return BeyondOutcome.of(text, _answer(evaluate, suits[0].deal), suits[0].name_of)
+        beyond = BeyondOutcome.of(text, _answer(evaluate, suits[0].deal), suits[0].name_of)
+        return beyond._replace(cards=_first_cards(evaluate.table, suits)) if cards else beyond
     analysis = written.evaluation
     west, east = analysis.west_lead, analysis.east_lead
     return OutcomeAnswer(text, written.parts, analysis.codes, analysis.total, analysis.outcome,
                          (west.suit, written.west_card, west.rule.describe("W")),
-                         (east.suit, written.east_card, east.rule.describe("E")))
+                         (east.suit, written.east_card, east.rule.describe("E")),
+                         None, _first_cards(evaluate.table, written.suits) if cards else None)
+
+
+def _first_cards(table: "SuitTable", suits: Sequence[Suit]) -> FirstCards:
+    """Every legal first card of each leader with West's tricks, from the suits' values (one trick of look-ahead;
+    beyond every solver, a single suit's by the linear-time theory as ``moves`` gives them)."""
+    from whist_catalogue.store.solvers import answer_moves
+
+    west, east = ([(r.suit, suits[r.suit].card_name(r.card), r.west_tricks)
+                   for r in answer_moves(table, suits, leader).results] for leader in ("W", "E"))
+    return FirstCards(west, east)
 
 
 def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
@@ -296,30 +527,59 @@ def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
 
 
 def run_moves(args: argparse.Namespace) -> int:
-    with _table(args) as table:
-        _run_moves(args, table)
+    with _table(args) as table, _searching(args.cluster) as search:
+        _run_moves(args, table, search)
     return 0
 
 
-def _run_moves(args: argparse.Namespace, table: "SuitTable") -> None:
+def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") -> None:
     from whist_catalogue.store.solvers import LINEAR_TIME, answer_moves
+    from whist_catalogue.twohand.batch import DealReader, led_bit, moves_answer
 
-    for written in deal_arguments(args.deals):
-        text = written.text
+    read = DealReader(args.trumps)
+    as_json = _ValueJson() if args.json else None
+    leader: Player = args.leader
+    to_play: Player = leader if args.led is None else _OTHER[leader]
+    lead = 0 if leader == "W" else 1
+
+    two_hand = args.trumps is not None  # as in outcome: the theory's parser first, until a two-hand deal comes
+
+    def answer(written: DealText) -> str | tuple[Reading, Words]:
+        nonlocal two_hand
+        text, shown, trump = written.text, written.text, None
         try:
-            suits = parse_multisuit(text)
+            suits: tuple[Suit, ...] | None = None
+            if not two_hand:
+                if split_trumps(text)[0] is None:
+                    try:
+                        suits = parse_multisuit(text)
+                    except AsymmetricSuitError:
+                        pass
+                two_hand = suits is None
+            if suits is None:
+                reading = read(text)
+                shown, trump = reading.text, reading.trump
+                suits = tuple(map(read_suit, reading.parts))
+                led = _parse_led(args.led, suits) if args.led else None
+                if not reading.symmetric:
+                    return reading, (reading.west, reading.starts, reading.tf, lead,
+                                     0 if led is None else led_bit(reading, leader, led))
+            else:
+                led = _parse_led(args.led, suits) if args.led else None
+            found = answer_moves(table, suits, leader, led)
         except WhistError as exc:
-            written.located(exc)
-            raise
-        led = _parse_led(args.led, suits) if args.led else None
-        found = answer_moves(table, suits, args.leader, led)
-        answer = MovesAnswer(text, tuple(map(str, suits)), args.leader if led is None else _OTHER[args.leader],
-                             [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in found.results],
-                             found.beyond if found.source == LINEAR_TIME else "")
-        sys.stdout.write(_to_json(answer.to_json()) + "\n" if args.json else answer.text())
+            raise written.located(exc) from None
+        return _line(MovesAnswer(shown, tuple(map(str, suits)), to_play,
+                                 [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in found.results],
+                                 found.beyond if found.source == LINEAR_TIME else "", THEORY, trump), as_json)
+
+    def searched(reading: Reading, values: list[int], results: list[list[int]]) -> str:
+        return _line(moves_answer(reading, to_play, results[0]), as_json)
+
+    _answer_batches(args.deals, answer, searched, search)
 
 
-_OTHER = {"W": "E", "E": "W"}
+_OTHER: dict[str, Player] = {"W": "E", "E": "W"}
 
 
 def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":

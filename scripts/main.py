@@ -35,6 +35,7 @@ from whist_catalogue.scripts.cli import (
     EXIT_SIGTERM,
     EXIT_SOFTWARE,
     EXIT_USAGE,
+    OWN_PROCESS,
     PROGRAM,
     Parser,
     add_db_option,
@@ -128,15 +129,19 @@ def _run(argv: Sequence[str] | None) -> int:
     """:func:`main` without the signals: every failure that is not one becomes its exit status here."""
     try:
         own_process = argv is None  # the console script, not a caller in a longer-lived process
-        argv = sys.argv[1:] if own_process else list(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
         # Only the command modules up to the one named are imported (start-up: docs/benchmarks.md).
         parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         args = parser.parse_args(argv)
+        OWN_PROCESS["console"] = own_process
         if own_process:
             # What start-up built (modules, the parser) lives to the end: kept out of the collector's full
             # passes, which a batch of deals would otherwise trigger over and over (docs/benchmarks.md).
             gc.freeze()
-        code = int(args.func(args) or EXIT_OK)
+        from whist_catalogue.theory.jit import announcing  # light: Numba loads only with a kernel
+
+        with announcing(_preparing):
+            code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
     except CatalogueDamagedError as exc:
@@ -158,6 +163,12 @@ def _run(argv: Sequence[str] | None) -> int:
             raise
         return _fail(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                      " (please report it; WHIST_CATALOGUE_TRACEBACK=1 shows the traceback)", EXIT_SOFTWARE)
+
+
+def _preparing(text: str) -> None:
+    """A command's first Numba compile (an empty or stale cache): said at once, since it can take a minute."""
+    sys.stderr.write(f"whist-catalogue: {text} …\n")
+    sys.stderr.flush()
 
 
 def _fail(message: str, code: int) -> int:

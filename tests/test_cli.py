@@ -145,7 +145,8 @@ def test_text_output(capsys):
         (["value", "AA/KQ"], "twice"),
         (["value", "AX/KQ"], "rank"),
         (["value", ""], "empty"),
-        (["outcome", "AQ/KJ, AK/Q"], "suit 2"),
+        (["outcome", "AQ/KJ, AX/QT"], "suit 2: not a card rank 'X'"),
+        (["outcome", "AQ/KJ, AK/Q"], "hands of different sizes in 'AQ/KJ, AK/Q': West holds 4 cards, East 3"),
         (["value", "KQT/AJ9, AK/QJ"], "use the outcome command"),
         (["value"], "no deals"),
         (["value", "--frob", "AQ/KJ"], "unrecognized"),
@@ -211,7 +212,9 @@ def test_a_bad_line_of_stdin_is_named_by_its_number(command, capsys, monkeypatch
     monkeypatch.setattr(sys, "stdin", io.StringIO("AQ/KJ\n\nKT9/AQJ\nAQ/K\nKQ/AJ\n"))
     assert main([command, "-"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("whist-catalogue: error: stdin line 4: asymmetric suit AQ/K") and err.count("\n") == 1
+    # value takes symmetric suits only; outcome and moves take two-hand deals, whose hands must be of one size.
+    said = "asymmetric suit AQ/K" if command == "value" else "hands of different sizes in 'AQ/K': West holds 2 cards"
+    assert err.startswith(f"whist-catalogue: error: stdin line 4: {said}") and err.count("\n") == 1
 
 
 def test_scan_json(capsys):

@@ -9,6 +9,7 @@ in-process runs elsewhere.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -255,24 +256,44 @@ def test_a_build_on_a_full_file_system_leaves_nothing(built, tmp_path):
     assert "No space left on device" in lines[0] and "No space left on device" in lines[1]
 
 
-def test_a_new_catalogue_that_fills_the_disk_part_way_leaves_nothing(tmp_path):
-    """Issue 17: room for the catalogue and its first levels but not for the whole build — the disk fills in
-    level 2, or in the last fold of the write-ahead log — fails with one line and exit 2, and leaves neither the
-    catalogue nor its -wal and -shm (it used to leave all three)."""
+def test_a_new_catalogue_that_fills_the_disk_part_way_keeps_its_finished_levels(tmp_path):
+    """Issue 17: room for the catalogue and its first levels but not for the whole build fails with one line and
+    exit 2; a catalogue that failed before its first level is gone with its -wal and -shm (it used to leave all
+    three), and one that stored levels keeps them — a failed build loses no finished work — and they verify."""
     if subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode != 0:
         pytest.skip("no private mount namespace here (unshare -rm)")
     mount = tmp_path / "full"
     mount.mkdir()
-    build_ = f"{sys.executable} -m whist_catalogue build --max-n 6 --no-progress --no-games --db {mount}/new.sqlite"
+    cli = f"{sys.executable} -m whist_catalogue"
+    db = f"--db {mount}/new.sqlite"
     script = f"mount -t tmpfs -o size=512k tmpfs {mount} || exit 99\n" + "".join(f"""
         rm -f {mount}/*; dd if=/dev/zero of={mount}/fill bs=1k count={512 - free} 2>/dev/null
-        {build_}; echo "{free}: $? $(ls {mount} | tr '\\n' ' ')"
-    """ for free in (128, 192, 256))
+        {cli} build --max-n 6 --no-progress --no-games {db}; echo "{free}: $?"
+        if [ -e {mount}/new.sqlite ]; then
+            {cli} verify --json {db}; rm {mount}/fill
+            {cli} build --max-n 6 --no-progress --no-games --json {db} && {cli} verify --json {db}
+        fi; echo "{free}: done"
+    """ for free in (64, 128, 192, 256))
     proc = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, cwd=REPO,
                           timeout=300)
-    assert proc.stdout.split("\n") == ["128: 2 fill ", "192: 2 fill ", "256: 2 fill ", ""], proc.stdout + proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 3 and all(line.startswith("whist-catalogue: error: ") and "full" in line for line in lines)
+    errors = proc.stderr.splitlines()
+    assert len(errors) == 4 and all(e.startswith("whist-catalogue: error: ") and "full" in e for e in errors), proc.stderr
+    kept = 0
+    lines = iter(proc.stdout.splitlines())
+    for free in (64, 128, 192, 256):
+        assert next(lines) == f"{free}: 2", proc.stdout
+        line = next(lines)
+        if line != f"{free}: done":  # the catalogue stayed: the levels it stored verify, the rest resume
+            stayed = json.loads(line)["levels"]
+            stored = [level["n"] for level in stayed if level["complete"]]
+            assert stored == list(range(1, len(stored) + 1)) and all(level["ok"] for level in stayed[:len(stored)])
+            assert all("rerun build to finish it" in level["problems"][0] for level in stayed[len(stored):]), line
+            resumed = json.loads(next(lines))
+            assert resumed["levels_already_complete"] == stored and resumed["levels_complete"] == [1, 2, 3, 4, 5, 6]
+            assert json.loads(next(lines))["ok"]
+            kept += 1
+            assert next(lines) == f"{free}: done"
+    assert kept, "no size filled the disk after a level was stored: the sizes no longer test the case"
 
 
 # -- the search language's nesting --------------------------------------------------------------------------

@@ -103,8 +103,9 @@ def test_a_catalogue_answers_the_positions_of_its_levels(built):
         assert a.answers == s.answers, deal.text()
         assert a.source == ("catalogue" if deal.n == TOP and len(deal.suits) <= 4 else "search"), deal.text()
     one = solve(deals[0], endings=table)
-    assert one.source == "catalogue" and "answered by the catalogue's table of endings (9 cards a hand)" in one.text()
-    assert one.to_json()["source"] == "catalogue"
+    assert one.source == "catalogue"
+    assert "\n  answered     from the catalogue's table of endings (9 cards a hand): outside the theory" in one.text()
+    assert one.to_json()["source"] == "catalogue" and one.to_json()["outcome"] == searched[0].to_json()["outcome"]
 
 
 def test_kill_9_mid_level_then_resume(tmp_path, memory):

@@ -240,11 +240,3 @@ def test_an_engine_seeded_with_a_level_computes_only_the_levels_above_it():
     deal = Deal.from_label("WWEEWEWEEWWEWEEW")
     assert solver.value(deal) == val(deal) and solver.solve(deal) == solve(deal)
     assert read == [6] and solver.plan(8).levels == ()
-
-
-def test_the_engines_reach_is_what_half_the_memory_holds():
-    from whist_catalogue.engine.plan import engine_bound
-
-    assert engine_bound(24 * 2**30) == 17  # this machine: level 17 and below take 6.2 GB of 2-byte codes
-    assert engine_bound(2 * 2**30) == 15
-    assert engine_bound(2**70) == 25  # the exact encoding's bound

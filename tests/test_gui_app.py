@@ -21,12 +21,13 @@ def test_screenshot_renders_every_view(qtbot, tmp_path, small_catalogue, monkeyp
     # progress on stderr although it is not a terminal; with --json, one line per image on stdout
     assert "screenshots:" in captured.err and "explorer.png" in captured.err
     written = [json.loads(line)["screenshot"] for line in captured.out.splitlines()]
-    assert len(written) == 9 and all(Path(p).is_file() for p in written)
+    assert len(written) == 10 and all(Path(p).is_file() for p in written)
     for name in VIEW_NAMES:
         image = QImage(str(out / f"{name}.png"))
         assert not image.isNull() and image.width() >= 1000, name
     assert (out / "solutions-le-her.png").exists() and (out / "solutions-asymptotics.png").exists()
     assert (out / "solutions-matrix-game.png").exists()
+    assert (out / "calculator-trumps.png").exists()  # a deal with a void and trumps, answered by search
 
 
 def test_a_missing_or_foreign_catalogue_is_exit_status_2(tmp_path, capsys):
@@ -157,3 +158,17 @@ def test_help_opens_the_docs_at_the_notation(qtbot):
         assert page.heading is None or page.heading in text, page
     docs.show_page("The search language")
     assert "search" in docs.browser.toPlainText().lower()
+
+
+def test_the_first_window_fits_the_screen(qtbot):
+    from whist_catalogue.gui.app import MainWindow, app_settings
+    from whist_catalogue.gui.context import AppContext
+
+    window = MainWindow(AppContext(None), settings=app_settings())  # nothing remembered: the first launch
+    qtbot.addWidget(window, before_close_func=lambda w: w.context.shutdown())
+    window.show()
+    free = window.screen().availableGeometry()  # the offscreen screen: 800 × 800, smaller than 1360 × 900
+    frame = window.frameGeometry()
+    assert free.height() < 900 and frame.top() >= free.top() and frame.bottom() <= free.bottom()
+    # as narrow as the screen, unless a view cannot be narrower (the search's builder needs some 880 pixels)
+    assert frame.width() <= max(free.width(), window.minimumSizeHint().width() + frame.width() - window.width())

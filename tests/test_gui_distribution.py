@@ -34,6 +34,14 @@ def test_bad_sizes_are_a_message_and_a_newer_request_wins(qtbot):
     assert not view.message.shown
 
 
+def test_the_view_opens_on_its_example_computed(qtbot):
+    window = make_window(qtbot)
+    view = window.show_view("distributions")
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30_000)
+    assert view.input.text() == "4,4,3,2" and view.result == distribution((4, 4, 3, 2))
+    assert view.table.cells and view.plot.figure.axes  # neither pane is blank
+
+
 def _text_boxes(canvas) -> list[tuple[str, object]]:
     """Every piece of text drawn on the figure, with its box on the canvas."""
     figure = canvas.figure

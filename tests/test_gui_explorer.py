@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextDocumentFragment
 from PySide6.QtWidgets import QApplication
 
-from whist_catalogue.theory.play import Move
+from whist_catalogue.twohand.play import Move
 
 
 @pytest.fixture
@@ -237,3 +237,39 @@ def test_a_value_beyond_the_engine_names_its_source(qtbot, window, explorer):
     assert explorer.value_label.text() == "10 + 1/2" and "Theorem 12.1" in explorer.source_label.text()
     enter(qtbot, window, explorer, "AQ/KJ")
     assert "recursive definition" in explorer.source_label.text()  # no catalogue in the tests; n ≤ 6
+
+
+def test_at_1000x700_the_value_panel_wraps_a_long_label_and_cuts_nothing(qtbot, window, explorer):
+    window.resize(1000, 700)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    enter(qtbot, window, explorer, "EW" * 20)  # n = 20: a 40-letter deal and label, each one word
+    area = explorer.value_area
+    labels = (explorer.deal_info, explorer.outcome_label)
+
+    def whole(label):
+        return label.width() <= area.viewport().width() and label.height() >= label.heightForWidth(label.width())
+
+    qtbot.waitUntil(lambda: all(whole(label) for label in labels), timeout=3_000)  # once laid out
+    assert area.horizontalScrollBar().maximum() == 0  # no sideways scrolling to read the outcome
+    assert "West takes 10 tricks, East 10." in explorer.outcome_label.text()
+
+
+def test_the_card_picker_says_why_it_cannot_draw_a_deal(qtbot, window, explorer):
+    editor = explorer.editor
+    enter(qtbot, window, explorer, "EW" * 20)  # an owner string of 40 cards: no ranks A … 2 to click
+    assert editor.hand("W") == () and not editor.count_label.isVisible()  # no "0 : 0" beside the deal ...
+    assert editor.note.isVisible() and "20 cards a hand" in editor.note.text()  # ... but why it is not drawn
+    enter(qtbot, window, explorer, "EWEW")  # drawable, but written as an owner string
+    assert "owner string" in editor.note.text()
+    enter(qtbot, window, explorer, "AQ/KJ")
+    assert not editor.note.isVisible() and editor.count_label.text() == "2 : 2"
+
+
+def test_an_empty_explorer_draws_no_empty_tables(qtbot, window, explorer):
+    panel = explorer.play_panel
+    views = (explorer.alpha_view, explorer.a_view, explorer.t_view, panel.tricks_view, *panel.hand_boxes.values())
+    assert not any(view.isVisible() for view in views) and explorer.deal_info.text() == "Enter a deal above."
+    enter(qtbot, window, explorer, "KQT/AJ9")
+    assert all(view.isVisible() for view in views)
+    explorer.input.clear()
+    assert not any(view.isVisible() for view in views)

@@ -6,7 +6,7 @@ from gui_support import make_window, wait_idle
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from whist_catalogue.theory.play import Move
+from whist_catalogue.twohand.play import Move
 
 K, Q, J, T, A = 13, 12, 11, 10, 14
 

@@ -16,6 +16,8 @@ def test_moves_json_after_a_lead_and_at_a_trick_start(capsys):
     (after_lead,) = run_json(capsys, "moves", "--json", "--led", "2:T", "7/6, JT5/K83, 3/A")
     assert after_lead == {
         "deal": "7/6, JT5/K83, 3/A",
+        "source": "theory",
+        "trumps": None,
         "to_play": "E",
         "moves": [
             {"suit": 1, "card": "3", "west_tricks": 3},
@@ -88,7 +90,7 @@ def test_leader_in_any_case():
         (["moves", "--led", "1:K", "AQ/KJ"], "does not hold K"),
         (["moves", "--led", "1:9", "AQ/KJ"], "no card '9' in suit 1 (♠)"),
         (["moves", "--leader", "N", "AQ/KJ"], "invalid choice"),
-        (["moves", "AQ/KJ, A/KQ"], "asymmetric"),
+        (["moves", "AQ/KJ, A/KQ"], "West holds 3 cards, East 4"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, needle):

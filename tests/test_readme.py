@@ -1,7 +1,12 @@
 """The README's first screen: the two fresh-machine commands, and CI running the second verbatim."""
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,3 +43,31 @@ def test_module_table_matches_the_tree():
     modules = {str(p.relative_to(ROOT)) for p in ROOT.joinpath("catalogue").rglob("*.py") if p.name != "__init__.py"}
     modules -= {"catalogue/errors.py", "catalogue/__main__.py"}
     assert not sorted(modules - named), f"modules the README's table does not name: {sorted(modules - named)}"
+
+
+def _console_examples() -> list[tuple[str, str]]:
+    """Each ``$ whist-catalogue value|outcome|moves …`` of the README's console blocks, with the lines after it."""
+    readme = ROOT.joinpath("README.md").read_text()
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", readme, flags=re.S):
+        for command in re.split(r"^(?=\$ )", block, flags=re.M):
+            head, _, output = command.partition("\n")
+            if re.match(r"\$ whist-catalogue (value|outcome|moves) ", head):
+                found.append((head[2:], output))
+    return found
+
+
+@pytest.mark.parametrize("command, output", _console_examples())
+def test_the_readme_s_answers_are_what_the_command_prints(command, output):
+    """What "What it answers" shows is what the command prints (the preloaded suits answer it, no catalogue)."""
+    import shlex
+
+    done = subprocess.run([sys.executable, "-m", "whist_catalogue", *shlex.split(command)[1:]], capture_output=True,
+                          text=True, env=dict(os.environ, WHIST_CATALOGUE_DB="/nonexistent/readme.sqlite"), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == output.rstrip("\n") + "\n"
+
+
+def test_the_readme_shows_each_kind_of_answer():
+    commands = " ".join(command for command, _ in _console_examples())
+    assert all(word in commands for word in ("value", "outcome", "moves", "--cards"))

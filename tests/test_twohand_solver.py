@@ -77,7 +77,7 @@ def test_every_deal_of_up_to_4_cards_a_hand_over_up_to_3_suits_with_each_trump_c
     deals = [d for n in range(1, 5) for k in range(1, 4) for d in every_deal(n, k)]
     assert len(deals) == 8778
     answered = solve_many(deals)
-    assert {s.source for s in answered} == {"theory", "endings"}  # every uneven one is an ending of the table
+    assert {s.source for s in answered} == {"theory", "search"}
     ways = zip(answered, solve_many(deals, endings=False), solve_many(deals, theory=False, endings=False))
     for deal, solutions in zip(deals, ways):
         assert_equals_minimax(deal, solutions, memo=False)
@@ -99,8 +99,8 @@ def test_random_deals_of_7_cards_a_hand_endings_of_the_table():
     rng = random.Random(7777)
     deals = [random_deal(rng, 7, rng.randint(2, 5)) for _ in range(80)]
     answered = solve_many(deals)
-    searched = [(d, s) for d, s in zip(deals, answered) if s.source != "theory"]
-    assert len(searched) > 60 and all(s.source == ("endings" if len(d.suits) <= 4 else "search") for d, s in searched)
+    searched = [(d, s) for d, s in zip(deals, answered) if s.source == "search"]
+    assert len(searched) > 60 and all(s.endings > 0 for d, s in searched if len(d.suits) <= 4)
     for deal, solutions in zip(deals, zip(answered, solve_many(deals, endings=False))):
         assert_equals_minimax(deal, solutions, memo=True)
 
@@ -164,7 +164,7 @@ def test_optimal_lines_of_deals_and_positions():
         led = rng.choice(sorted(west if leader == "W" else east))
         for answer in solve(Position(deal, leader, led)).answers:
             assert_line_is_optimal(deal, answer)
-    assert sources == {"theory", "endings", "search"}
+    assert sources == {"theory", "search"}
 
 
 class TestAnswers:
@@ -172,8 +172,7 @@ class TestAnswers:
         # West: AK of spades; East: QJ of hearts. Without trumps West takes both tricks on lead and East none;
         # with hearts trumps East ruffs.
         plain = solve("AK/-, -/QJ")
-        assert plain.outcome == (2, 0) and plain.source == "endings" and plain.value is None
-        assert solve("AK/-, -/QJ", endings=False).source == "search"
+        assert plain.outcome == (2, 0) and plain.source == "search" and plain.value is None
         ruffed = solve("trumps ♥: AK/-, -/QJ")
         assert ruffed.outcome == (0, 0)
         assert solve("trumps ♠: AK/-, -/QJ").outcome == (2, 2)
@@ -194,30 +193,35 @@ class TestAnswers:
         assert searched.answers[0].moves == solution.answers[0].moves
 
     def test_json_and_text(self):
+        """The command line's JSON and text (outcome --cards, moves), the counters and the lines of play beside."""
         solution = solve("trumps ♥: AK2/-, 5/QJ43")
         data = json.loads(json.dumps(solution.to_json()))
         assert data["endings"] == solution.endings > 0 and data["nodes"] == solution.nodes
-        assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "endings"
+        assert data["deal"] == "trumps ♥: AK2/-, 5/QJ43" and data["trumps"] == 1 and data["source"] == "search"
+        assert data["value"] is None and data["suits"] is None
         assert data["outcome"] == {"west_leads": solution.answers[0].west_tricks,
                                    "east_leads": solution.answers[1].west_tricks}
-        first = data["moves"]["west_leads"][0]
+        assert {k: data[k] for k in ("outcome", "lead", "cards")} == \
+            {k: v for k, v in solution.record().to_json().items() if k in ("outcome", "lead", "cards")}
+        first = data["cards"]["west"][0]
         assert set(first) == {"suit", "card", "west_tricks"} and first["suit"] in (0, 1)
         assert {c["player"] for c in data["line"]["east_leads"]} == {"W", "E"}
         text = solution.text()
-        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by the table of endings shipped with whist-catalogue"
-                               " (4 cards a hand)")
-        searched = solve("trumps ♥: AK2/-, 5/QJ43", endings=False).text()
-        assert searched.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered by search (")
-        assert "outcome   West takes" in text and "West leads  suit 1 (♠)" in text
+        assert text.startswith("trumps ♥: AK2/-, 5/QJ43\n  answered     by search")
+        assert "outcome      West takes" in text and "    suit 2 (5/QJ43)  3:1  4:1  J:0*  Q:0*\n" in text
+        assert "  a line with East on lead  E:" in text
         position = solve(Position("trumps ♥: AK2/-, 5/QJ43", "W", (0, 14))).to_json()
         assert position["to_play"] == "E" and position["led"] == {"suit": 0, "card": "A"}
         # East, void in spades, ruffs with any of his four hearts: QJ are one run, 43 another, each its result.
         assert [(m["suit"], m["card"]) for m in position["moves"]] == [(1, "3"), (1, "4"), (1, "J"), (1, "Q")]
         assert position["moves"][0]["west_tricks"] == position["moves"][1]["west_tricks"]
+        theory = solve("AQ/KJ, 7/6", trumps="S").to_json()
+        assert theory["source"] == "theory" and theory["value"]["text"] == "2 + 1/2 − ε₀"
+        assert theory["lead"] == {"west": {"suit": 1, "card": "7"}, "east": {"suit": 1, "card": "6"}}  # §10.4
 
     def test_notebook_drawing(self):
         html = solve("trumps ♥: AK2/-, 5/QJ43")._repr_html_()
-        assert "<svg" in html and "trumps ♥" in html and "outcome   West takes 0 tricks" in html
+        assert "<svg" in html and "trumps ♥" in html and "outcome      West takes 0 tricks" in html
 
     def test_a_batch_answers_as_one_deal_at_a_time(self):
         rng = random.Random(4)
@@ -225,6 +229,8 @@ class TestAnswers:
         texts = [d.text() for d in deals]
         for one, many in zip((solve(t, line=False) for t in texts), solve_many(texts)):
             assert one.answers == many.answers and one.source == many.source
+            assert one.record() == many.record()  # the same answer as the command line renders it (the counters differ:
+            assert many.to_json()["outcome"] == one.to_json()["outcome"]  # the transposition table's state differs)
 
 
 class TestBadInput:

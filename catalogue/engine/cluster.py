@@ -217,6 +217,8 @@ def _load_table(path: Path, prefix: str = "") -> ValueTable:
 _previous: dict[tuple[str, int], Level] = {}
 _previous_lock = threading.Lock()
 _kernel_lock = threading.Lock()  # Numba's default threading layer runs one parallel kernel at a time
+_most_threads: list[int] = []
+"""The worker's Numba threads before a task first set them (what it may use at most), read once under the lock."""
 
 
 def _previous_level(source: LevelFile | None) -> Level:
@@ -270,11 +272,14 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
         from distributed import get_worker
 
         host = get_worker().address.rsplit(":", 1)[0]
-        threads = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
+        count = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
+    else:
+        count = threads
     level = _previous_level(previous)
     with _kernel_lock:
-        # numba.config's settings are made at run time, unseen by a type checker
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # pyright: ignore[reportPrivateImportUsage, reportAttributeAccessIssue]
+        if not _most_threads:
+            _most_threads.append(numba.get_num_threads())
+        numba.set_num_threads(min(count, _most_threads[0]))
         part = compute_range(n, level, start, stop, checks=True)
     codes, table = encode(part.numerator, part.infinitesimal)
     assert part.checks is not None and part.flags is not None

@@ -121,9 +121,9 @@ def _encode_into(numerator, infinitesimal, slots, slot_code, found_keys, count, 
 @cache
 def _encode_kernel():
     # Compiled on first use: the look-up path reads tables and chunks without importing Numba.
-    from numba import njit
+    from whist_catalogue.theory.jit import kernel
 
-    return njit(cache=True)(_encode_into)
+    return kernel(_encode_into)
 
 
 class Encoder:

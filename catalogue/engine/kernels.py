@@ -21,9 +21,10 @@ literal search of :mod:`whist_catalogue.theory.definition`.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from whist_catalogue.constants import INF_OFFSET  # a global Numba compiles in as a constant
+from whist_catalogue.theory.jit import kernel
 
 # Conjecture and theorem checks, in the order of the counters.
 CHECK_CONJ_12_2 = 0
@@ -38,13 +39,13 @@ FLAG_AMBIGUOUS = 128  # two half-integers in I(D): Theorem 8.8 violated (never e
 # Bits 0…N_CHECKS−1 of a deal's flags: the deal is a counterexample to that check.
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def key_of(numer, rank, west_on_lead):
     tie = (1 - west_on_lead) if rank == 0 else west_on_lead
     return ((numer << 8) + (rank + INF_OFFSET)) * 2 + tie
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def unkey(key):
     tie = key & 1
     rest = key >> 1
@@ -54,7 +55,7 @@ def unkey(key):
     return numer, rank, west
 
 
-@njit(cache=True)
+@kernel
 def value_from_bounds(lo_key, hi_key, scale):
     """val(D) from maxmin (lo_key) and minmax (hi_key): returns (numerator, rank, flags).
 
@@ -94,14 +95,14 @@ def value_from_bounds(lo_key, hi_key, scale):
     return a, x - 1, 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _binom(table, p, t):
     if p < 0 or t < 0 or t > p:
         return 0
     return table[p, t]
 
 
-@njit(cache=True)
+@kernel
 def _unrank(n, r, table):
     mask = np.int64(0)
     p = 2 * n - 1
@@ -114,14 +115,14 @@ def _unrank(n, r, table):
     return mask
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _next_mask(x):
     c = x & -x
     r = x + c
     return (((r ^ x) >> 2) // c) | r
 
 
-@njit(cache=True)
+@kernel
 def _prepare(m, n, table, wpos, epos, s0, s1, s2, s3):
     """Positions of West's and East's cards and the four prefix sums for reduction ranks."""
     nw = 0
@@ -144,7 +145,7 @@ def _prepare(m, n, table, wpos, epos, s0, s1, s2, s3):
             ne += 1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3):
     """Rank in level n−1 of the deal left after West's card at bit a (his ta-th, 1-based)
     and East's at bit b (with cb of West's cards below it) are played."""
@@ -153,7 +154,7 @@ def _reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3):
     return s0[cb] + (s1[ta - 1] - s1[cb]) + (s3[n] - s3[ta])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _alpha(n, a, ta, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale):
     """The labeled key of α for West's card at a against East's card at b."""
     c = prev_codes[_reduced_rank(n, a, ta, b, cb, s0, s1, s2, s3)]
@@ -162,7 +163,7 @@ def _alpha(n, a, ta, b, cb, s0, s1, s2, s3, prev_codes, tab_num, tab_inf, scale)
     return key_of(np.int64(tab_num[c]) + west_wins * scale, np.int64(tab_inf[c]), west_wins)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _west_tricks(key, scale):
     """West's tricks after reaching labeled value key: ρ(value) read for the player on lead."""
     numer, rank, west = unkey(key)
@@ -181,7 +182,7 @@ def _west_tricks(key, scale):
 
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _inf_parts(rank):
     """(index, exits) of an infinitesimal rank; exits 1 = West, 2 = East, 3 = both (±ε₀)."""
     if rank > 1:
@@ -195,7 +196,7 @@ def _inf_parts(rank):
     return rank + 1, 2
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _round_up_at_tie(index, exits, west_on_lead):
     """Whether ρ rounds a tie n + 1/2 + x up, for x = (index, exits) (§6.5), for the player on lead."""
     if index > 0:
@@ -211,7 +212,7 @@ def _round_up_at_tie(index, exits, west_on_lead):
     return west_on_lead  # ±ε₀: in favour of the player on lead
 
 
-@njit(cache=True)
+@kernel
 def outcome_preceq(k1, k2):
     """(P, x) ≼ (Q, y): in every context f ∈ V, West takes no more tricks after (P, x) than after (Q, y).
 
@@ -241,7 +242,7 @@ def outcome_preceq(k1, k2):
     return True
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _reply_checks(checks, a, b, scale):
     """Conjecture 12.4 (in play and by labeled values) and Theorem 9.4 for one lead that can be beaten
     below the top card.  Each says that winning cheaply is no worse for the replying side than playing
@@ -258,7 +259,7 @@ def _reply_checks(checks, a, b, scale):
         checks[CHECK_THM_9_4, 1] += 1
 
 
-@njit(cache=True)
+@kernel
 def _deal(m, n, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs, wpos, epos, s0, s1, s2, s3, checks, want_checks):
     """val(D) of one deal: (numerator, rank, flags); accumulates checks into ``checks`` (N_CHECKS×2)."""
     _prepare(m, n, table, wpos, epos, s0, s1, s2, s3)
@@ -338,7 +339,7 @@ def _deal(m, n, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs, wp
     return value_from_bounds(maxmin, minmax, scale)
 
 
-@njit(cache=True)
+@kernel
 def _value_checks(numer, rank, n, scale, d0_numer, d0_rank, checks):
     """Conjectures 12.2, 12.3 and Theorem 8.10 for one deal."""
     whole = numer // scale
@@ -370,7 +371,7 @@ def _value_checks(numer, rank, n, scale, d0_numer, d0_rank, checks):
         checks[CHECK_THM_8_10, 1] += 1
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def level_values(n, start, stop, table, prev_codes, tab_num, tab_inf, scale, reply_rule, runs, want_checks,
                  out_num, out_inf, flags, checks_out, first_bad, blocks):
     """Values of the deals of level n with ranks in [start, stop).
@@ -419,7 +420,7 @@ def level_values(n, start, stop, table, prev_codes, tab_num, tab_inf, scale, rep
                 m = _next_mask(m)
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def mirror_codes(n, start, stop, table, codes, mirror, blocks):
     """Fill ranks [start, stop) (West holds the ace) from the swapped deals: val(D) = n − val(D̄).
 
@@ -447,7 +448,7 @@ def mirror_codes(n, start, stop, table, codes, mirror, blocks):
                 m = _next_mask(m)
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def level_moves(n, table, prev_codes, tab_num, tab_inf, scale, moves, blocks):
     """Best leads and replies of every deal of level n (docs/spec.md §3) as position masks.
 

@@ -33,7 +33,8 @@ import numpy as np
 from whist_catalogue.engine import kernels as K
 from whist_catalogue.engine.codes import Encoder, ValueTable
 from whist_catalogue.constants import CHECK_NAMES, MAX_ENGINE_N, MAX_MASKED_MOVES_N, SCALE
-from whist_catalogue.engine.plan import EnginePlan, beyond_reach, current_observer, engine_bound, plan_levels
+from whist_catalogue.engine.plan import (CHUNK, REMAP_DEALS, EnginePlan, beyond_reach, current_observer, engine_bound,
+                                         plan_levels)
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
@@ -48,9 +49,6 @@ __all__ = [
 
 Progress = Callable[[int, int], None]
 """progress(done, total) — deals of the current level finished so far."""
-
-CHUNK = 1 << 22
-"""Deals per kernel call: small enough for a lively progress bar, large enough to amortise the call."""
 
 
 def _blocks() -> int:
@@ -269,7 +267,11 @@ def compute_level(
         if progress:
             progress(size, size)
     table, final = encoder.finish()
-    np.take(final, codes, out=codes)
+    # Provisional codes become final ones a slice at a time: np.take or a fancy index over the whole level widens
+    # its uint16 indices to intp first, 8 bytes a deal (1.2 GB more at n = 15, 19 GB at n = 17).
+    for start in range(0, size, REMAP_DEALS):
+        provisional = codes[start : start + REMAP_DEALS]
+        provisional[...] = final[provisional]
     level = Level(n, codes, table, checks=result_checks, flags=flags)
     if moves:
         level.moves = compute_moves(n, previous)
@@ -307,7 +309,7 @@ class EngineSolver(SolverBase):
     Suited to deals beyond a catalogue's reach.  Levels hold values only (two
     bytes a deal); a deal's best moves are read off its α matrix, whose entries
     are values of level n−1.  Levels are computed with the mirror shortcut
-    (val(D) = n − val(D̄)): level 14 in about 10 s, level 16 in about 3 min on two cores.
+    (val(D) = n − val(D̄)); how long a level takes is :func:`~.plan.level_seconds`.
 
     ``seed()``, when given, returns a complete level to start from — a catalogue's top
     level — so that only the levels above it are computed.  Before any work the

@@ -15,10 +15,10 @@ from math import comb
 from typing import Mapping
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.constants import SCALE_BITS
 from whist_catalogue.engine.encoding import decode_value
+from whist_catalogue.theory.jit import kernel
 from whist_catalogue.theory.values import Infinitesimal, Value, rho
 
 __all__ = ["LevelStatistics", "value_class", "value_counts_from_arrays", "VALUE_CLASSES", "VALUE_CLASS_QUERIES"]
@@ -106,7 +106,7 @@ def _inf_order(code: str) -> tuple[int, int]:
     return (x.rank, int(x.is_fuzzy))
 
 
-@njit(cache=True)
+@kernel
 def _histogram(numer, inf, shift, width, out):
     for i in range(numer.shape[0]):
         out[(numer[i] >> shift) * width + (inf[i] + width // 2)] += 1

@@ -39,6 +39,7 @@ from whist_catalogue.errors import CertificationError, InvalidMatrixError, count
 
 __all__ = [
     "Matrix",
+    "RationalLike",
     "Strategy",
     "CertificationError",
     "InvalidMatrixError",
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 Matrix: TypeAlias = tuple[tuple[Fraction, ...], ...]
+RationalLike: TypeAlias = "int | Fraction | str"
+"""What may stand for an exact entry or probability: an integer, a Fraction, or its text ``"p/q"``."""
 """Pay-offs to player 1, one tuple per row (player 1's pure strategies)."""
 
 Strategy: TypeAlias = tuple[Fraction, ...]
@@ -64,10 +67,10 @@ _BINDING_TOL = 1e-8
 """A float reply whose pay-off is within this of the LP value is taken as binding."""
 
 
-def as_matrix(rows: Iterable[Iterable[object]]) -> Matrix:
+def as_matrix(rows: Iterable[Iterable[RationalLike]]) -> Matrix:
     """The matrix as exact Fractions (ints, Fractions, ``"p/q"`` strings); rejects empty or ragged input."""
     try:
-        matrix = tuple(tuple(Fraction(entry) for entry in row) for row in rows)  # type: ignore[arg-type]
+        matrix = tuple(tuple(Fraction(entry) for entry in row) for row in rows)
     except (TypeError, ValueError) as exc:
         raise InvalidMatrixError(f"pay-off matrix entries must be rational numbers: {exc}") from None
     if not matrix or not matrix[0]:
@@ -121,9 +124,9 @@ class MatrixGameSolution:
     @classmethod
     def certified(
         cls,
-        matrix: Iterable[Iterable[object]],
-        player1: Iterable[object],
-        player2: Iterable[object],
+        matrix: Iterable[Iterable[RationalLike]],
+        player1: Iterable[RationalLike],
+        player2: Iterable[RationalLike],
         method: str = "given",
     ) -> MatrixGameSolution:
         """The solution made of these two strategies, its value computed and the whole certified.
@@ -131,8 +134,8 @@ class MatrixGameSolution:
         Raises :class:`CertificationError` if the strategies are not optimal.
         """
         m = as_matrix(matrix)
-        x = tuple(Fraction(p) for p in player1)  # type: ignore[arg-type]
-        y = tuple(Fraction(p) for p in player2)  # type: ignore[arg-type]
+        x = tuple(Fraction(p) for p in player1)
+        y = tuple(Fraction(p) for p in player2)
         _check_distribution(x, len(m), "player 1")
         _check_distribution(y, len(m[0]), "player 2")
         value = _dot(x, [_dot(y, row) for row in m])
@@ -189,7 +192,7 @@ class MatrixGameSolution:
 # --- closed form for 2×2 --------------------------------------------------------------------------
 
 
-def solve_2x2(matrix: Iterable[Iterable[object]]) -> MatrixGameSolution:
+def solve_2x2(matrix: Iterable[Iterable[RationalLike]]) -> MatrixGameSolution:
     """The 2×2 game [[a, b], [c, d]] by its saddle point or by the equalising formulas (Foster §2)."""
     m = as_matrix(matrix)
     if len(m) != 2 or len(m[0]) != 2:
@@ -267,7 +270,7 @@ def _float_row_strategy(a: np.ndarray) -> tuple[np.ndarray, float] | None:
     a_eq = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
     bounds = [(0.0, None)] * m + [(None, None)]
     result = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=a_eq, b_eq=[1.0], bounds=bounds, method="highs-ds")
-    if result.status != 0:
+    if result.status != 0 or result.x is None:
         return None
     return result.x[:m], float(result.x[-1])
 
@@ -307,7 +310,7 @@ def _negated_transpose(matrix: Matrix) -> Matrix:
 # --- exact simplex ---------------------------------------------------------------------------------
 
 
-def solve_by_simplex(matrix: Iterable[Iterable[object]]) -> MatrixGameSolution:
+def solve_by_simplex(matrix: Iterable[Iterable[RationalLike]]) -> MatrixGameSolution:
     """The game solved by the simplex method in exact arithmetic, then certified.
 
     Shift the matrix by a constant c so that every entry is ≥ 1; then player 2's
@@ -362,7 +365,7 @@ def solve_by_simplex(matrix: Iterable[Iterable[object]]) -> MatrixGameSolution:
     return solution
 
 
-def solve_matrix_game(matrix: Iterable[Iterable[object]]) -> MatrixGameSolution:
+def solve_matrix_game(matrix: Iterable[Iterable[RationalLike]]) -> MatrixGameSolution:
     """The exact value and a pair of optimal strategies, certified (steps in the module docstring)."""
     m = as_matrix(matrix)
     candidate = _candidate(m)

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -57,6 +58,7 @@ from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.single_suit.formulas import level_quantities
 from whist_catalogue.single_suit.kernels import level_statistics_kernel, reversed_below_kernel
 from whist_catalogue.single_suit.linear_time import sample_deals
+from whist_catalogue.theory.jit import announcing
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -362,7 +364,7 @@ def limit_moment(power: int) -> float:
     """E[|ξ|^power], by integrating the density."""
     from scipy.integrate import quad
 
-    value, _ = quad(lambda t: t**power * limit_density(t), 0.0, _TAIL, epsabs=1e-13, epsrel=1e-12, limit=500)
+    value, _ = quad(lambda t: t**power * float(limit_density(t)), 0.0, _TAIL, epsabs=1e-13, epsrel=1e-12, limit=500)
     return 2 * value
 
 
@@ -385,7 +387,7 @@ def taylor_coefficients(order: int) -> list[tuple[Fraction, Fraction]]:
         if m % 2 == 0:
             coefficients.append((even[m // 2], Fraction(0)))
         else:
-            coefficients.append((Fraction(0), -2 * odd[m // 2]))
+            coefficients.append((Fraction(0), Fraction(-2 * odd[m // 2])))
     return coefficients
 
 
@@ -540,7 +542,15 @@ def compute_data(
     seed: int = 20050221,
     progress: Callable[[str], None] | None = None,
 ) -> AsymptoticsData:
-    """Exact levels 1 … max_exact_n and one sample per (n, count) of ``plan``, each with its own seed."""
+    """Exact levels 1 … max_exact_n and one sample per (n, count) of ``plan``, each with its own seed.
+    ``progress`` hears each step, and before a first use's Numba compile that the kernels are being prepared
+    (:func:`~whist_catalogue.theory.jit.announcing`)."""
+    with announcing(progress) if progress else nullcontext():
+        return _compute_data(max_exact_n, plan, seed, progress)
+
+
+def _compute_data(max_exact_n: int, plan: Sequence[tuple[int, int]], seed: int,
+                  progress: Callable[[str], None] | None) -> AsymptoticsData:
     exact = []
     for n in range(1, max_exact_n + 1):
         if progress:

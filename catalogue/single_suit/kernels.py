@@ -19,19 +19,21 @@ arrays; validation and wrapping are done by :func:`whist_catalogue.single_suit.f
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from whist_catalogue.theory.jit import kernel
 
 _UNREACHABLE = -(1 << 30)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _partial_sums(c, n, s):
     s[0] = 0
     for p in range(2 * n):
         s[p + 1] = s[p] + c[p]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _t_sums(c, s, n, t):
     # t[k + n] holds T[k]; the slots k = ±n only absorb updates for partial sums
     # ±n, which lie outside −n < k < n and are never read.  t is int64 because the
@@ -47,7 +49,7 @@ def _t_sums(c, s, n, t):
         t[s[i] - east + n] += i - east * (2 * i - 1)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _h_bounds(s, t, n):
     if s[n] == n:  # the n lowest cards are East's: all West's cards are high
         return n, n
@@ -63,19 +65,19 @@ def _h_bounds(s, t, n):
     return _UNREACHABLE, _UNREACHABLE
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _a_row_diag(s, i, d):
     """A_{i,i+d}."""
     return 1 if s[2 * i + d - 1] > d else -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _a_col_diag(s, i, d):
     """A_{i−d,i}."""
     return 1 if s[2 * i - d - 1] > d else -1
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _h_whist(c, s, n, lo, hi):
     """H of Theorem 9.1 from the partial sums and (H̲, H̄)."""
     if lo == hi:
@@ -125,7 +127,7 @@ def _h_whist(c, s, n, lo, hi):
     return hi
 
 
-@njit(cache=True)
+@kernel
 def evaluate_vector(c, n, s, t):
     """(H̲, H̄, H, T_0) of the deal C (int8, length 2n) using scratch s (2n+1) and t (2n+1), both int64."""
     _partial_sums(c, n, s)
@@ -135,7 +137,7 @@ def evaluate_vector(c, n, s, t):
     return lo, hi, h, t[n]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _h_greedy(lo, hi):
     if hi > 0:
         return hi
@@ -144,7 +146,7 @@ def _h_greedy(lo, hi):
     return 0
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def level_kernel(masks, n, h_lower, h_upper, h, greedy_w, greedy_e, five_w, five_e, ace):
     """Every deal given by West's mask; returns the index of a mask that is not a deal of level n, or −1."""
     size = masks.shape[0]
@@ -194,20 +196,20 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _LOW32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * _MIX1
     z = (z ^ (z >> np.uint64(27))) * _MIX2
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _next(state):
     state = state + _GOLDEN
     return state, _mix(state)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _below(state, bound):
     """A uniform integer in [0, bound) for 0 < bound < 2**32 (Lemire's method, exact by rejection)."""
     b = np.uint64(bound)
@@ -223,7 +225,7 @@ def _below(state, bound):
     return state, np.int64(m >> np.uint64(32))
 
 
-@njit(cache=True)
+@kernel
 def random_deal(state, n, c):
     """Fill c with a uniformly random deal of level n; returns the new generator state.
 
@@ -256,13 +258,13 @@ def random_deal(state, n, c):
     return state
 
 
-@njit(cache=True)
+@kernel
 def stream_state(seed, index):
     """The generator state that starts deal number ``index`` of the run ``seed`` (both uint64)."""
     return _mix(_mix(np.uint64(seed) ^ _GOLDEN) + np.uint64(index) * _GOLDEN)
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def sample_kernel(n, seed, h_lower, h_upper, h, ace, king, h_psi, h_psi_king, with_psi):
     """Random deals number 0 … count−1 of the stream ``seed``: H̲, H̄, H, who holds the ace and the king, and, if asked, the ψ partners.
 
@@ -308,7 +310,7 @@ def sample_kernel(n, seed, h_lower, h_upper, h, ace, king, h_psi, h_psi_king, wi
                     h_psi_king[r] = hw if west_king else -hw
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def reversed_below_kernel(masks, n, top, h, h_upper):
     """H and H̄ of each deal with its lowest 2n − top cards in reverse order (ψ of §11.4 for top = 1)."""
     size = masks.shape[0]
@@ -330,7 +332,7 @@ def reversed_below_kernel(masks, n, top, h, h_upper):
             h_upper[r] = hi
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def level_statistics_kernel(masks, n, t0_counts, t_positive, t_one_or_two, t_nonnegative_from):
     """Counts over the deals of a level for §11's enumerative claims.
 
@@ -382,7 +384,7 @@ def level_statistics_kernel(masks, n, t0_counts, t_positive, t_one_or_two, t_non
 # it against :func:`level_kernel` deal by deal.
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0):
     """For each of West's masks: T_0 into t0; with depth ≥ 1, H̲ and H̄ too; with depth 2, H as well.
 
@@ -458,7 +460,7 @@ def chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0):
 # Consecutive deals of a chunk share their high half, so its row stays in cache.
 
 
-@njit(cache=True)
+@kernel
 def step_tables(n, low_bits):
     """(F of the low half, F of the high half): row m, column k + n counts the steps with upper end ≤ k among
     the lowest ``low_bits`` cards held as mask m by West (from S(0) = 0), resp. among the other cards held as
@@ -488,7 +490,7 @@ def step_tables(n, low_bits):
     return low, high
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def chunk_quantities_tables_kernel(masks, n, depth, low_table, high_table, low_bits, h_lower, h_upper, h, t0):
     """:func:`chunk_quantities_kernel` with F(k) read off :func:`step_tables` (masks of at most 32 cards)."""
     size = masks.shape[0]

@@ -414,7 +414,7 @@ def sample_deals(n: int, count: int, seed: int, *, with_psi: bool = False) -> De
         with np.errstate(over="ignore"):
             sample_kernel(n, np.uint64(seed), h_lower, h_upper, h, ace, king, h_psi, h_psi_king, with_psi)
     if not with_psi:
-        h_psi = h_psi_king = None
+        return DealSample(n, seed, h_lower, h_upper, h, ace, king, None, None)
     return DealSample(n, seed, h_lower, h_upper, h, ace, king, h_psi, h_psi_king)
 
 

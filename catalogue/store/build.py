@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from math import comb
-from typing import TYPE_CHECKING, Callable, Generator, Iterator, Literal, Sequence
+from typing import Callable, Generator, Iterator, Literal, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -58,9 +59,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
-
-if TYPE_CHECKING:
-    from whist_catalogue.store.records import LevelInfo
+from whist_catalogue.store.records import LevelInfo, level_ranges
 
 __all__ = [
     "BuildEstimate",
@@ -93,14 +92,15 @@ class BuildProgress:
 
     ``stage`` is ``repair`` (level n was marked complete but is not all there: it
     is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
-    levels to store), ``compile`` (the engine's kernels loading — compiled by Numba
-    on a first run), ``load`` (level n read back from the catalogue to resume above
-    it), ``compute`` (``done`` of ``total`` deals of level n valued and their chunks
-    committed), ``finish`` (level n's statistics and checksum), ``level`` (level n
-    committed, or skipped if it was complete), ``games`` (``done`` of ``total``
-    solved games), the table of two-hand endings' ``endings-…`` stages
-    (:func:`whist_catalogue.store.endings.build_endings`: ``endings`` is ``done`` of
-    ``total`` positions of its level ``n`` = k), and ``done`` (once, at the end).  Events come at least every
+    levels to store, ``message`` the build's estimate: :meth:`BuildEstimate.describe`),
+    ``compile`` (the engine's kernels compiling, on a first run: said when it starts),
+    ``load`` (level n read back from the catalogue to resume above it), ``compute``
+    (``done`` of ``total`` deals of level n valued and their chunks committed),
+    ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
+    skipped if it was complete), ``games`` (``done`` of ``total`` solved games), the table
+    of two-hand endings' ``endings-…`` stages (:func:`whist_catalogue.store.endings.build_endings`:
+    ``endings`` is ``done`` of ``total`` positions of its level ``n`` = k) and ``done``
+    (once, at the end).  Events come at least every
     second or so in every stage, so closing the generator cancels promptly.
     """
 
@@ -170,41 +170,67 @@ class BuildSummary:
 CHUNK_BYTES_PER_DEAL = 0.035
 """Disk a deal of a chunks-only level when the catalogue records none: level 11 in docs/benchmarks.md
 (the ratio falls slowly with n, 0.021 at n = 16, so an estimate from it errs on the large side)."""
-CHUNK_SECONDS_PER_DEAL = 0.47e-6
-"""Wall time a deal of a chunks-only level when the catalogue records none: ``build --max-n 16`` on the
-idle 2-core machine, 377.8 s for 810 million deals (docs/benchmarks.md)."""
+LEVEL_SECONDS = 0.03
+"""Wall time each level adds whatever its size: its transactions, table and statistics."""
+GAMES_SECONDS = 2.0
+"""Solving and storing the solved games (chemin-de-fer, Le Her for N = 3 … 52): 1.6 s at load 5 (``build --max-n 1``
+with and without ``--no-games``)."""
 
 
 @dataclass(frozen=True)
 class BuildEstimate:
-    """About what building levels ``levels`` adds: deals, seconds and bytes of disk."""
+    """About what building levels ``levels`` takes and adds: deals, seconds, bytes of disk and of memory."""
 
     levels: tuple[int, ...]
     deals: int
     seconds: float
     bytes: float
     measured: bool
-    """True when the rates are the catalogue's own (its levels' recorded sizes and times)."""
+    """True when the disk a deal is the catalogue's own (its top level's recorded size)."""
+    memory: int = 0
+    """The build's peak resident memory (:func:`whist_catalogue.engine.plan.build_memory`)."""
+
+    def describe(self) -> str:
+        """``155,117,520 deals to value and store (level 15): about 44 s, 3.9 MB of disk and 411 MB of
+        memory`` — what the command line says before a build and the app's Catalogue view before Build."""
+        from whist_catalogue.engine.plan import amount, duration
+
+        if not self.levels:
+            return "no level to value and store" + (f": about {duration(self.seconds)}" if self.seconds else "")
+        span = ("level " if len(self.levels) == 1 else "levels ") + level_ranges(list(self.levels))
+        return (f"{self.deals:,} deals to value and store ({span}): about {duration(self.seconds)}, "
+                f"{amount(self.bytes)} of disk and {amount(self.memory)} of memory")
+
+    def basis(self) -> str:
+        """Where the figures come from, for a reader who wants to know how far to trust them."""
+        from whist_catalogue.engine.plan import CALIBRATED_ON
+
+        disk = "the sizes this catalogue records for its levels" if self.measured else "docs/benchmarks.md"
+        return f"time and memory from the engine's model, measured on {CALIBRATED_ON}; disk from {disk}"
 
 
-def estimate_build(levels: Sequence[LevelInfo], target: int) -> BuildEstimate:
-    """What building every level up to ``target`` the catalogue lacks would add, from the per-level sizes and
-    times the catalogue records (``level.stored_bytes``, ``level.build_seconds``) of its highest complete
-    level of some size, else the figures of docs/benchmarks.md."""
+def estimate_build(levels: Sequence[LevelInfo], target: int, *, games: bool = False) -> BuildEstimate:
+    """What building every level up to ``target`` the catalogue lacks takes and adds (``games``: and solving the
+    solved games).  Time and memory come from the engine's model (:func:`whist_catalogue.engine.plan.level_seconds`
+    with ``build=True``, :func:`~whist_catalogue.engine.plan.build_memory`) — never from a level's recorded time,
+    which holds whatever else the machine did then, a first run's compile included.  Disk comes from the size
+    the catalogue records (``level.stored_bytes``) of its highest complete level of some size, else from
+    docs/benchmarks.md."""
+    from whist_catalogue.engine.plan import build_memory, level_seconds
+
     complete = {i.n for i in levels if i.complete}
     todo = tuple(n for n in range(1, target + 1) if n not in complete)
     chunked = [i for i in levels if i.complete and i.row_count >= 10_000]
     sized = max((i for i in chunked if i.stored_bytes), key=lambda i: i.n, default=None)
-    timed = max((i for i in chunked if i.build_seconds), key=lambda i: i.n, default=None)
     chunk_bytes = sized.stored_bytes / sized.row_count if sized and sized.stored_bytes else CHUNK_BYTES_PER_DEAL
-    chunk_seconds = timed.build_seconds / timed.row_count if timed and timed.build_seconds else CHUNK_SECONDS_PER_DEAL
-    deals = seconds = size = 0.0
+    deals = size = 0.0
+    seconds = GAMES_SECONDS if games else 0.0
     for n in todo:
         count = comb(2 * n, n)
         deals += count
-        seconds += count * chunk_seconds
+        seconds += level_seconds(n, build=True) + LEVEL_SECONDS
         size += count * chunk_bytes
-    return BuildEstimate(todo, int(deals), seconds, size, sized is not None or timed is not None)
+    return BuildEstimate(todo, int(deals), seconds, size, sized is not None, build_memory(todo) if todo else 0)
 
 
 def file_size(location: Location) -> int | None:
@@ -216,6 +242,11 @@ def file_size(location: Location) -> int | None:
 
 def _levels_state(session: Session) -> dict[int, LevelRow]:
     return {row.n: row for row in session.execute(sa.select(LevelRow)).scalars()}
+
+
+def _level_info(row: LevelRow) -> LevelInfo:
+    return LevelInfo(row.n, row.complete, row.row_count, row.checksum, row.software_version, row.built_at,
+                     row.build_seconds, row.stored_bytes, row.chunk_deals)
 
 
 def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
@@ -385,18 +416,23 @@ def _finish_level(session: Session, n: int, values: _Values, started: float) -> 
     # committed: the level is now complete
 
 
-def _store_games(session: Session) -> Iterator[BuildProgress]:
-    from whist_catalogue.games import solved_games
-
+def _stale_games(session: Session) -> tuple[dict[tuple[str, str], SolvedGameRow], list[tuple[str, dict[str, int]]]]:
+    """The stored solved games by (name, parameters), and those to solve: missing, or stored by another version."""
     with session.begin():
         existing = {
             (r.name, r.parameters): r
             for r in session.execute(sa.select(SolvedGameRow)).scalars()
         }
-    wanted = [(name, params) for name, params in SOLVED_GAMES]
-    stale = [(name, params) for name, params in wanted
+    stale = [(name, params) for name, params in SOLVED_GAMES
              if (r := existing.get((name, _canonical(params)))) is None or r.software_version != __version__
              or r.checksum is None]
+    return existing, stale
+
+
+def _store_games(session: Session) -> Iterator[BuildProgress]:
+    from whist_catalogue.games import solved_games
+
+    existing, stale = _stale_games(session)
     if not stale:
         return
     total = len(stale)
@@ -418,16 +454,51 @@ def _canonical(params: dict[str, int]) -> str:
 
 
 def _prepare_engine() -> Iterator[BuildProgress]:
-    """Load the engine's kernels before the first level, saying so: on a first run Numba compiles them
-    (about 45 s here), which would otherwise look like a bar stuck at 0 %."""
-    from whist_catalogue.engine import kernels as K
+    """Load every kernel the build uses before its first level (:func:`_warm_up`), so that level 1's recorded
+    time (``level.build_seconds``, which the Catalogue view lists) is level 1's own; and when Numba has to
+    compile them (a first run: its cache is empty or stale), say so the moment it starts
+    (:data:`whist_catalogue.theory.jit.PREPARING`), instead of a bar stuck at 0 %.  The warm-up runs in a
+    thread of its own so that this generator can speak while it compiles; a cancel leaves it to finish (and
+    cache) in the background."""
+    from whist_catalogue.theory.jit import PREPARING, announcing
 
-    if getattr(K.level_values, "signatures", True):  # compiled already, or the JIT is off
-        return
+    compiling = threading.Event()
+    failed: list[BaseException] = []
+
+    def warm_up() -> None:
+        try:
+            with announcing(lambda _: compiling.set()):
+                _warm_up()
+        except BaseException as exc:  # noqa: BLE001 - raised again in the build's own thread
+            failed.append(exc)
+
     started = time.perf_counter()
-    yield BuildProgress("compile", None, 0, 1, "preparing the engine (Numba compiles it on a first run: about a minute)")
-    compute_range(1, Level.empty(), 0, 2, checks=True)
-    yield BuildProgress("compile", None, 1, 1, f"engine ready in {time.perf_counter() - started:.0f} s")
+    worker = threading.Thread(target=warm_up, name="whist-catalogue warm-up", daemon=True)
+    worker.start()
+    said = False
+    while worker.is_alive():
+        worker.join(0.1)
+        if compiling.is_set() and not said:
+            said = True
+            yield BuildProgress("compile", None, 0, 1, PREPARING)
+    if failed:
+        raise failed[0]
+    if said:
+        yield BuildProgress("compile", None, 1, 1, f"engine ready in {time.perf_counter() - started:.0f} s")
+
+
+def _warm_up() -> None:
+    """Levels 1–2 as :func:`build_steps` makes them, stored nowhere, to load (or compile) each kernel it calls —
+    and as the engine values a deal beyond the catalogue (the mirror shortcut), which the app asks for next."""
+    from whist_catalogue.engine.levels import compute_level
+
+    previous = Level.empty()
+    for n in (1, 2):
+        values = _Values(n)
+        values.add(read_chunk(compute_chunk(n, previous, 0)))
+        values.table_and_statistics()
+        compute_level(n, previous, symmetry=True)
+        previous = values.level()
 
 
 # -- before a build: the lock, and a check of what it resumes from -----------------------------------
@@ -448,25 +519,6 @@ def _remove_new_catalogue(loc: Location) -> None:
             path.with_name(path.name + suffix).unlink(missing_ok=True)
         except OSError:
             pass  # what cannot be removed stays; the error that ended the build is the one to report
-
-
-def _out_of_space(exc: BaseException) -> bool:
-    """Whether a failure (or what it arose from) is a full disk: SQLite's SQLITE_FULL or SQLITE_IOERR, or ENOSPC."""
-    import errno
-    import sqlite3
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        detail = getattr(current, "orig", None) or current
-        code = getattr(detail, "sqlite_errorcode", None)
-        if isinstance(detail, sqlite3.Error) and isinstance(code, int) and code & 0xFF in (10, 13):
-            return True
-        if isinstance(detail, OSError) and detail.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _preflight(session: Session, loc: Location) -> list[tuple[int, int, str]]:
@@ -564,7 +616,10 @@ def build_steps(
                                     f"level {n} was marked complete but {what}: storing it again")
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
-            yield BuildProgress("plan", None, 0, len(todo), f"{len(todo)} levels to store")
+            with session.begin():
+                recorded = [_level_info(row) for row in _levels_state(session).values()]
+            estimate = estimate_build(recorded, max_n, games=games and bool(_stale_games(session)[1]))
+            yield BuildProgress("plan", None, 0, len(todo), estimate.describe())
             if todo:
                 yield from _prepare_engine()
             previous: Level | None = None
@@ -621,10 +676,10 @@ def build_steps(
     finally:
         engine.dispose()
         try:
-            # A catalogue this build created goes when it fails before its first level — and whatever level it
-            # reached when the disk is full: its write-ahead log could not be folded in, and the space is better
-            # given back than kept for a few small levels (a rebuild makes them again in seconds).
-            if failed is not None and created and (not summary.stored or _out_of_space(failed)):
+            # A catalogue this build created goes when it fails before its first level. Once a level is stored it
+            # stays, a full disk included: it is committed (in the write-ahead log if that could not be folded in,
+            # which the next open folds), and a failed build loses no finished work.
+            if failed is not None and created and not summary.stored:
                 _remove_new_catalogue(loc)
         finally:
             lock.release()

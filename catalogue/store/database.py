@@ -103,8 +103,8 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
     """A path or a SQLAlchemy URL, checked for form only (nothing is opened)."""
     text = os.fspath(location)
     if "://" not in text:
-        path = catalogue_path(text)
-        return Location(text, path, sa.URL.create("sqlite", database=str(path)))
+        file = catalogue_path(text)
+        return Location(text, file, sa.URL.create("sqlite", database=str(file)))
     try:
         url = sa.make_url(text)
     except (ArgumentError, ValueError):
@@ -113,7 +113,7 @@ def parse_location(location: str | os.PathLike[str]) -> Location:
     if backend not in ("sqlite", "postgresql"):
         raise CatalogueError(f"unsupported database {backend!r} in {text!r} (use a SQLite path or a PostgreSQL URL)")
     _check_driver(url, text)
-    path = None
+    path: Path | None = None
     if backend == "sqlite":
         if url.database in (None, "", ":memory:") or url.query.get("mode") == "memory":
             raise CatalogueError(f"an in-memory database cannot hold a catalogue: {text!r}")

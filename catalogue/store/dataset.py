@@ -31,7 +31,7 @@ from whist_catalogue.errors import ExportTargetError, MissingDependency
 from whist_catalogue.store.fields import COLUMNS, Dictionary, columns_of_chunk, resolve_columns
 
 if TYPE_CHECKING:
-    from whist_catalogue.store.reader import Catalogue
+    from whist_catalogue.store.levels import LevelSource
     from whist_catalogue.store.records import SearchCoverage
 
 __all__ = [
@@ -65,7 +65,7 @@ def require_pyarrow() -> Any:
 # -- batches ---------------------------------------------------------------------------------------------
 
 
-def level_batches(catalogue: Catalogue, n: int, columns: str | Sequence[str] | None = None, *,
+def level_batches(catalogue: LevelSource, n: int, columns: str | Sequence[str] | None = None, *,
                   where: str | None = None, to: str = "numpy") -> Iterator[Any]:
     """Level n's deals in rank order as batches of columns, one chunk (≤ 2^20 deals) each: a dict of NumPy
     arrays (``to="numpy"``), a pandas DataFrame, or a ``pyarrow.RecordBatch``.  ``where``: only the deals
@@ -80,7 +80,7 @@ def level_batches(catalogue: Catalogue, n: int, columns: str | Sequence[str] | N
         yield _convert(raw, fields, n_, to)
 
 
-def read_level(catalogue: Catalogue, n: int, columns: str | Sequence[str] | None = None, *,
+def read_level(catalogue: LevelSource, n: int, columns: str | Sequence[str] | None = None, *,
                where: str | None = None, to: str = "numpy") -> Any:
     """The whole of :func:`level_batches`, concatenated: a dict of arrays, a DataFrame or a ``pyarrow.Table``."""
     fields = resolve_columns(columns)
@@ -99,7 +99,7 @@ def read_level(catalogue: Catalogue, n: int, columns: str | Sequence[str] | None
     return pa.Table.from_batches(batches, schema=arrow_schema(fields, n))
 
 
-def _raw_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str],
+def _raw_batches(catalogue: LevelSource, levels: Sequence[int], fields: Sequence[str],
                  where: str | None) -> Iterator[tuple[int, dict[str, np.ndarray | Dictionary]]]:
     from whist_catalogue.store.search import ChunkQuery
 
@@ -243,19 +243,19 @@ def _text_width(name: str, n: int, fmt: str) -> float:
     return width + 1 + (len(name) + 3 if fmt == "jsonl" else 0)
 
 
-def export_plan(catalogue: Catalogue, fmt: str, fields: Sequence[str], *, expression: str | None = None,
+def export_plan(catalogue: LevelSource, fmt: str, fields: Sequence[str], *, expression: str | None = None,
                 level: int | None = None, limit: int | None = None) -> ExportPlan:
     """The levels an export covers and its estimated size and time, before any work: the number of deals is
     exact when the search decides on the value alone (counted from the statistics), else an upper bound."""
     from math import comb
 
-    from whist_catalogue.store.search import ChunkQuery
+    from whist_catalogue.store.search import ChunkQuery, count, coverage
 
     query = ChunkQuery(expression, level=level)
     complete = catalogue.complete_levels()
     levels = [n for n in query.asked() if n in complete]
     if expression is None or not query.per_deal:
-        deals, exact = catalogue.count(expression, level=level), True
+        deals, exact = count(catalogue, expression, level=level), True
     else:
         deals, exact = sum(comb(2 * n, n) for n in levels), False
     if limit is not None:
@@ -270,10 +270,10 @@ def export_plan(catalogue: Catalogue, fmt: str, fields: Sequence[str], *, expres
     if any(name.startswith("best_leads") for name in fields):
         seconds += deals / 1e6 * BEST_LEADS_SECONDS_PER_MILLION_N3 * top**3
     return ExportPlan(levels, deals, exact, int(deals * per_deal) + 4096, seconds,
-                      catalogue.coverage(expression, level=level))
+                      coverage(complete, expression, level=level))
 
 
-def export_levels(catalogue: Catalogue, out: BinaryIO, *, fmt: str = "csv", columns: str | Sequence[str] | None = None,
+def export_levels(catalogue: LevelSource, out: BinaryIO, *, fmt: str = "csv", columns: str | Sequence[str] | None = None,
                   expression: str | None = None, level: int | None = None, limit: int | None = None,
                   progress: Callable[[int, int], None] | None = None, plan: ExportPlan | None = None) -> int:
     """Write the deals matching ``expression`` (None: every deal) in ``level`` (None: every complete level) to
@@ -306,7 +306,7 @@ def format_of(path: str | os.PathLike[str]) -> str:
     return {".parquet": "parquet", ".jsonl": "jsonl"}.get(os.path.splitext(os.fspath(path))[1].lower(), "csv")
 
 
-def export_to_file(catalogue: Catalogue, path: str | os.PathLike[str], **options: Any) -> int:
+def export_to_file(catalogue: LevelSource, path: str | os.PathLike[str], **options: Any) -> int:
     """:func:`export_levels` into the file ``path`` (module docstring: as ``cp`` writes, never over the catalogue,
     nothing written when refused or interrupted); ``options`` as :func:`export_levels` takes them.  Returns how
     many deals were written."""
@@ -362,7 +362,7 @@ def _check_free_space(target: Path, text: str, size: int) -> None:
                                 f"{target.parent} has {free / 1e9:,.2f} GB free")
 
 
-def _refuse_the_catalogue(catalogue: Catalogue, text: str, target: Path) -> None:
+def _refuse_the_catalogue(catalogue: LevelSource, text: str, target: Path) -> None:
     """The export would overwrite the catalogue it reads, or one of its side files (under any name: a symlink, a
     hard link): refused, as ``cp`` refuses to copy a file onto itself."""
     path = catalogue.location.path
@@ -379,7 +379,7 @@ def _refuse_the_catalogue(catalogue: Catalogue, text: str, target: Path) -> None
             raise ExportTargetError(f"cannot write {text}: it is {what} being exported ({own})")
 
 
-def _arrow_batches(catalogue: Catalogue, levels: Sequence[int], fields: Sequence[str], expression: str | None,
+def _arrow_batches(catalogue: LevelSource, levels: Sequence[int], fields: Sequence[str], expression: str | None,
                    limit: int | None) -> Iterator[Any]:
     count = 0
     for n, raw in _raw_batches(catalogue, levels, fields, expression):

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from math import comb
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
 
 import numpy as np
 import sqlalchemy as sa
@@ -37,7 +37,11 @@ from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.errors import ChunkError
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
 
+if TYPE_CHECKING:
+    from whist_catalogue.store.database import Location
+
 __all__ = [
+    "LevelSource",
     "CACHE_BYTES",
     "ChunkCache",
     "chunk_checksum",
@@ -53,6 +57,33 @@ __all__ = [
     "read_level_values",
     "check_level_store",
 ]
+
+
+class LevelSource(Protocol):
+    """What the search and the dataset read of a catalogue: its complete levels, each level's table of values and
+    chunks, checked as they are read.  :class:`~whist_catalogue.store.reader.Catalogue` is one; a reader of levels
+    asks for no more than this."""
+
+    location: Location
+
+    def complete_levels(self) -> frozenset[int]: ...
+
+    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:
+        """Level n's distinct values and how many deals have each."""
+        ...
+
+    def chunk_deals(self, n: int) -> int:
+        """Deals a chunk of level n (its last chunk may hold fewer)."""
+        ...
+
+    def scan_chunks(self, n: int, first: int = 0) -> Iterator[Chunk]:
+        """Level n's chunks in rank order from chunk ``first``."""
+        ...
+
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's (numerator, infinitesimal) arrays of level n's deals at these ranks."""
+        ...
+
 
 CACHE_BYTES = 512 << 20
 """Codes of decoded chunks kept in memory by a reader: all of level 15 (155 MB at one byte a deal) and

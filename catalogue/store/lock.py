@@ -28,9 +28,13 @@ import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from whist_catalogue.errors import CatalogueBusyError, CatalogueError, CatalogueLinkedError
 from whist_catalogue.store.database import Location, database_errors
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
 
 __all__ = ["BuildLock", "lock_path", "ADVISORY_KEY"]
 
@@ -51,8 +55,8 @@ class BuildLock:
         self.location = location
         self._fd: int | None = None
         self._path: Path | None = None
-        self._engine = None
-        self._connection = None
+        self._engine: sa.Engine | None = None
+        self._connection: sa.Connection | None = None
 
     def acquire(self) -> BuildLock:
         """Take the lock, or raise :class:`CatalogueBusyError` at once; :meth:`release` gives it back."""
@@ -124,13 +128,13 @@ class BuildLock:
     def _lock_server(self) -> None:
         import sqlalchemy as sa
 
-        self._engine = sa.create_engine(self.location.url, poolclass=sa.pool.NullPool)
+        self._engine = engine = sa.create_engine(self.location.url, poolclass=sa.pool.NullPool)
         with database_errors(self.location):
-            self._connection = self._engine.connect()
-            got = self._connection.execute(sa.text("SELECT pg_try_advisory_lock(:key)"), {"key": ADVISORY_KEY}).scalar()
-            self._connection.commit()
+            self._connection = connection = engine.connect()
+            got = connection.execute(sa.text("SELECT pg_try_advisory_lock(:key)"), {"key": ADVISORY_KEY}).scalar()
+            connection.commit()
             if not got:
-                holder = self._connection.execute(
+                holder = connection.execute(
                     sa.text("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted"
                             " AND ((classid::bigint << 32) | objid::bigint) = :key LIMIT 1"),
                     {"key": ADVISORY_KEY},

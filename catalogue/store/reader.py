@@ -377,7 +377,7 @@ class Catalogue(SolverBase):
         on the value alone is decided from the level's stored counts at once, with no progress)."""
         from whist_catalogue.store.search import count
 
-        return count(self, expression, level=level, progress=progress)  # pyright: ignore[reportArgumentType]
+        return count(self, expression, level=level, progress=progress)
 
     def coverage(self, expression: str | None = None, *, level: int | None = None) -> SearchCoverage:
         """Which levels a search covers, and which of those it asks for the catalogue lacks."""
@@ -394,8 +394,8 @@ class Catalogue(SolverBase):
         is read; ``progress(n, done, total)`` follows the levels searched."""
         from whist_catalogue.store.search import matches
 
-        pages = {"limit": limit, "offset": offset, "after": after}
-        found = matches(self, expression, level=level, progress=progress, **pages)  # pyright: ignore[reportArgumentType]
+        found = matches(self, expression, level=level, limit=limit, offset=offset, after=after,
+                        progress=progress)
         self._streams.add(found)
         return found
 
@@ -413,14 +413,14 @@ class Catalogue(SolverBase):
         memory: for the large levels use :meth:`level_batches`."""
         from whist_catalogue.store.dataset import read_level
 
-        return read_level(self, n, columns, where=where, to=to)  # pyright: ignore[reportArgumentType]
+        return read_level(self, n, columns, where=where, to=to)
 
     def level_batches(self, n: int, columns: str | Sequence[str] | None = None, *, where: str | None = None,
                       to: str = "numpy") -> Iterator[Any]:
         """:meth:`level` a chunk (≤ 2^20 deals) at a time, in bounded memory: any level, level 16 included."""
         from whist_catalogue.store.dataset import level_batches
 
-        return level_batches(self, n, columns, where=where, to=to)  # pyright: ignore[reportArgumentType]
+        return level_batches(self, n, columns, where=where, to=to)
 
     # -- solved games ---------------------------------------------------------------------------
     def solved_games(self) -> list[tuple[str, dict[str, int]]]:

@@ -144,7 +144,8 @@ class LevelInfo:
 
 def level_ranges(ns: list[int]) -> str:
     """``1…10, 12`` for [1, …, 10, 12]."""
-    parts, run = [], []
+    parts: list[list[int]] = []
+    run: list[int] = []
     for n in sorted(ns):
         if run and n != run[-1] + 1:
             parts.append(run)

@@ -11,6 +11,8 @@
 * :mod:`.packed` — values of V packed in one integer, so that sums, ρ and the lead rule are integer work;
 * :mod:`.small_suits` — every suit with n ≤ 8 (all a pack can deal two players), preloaded;
 * :mod:`.moves` — every legal card with its exact result, one trick of look-ahead on Theorem 9.1.
+* :mod:`.jit` — how every Numba kernel of the package is made: cached on disk, harmless when the cache fails,
+  its first compile announced (no section of the papers: the machinery of the kernels).
 
 The math core: imports nothing of the engine, the store or Qt.
 """

@@ -10,9 +10,16 @@ and suits counted from 0 in JSON, from 1 in text (docs/spec.md §4).
   the single-suit paper for χ(D), Theorem 12.1 of the multi-suit paper for the value, Theorem 8.2 of the
   single-suit paper for the normal leads).
 * :class:`OutcomeAnswer` — a multi-suit deal's suit values, their sum, its outcome ρ of the sum (Theorem
-  9.1) and each side's first lead by the rule of §10.4; :class:`BeyondOutcome` for a single suit beyond
-  every solver.
-* :class:`MovesAnswer` — every legal card of the player to move with West's tricks from there on.
+  9.1) and each side's first lead by the rule of §10.4; or, for a two-hand deal outside the theory (an
+  uneven suit: docs/spec.md §2), the outcome and a best first lead a side found by the exact search
+  (:mod:`whist_catalogue.twohand`), with no value, since such a deal has none in V; optionally every legal
+  first card of both leaders (:class:`FirstCards`).  :class:`BeyondOutcome` for a single suit beyond every
+  solver.
+* :class:`MovesAnswer` — every legal card of the player to move with West's tricks from there on, from the
+  theory (one trick of look-ahead on Theorem 9.1) or by search.
+
+Each says where it comes from (``source``: :data:`THEORY` or :data:`SEARCH`) and names the trump suit, if any
+(a symmetric deal with trumps is the theory's: nobody can ever ruff in it, so trumps change nothing).
 
 The records are named tuples, not dataclasses: a batch of deals must not import ``dataclasses``
 (docs/benchmarks.md).  A solver of other deals (uneven suits, trumps) extends them by building the same
@@ -25,7 +32,7 @@ import json
 from typing import Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 from whist_catalogue.errors import counted
-from whist_catalogue.theory.deals import Deal, Suit, parse_suit
+from whist_catalogue.theory.deals import SUIT_SYMBOLS, Deal, Suit, read_suit
 from whist_catalogue.theory.solution import SuitSolution
 from whist_catalogue.theory.values import Outcome, Value
 
@@ -37,15 +44,31 @@ __all__ = [
     "NormalLead",
     "BeyondSolvers",
     "OutcomeAnswer",
+    "FirstCards",
     "BeyondOutcome",
     "MovesAnswer",
     "LINEAR_METHOD",
+    "THEORY",
+    "SEARCH",
+    "source_text",
 ]
 
 _to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
+
+def _json_text(text: str) -> str:
+    """A string as JSON: a deal's text needs no escaping unless it holds a quote, a backslash or a control
+    character (what ``_to_json`` escapes with ``ensure_ascii=False``), so it goes out as it is, a batch's hot path."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
+    return _to_json(text)
+
 LINEAR_METHOD = "linear-time (single-suit paper, Theorem 10.1)"
 """``method`` of an answer the linear-time theory gave (beyond every solver)."""
+THEORY = "theory"
+"""``source`` of an answer from the suits' values: Theorem 9.1 of the multi-suit paper (every suit even)."""
+SEARCH = "search"
+"""``source`` of an answer found by the exact search: a deal with an uneven suit, outside the theory."""
 
 
 def outcome_json(o: Outcome) -> dict[str, int]:
@@ -195,47 +218,127 @@ class ValueAnswer(NamedTuple):
         return "\n".join(lines) + "\n"
 
 
+Card = tuple[int, str, int]
+"""A card's result: (its suit, from 0; the card in the deal's notation; West's tricks from this trick on)."""
+
+
+class FirstCards(NamedTuple):
+    """Every legal first card of each leader, suit by suit, lowest first, with West's tricks when it is led."""
+
+    west: Sequence[Card]
+    east: Sequence[Card]
+
+
+class _CardJson(dict):
+    """A card's result → its JSON object's text, each written once: a batch of thousands of deals meets a few
+    hundred distinct ones (suit, name, tricks)."""
+
+    def __missing__(self, card: Card) -> str:
+        if len(self) > 1 << 16:
+            self.clear()
+        suit, name, tricks = card
+        # A card's name (a rank letter or a whole number) needs no escaping.
+        found = self[card] = f'{{"suit": {suit}, "card": "{name}", "west_tricks": {tricks}}}'
+        return found
+
+
+_card_json = _CardJson().__getitem__
+
+
+def _cards_json(cards: Sequence[Card]) -> str:
+    return ", ".join(map(_card_json, cards))
+
+
+def source_text(source: str, trumps: int | None, count: int) -> str:
+    """Where an answer comes from, in words (the line after the deal; the app's deal view says the same)."""
+    if source == SEARCH:
+        return "by search: an uneven suit puts the deal outside the theory, so it has no value in V"
+    if trumps is None:
+        return "from the suits' values (Theorem 9.1)"
+    named = SUIT_SYMBOLS[trumps] if count <= len(SUIT_SYMBOLS) else f"suit {trumps + 1}"
+    return (f"from the suits' values (Theorem 9.1): every suit is even, so nobody can ever ruff, and trumps "
+            f"({named}) change nothing")
+
+
+def _suit_lines(cards: Sequence[Card], parts: Sequence[str], to_play: str, shown: bool = True) -> list[str]:
+    """Each suit's cards with West's tricks after each, ``*`` marking the best for the player ``to_play``; the
+    suit itself written out when ``shown``."""
+    best = (max if to_play == "W" else min)(k for *_, k in cards)
+    lines = []
+    for i, part in enumerate(parts):
+        results = "  ".join(f"{c}:{k}{'*' if k == best else ''}" for s, c, k in cards if s == i)
+        if results:
+            lines.append(f"suit {i + 1} ({read_suit(part)})  {results}" if shown else f"suit {i + 1}  {results}")
+    return lines
+
+
 class OutcomeAnswer(NamedTuple):
-    """``outcome``'s answer to a multi-suit deal: the suits' values, their sum, its outcome, a first lead a side.
+    """``outcome``'s answer to a deal: its outcome and a first lead a side — from the suits' values, their sum
+    and the rule of §10.4 when every suit is even (Theorem 9.1), else by search, with no value (the deal has
+    none in V).
 
     Values are packed (:mod:`.packed`): ``json_line`` serialises each through ``values`` (code → JSON text),
     which a batch shares."""
 
     deal: str
+    """The deal as answered: as written, with ``trumps ♥: `` before it when the trump suit came from an option."""
     parts: Sequence[str]
     """The suits as the user wrote them (:func:`~.deals.multisuit_parts`)."""
-    codes: Sequence[int]
-    """The suits' values, packed."""
-    total: int
-    """Their sum in V, packed."""
+    codes: Sequence[int] | None
+    """The suits' values, packed; None for a deal answered by search."""
+    total: int | None
+    """Their sum in V, packed; None for a deal answered by search."""
     outcome: Outcome
     west: tuple[int, str, str]
     east: tuple[int, str, str]
-    """Each side's first lead: (the suit, from 0; the card; the rule of §10.4 in words)."""
+    """Each side's first lead: (the suit, from 0; the card; why it is best, in words)."""
+    trumps: int | None = None
+    """The trump suit, from 0; None for no trumps."""
+    cards: FirstCards | None = None
+    """Every legal first card of both leaders, when asked for (``outcome --cards``)."""
+
+    @property
+    def source(self) -> str:
+        """:data:`THEORY` or :data:`SEARCH`."""
+        return SEARCH if self.codes is None else THEORY
 
     def to_json(self) -> dict[str, object]:
         from whist_catalogue.theory.packed import unpack
 
-        values = {code: _to_json(unpack(code).to_json()) for code in (*self.codes, self.total)}
+        codes = () if self.codes is None or self.total is None else (*self.codes, self.total)
+        values = {code: _to_json(unpack(code).to_json()) for code in codes}
         return json.loads(self.json_line(values))
 
     def json_line(self, values: Mapping[int, str]) -> str:
-        # A card's name (a rank letter or a whole number) needs no escaping.
         west, east = self.outcome
+        trumps = "null" if self.trumps is None else self.trumps
+        if self.codes is None or self.total is None:
+            head = f'{{"deal": {_json_text(self.deal)}, "source": "search", "trumps": {trumps}, "suits": null, "value": null, '
+        else:
+            head = (f'{{"deal": {_json_text(self.deal)}, "source": "theory", "trumps": {trumps}, '
+                    f'"suits": [{", ".join(values[c] for c in self.codes)}], "value": {values[self.total]}, ')
+        cards = "" if self.cards is None else (f', "cards": {{"west": [{_cards_json(self.cards.west)}], '
+                                               f'"east": [{_cards_json(self.cards.east)}]}}')
         return (
-            f'{{"deal": {_to_json(self.deal)}, "suits": [{", ".join(values[c] for c in self.codes)}], '
-            f'"value": {values[self.total]}, "outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
+            f'{head}"outcome": {{"west_leads": {west}, "east_leads": {east}}}, '
             f'"lead": {{"west": {{"suit": {self.west[0]}, "card": "{self.west[1]}"}}, '
-            f'"east": {{"suit": {self.east[0]}, "card": "{self.east[1]}"}}}}}}\n'
+            f'"east": {{"suit": {self.east[0]}, "card": "{self.east[1]}"}}}}{cards}}}\n'
         )
 
     def text(self) -> str:
         from whist_catalogue.theory.packed import unpack
 
-        lines = [self.deal.strip(), f"  suit values  {'  +  '.join(unpack(c).text() for c in self.codes)}",
-                 f"  sum          {unpack(self.total).text()}", f"  outcome      {outcome_text(self.outcome)}"]
+        lines = [self.deal.strip(), f"  answered     {source_text(self.source, self.trumps, len(self.parts))}"]
+        if self.codes is not None and self.total is not None:
+            lines += [f"  suit values  {'  +  '.join(unpack(c).text() for c in self.codes)}",
+                      f"  sum          {unpack(self.total).text()}"]
+        lines.append(f"  outcome      {outcome_text(self.outcome)}")
         for name, (suit, card, rule) in (("West", self.west), ("East", self.east)):
-            lines.append(f"  {name} leads  {card} of suit {suit + 1} ({parse_suit(self.parts[suit])}): {rule}")
+            lines.append(f"  {name} leads  {card} of suit {suit + 1} ({read_suit(self.parts[suit])}): {rule}")
+        if self.cards is not None:
+            for name, cards in (("West", self.cards.west), ("East", self.cards.east)):
+                lines.append(f"  every first card with {name} on lead, West's tricks after each (* best):")
+                lines += [f"    {line}" for line in _suit_lines(cards, self.parts, name[0])]
         return "\n".join(lines) + "\n"
 
 
@@ -246,6 +349,10 @@ class BeyondOutcome(NamedTuple):
     n: int
     outcome: Outcome
     beyond: BeyondSolvers
+    trumps: int | None = None
+    """The trump suit (0, the one suit), or None: a single symmetric suit is the theory's either way."""
+    cards: FirstCards | None = None
+    """Every legal first card of both leaders, when asked for: each deal one trick on by the linear-time theory."""
 
     @classmethod
     def of(cls, text: str, found: Found, name_of: Callable[[int], str] = str) -> BeyondOutcome:
@@ -254,17 +361,21 @@ class BeyondOutcome(NamedTuple):
     def to_json(self) -> dict[str, object]:
         b = self.beyond
         value = None if b.value is None else b.value.to_json()
-        return {
+        line: dict[str, object] = {
             "deal": self.deal,
+            "source": THEORY,
+            "trumps": self.trumps,
             "suits": [value],
             "value": value,
             "outcome": outcome_json(self.outcome),
             "lead": {side: {"suit": 0, "card": lead.card} if lead.best else None
                      for side, lead in (("west", b.west), ("east", b.east))},
-            "lead_note": b.lead_notes(),
-            "method": LINEAR_METHOD,
-            "not_given": b.not_given,
         }
+        if self.cards is not None:
+            line["cards"] = {side: [{"suit": s, "card": c, "west_tricks": k} for s, c, k in cards]
+                             for side, cards in (("west", self.cards.west), ("east", self.cards.east))}
+        line.update({"lead_note": b.lead_notes(), "method": LINEAR_METHOD, "not_given": b.not_given})
+        return line
 
     def json_line(self, values: Mapping[int, str] | None = None) -> str:
         return _to_json(self.to_json()) + "\n"
@@ -276,6 +387,10 @@ class BeyondOutcome(NamedTuple):
         for lead in (b.west, b.east):
             said = f"{lead.card} (the normal lead of §4.2; best by Theorem 8.2)" if lead.best else lead.note
             lines.append(f"  {lead.player} leads  {said}")
+        if self.cards is not None:
+            for name, cards in (("West", self.cards.west), ("East", self.cards.east)):
+                lines.append(f"  every first card with {name} on lead, West's tricks after each (* best):")
+                lines += [f"    {line}" for line in _suit_lines(cards, (self.deal,), name[0], shown=False)]
         lines.append(f"  not given  {b.not_given}")
         return "\n".join(lines) + "\n"
 
@@ -287,26 +402,31 @@ class MovesAnswer(NamedTuple):
     suits: Sequence[str]
     to_play: str
     """``W`` or ``E``."""
-    moves: Sequence[tuple[int, str, int]]
+    moves: Sequence[Card]
     """(the suit, from 0; the card; West's tricks from this trick on when it is played)."""
     linear: str = ""
     """Beyond every solver: why, each deal one trick on solved by the linear-time theory instead."""
+    source: str = THEORY
+    """:data:`THEORY` (one trick of look-ahead on Theorem 9.1) or :data:`SEARCH`."""
+    trumps: int | None = None
+    """The trump suit, from 0; None for no trumps."""
 
     def to_json(self) -> dict[str, object]:
-        line: dict[str, object] = {"deal": self.deal, "to_play": self.to_play,
+        line: dict[str, object] = {"deal": self.deal, "source": self.source, "trumps": self.trumps,
+                                   "to_play": self.to_play,
                                    "moves": [{"suit": s, "card": c, "west_tricks": k} for s, c, k in self.moves]}
         if self.linear:
             line["method"] = "linear-time (single-suit paper, Theorem 10.1, for each deal one trick on)"
         return line
 
+    def json_line(self) -> str:
+        return _to_json(self.to_json()) + "\n"
+
     def text(self) -> str:
         player = "West" if self.to_play == "W" else "East"
-        best = (max if self.to_play == "W" else min)(k for *_, k in self.moves)
-        lines = [self.deal.strip(), f"  {player} to play; West's tricks from this trick on after each card (* best):"]
-        for i, suit in enumerate(self.suits):
-            shown = "  ".join(f"{c}:{k}{'*' if k == best else ''}" for s, c, k in self.moves if s == i)
-            if shown:
-                lines.append(f"  suit {i + 1} ({suit})  {shown}")
+        lines = [self.deal.strip(), f"  answered  {source_text(self.source, self.trumps, len(self.suits))}",
+                 f"  {player} to play; West's tricks from this trick on after each card (* best):"]
+        lines += [f"  {line}" for line in _suit_lines(self.moves, self.suits, self.to_play)]
         if self.linear:
             lines.append(f"  solved in linear time, each deal one trick on by Theorem 10.1: {self.linear}")
         return "\n".join(lines) + "\n"

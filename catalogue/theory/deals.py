@@ -14,6 +14,7 @@ and the reductions D_ij (§7.2).
 from __future__ import annotations
 
 import enum
+from collections import Counter
 import re
 from functools import lru_cache
 from itertools import compress
@@ -52,6 +53,10 @@ __all__ = [
     "suit_name",
     "TwoHandDeal",
     "parse_two_hand",
+    "read_suit",
+    "split_trumps",
+    "trump_suit",
+    "two_hand_suit",
 ]
 
 Card: TypeAlias = int
@@ -209,9 +214,9 @@ class Deal(Immutable):
 
     def _repr_html_(self) -> str:
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import deal_html
+        from whist_catalogue.theory.display import html_of
 
-        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def deal_label(key: DealKey) -> str:
@@ -255,8 +260,7 @@ class Suit(Immutable):
             return  # the cards of a Deal are distinct by construction
         cards = west + east
         if len(set(cards)) != len(cards):
-            seen: set[int] = set()
-            dup = sorted(c for c in cards if c in seen or seen.add(c))  # linear: a huge suit is not quadratic
+            dup = sorted(c for c, times in Counter(cards).items() if times > 1)  # linear: a huge suit is not quadratic
             raise DuplicateCardError(f"card {self.card_name(dup[0])} appears twice in {self}")
 
     @property
@@ -329,9 +333,9 @@ class Suit(Immutable):
 
     def _repr_html_(self) -> str:
         """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import deal_html
+        from whist_catalogue.theory.display import html_of
 
-        return deal_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 _OWNERS = re.compile(r"[WEwe]+")
@@ -504,6 +508,11 @@ def _read_suit(text: str) -> Suit:
 
 _parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 _read_suit_cached = lru_cache(maxsize=8192)(_read_suit)
+
+
+def read_suit(text: str) -> Suit:
+    """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached."""
+    return _read_suit(text) if len(text) > 64 else _read_suit_cached(text)
 
 
 # A batch of deals meets each distinct suit once, most of them written in ranks (``AKJ853/QT9764``).  For
@@ -695,9 +704,9 @@ class TwoHandDeal(Immutable):
 
     def _repr_html_(self) -> str:
         """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import two_hand_html
+        from whist_catalogue.theory.display import html_of
 
-        return two_hand_html(self)  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
@@ -711,8 +720,7 @@ def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
     if not isinstance(text, str):
         raise InvalidDealError(f"not a deal: {text!r}")
     check_deal_size(text)
-    named = _TRUMPS.match(text)
-    body = named.group(2) if named else text
+    named, body = split_trumps(text)
     parts = multisuit_parts(body)
     if not body.strip():
         raise InvalidDealError(f"empty deal: {text!r}")
@@ -721,24 +729,104 @@ def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
         if not part.strip():
             raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
         try:
-            suits.append(_read_suit(part) if len(part) > 64 else _read_suit_cached(part))
+            suits.append(read_suit(part))
         except InvalidDealError as exc:
             if len(parts) == 1:
                 raise
             raise type(exc)(f"suit {i + 1}: {exc}") from None
-    trump = _trump_index(named.group(1), len(suits), text) if named else None
-    if trumps is not None:
-        given = trumps if isinstance(trumps, int) and not isinstance(trumps, bool) else None
-        if given is None:
-            given = _trump_index(str(trumps), len(suits), text)
-        elif not 0 <= given < len(suits):
-            raise TrumpSuitError(f"no trump suit {given} (0-based) in {text!r}: it has {len(suits)} suits")
-        if trump is not None and trump != given:
-            raise TrumpSuitError(
-                f"two trump suits for {text!r}: the deal names suit {trump + 1}, and suit {given + 1} was given"
-            )
-        trump = given
-    return TwoHandDeal(tuple(suits), trump)
+    return TwoHandDeal(tuple(suits), trump_suit(named, trumps, len(suits), text))
+
+
+def split_trumps(text: str) -> tuple[str | None, str]:
+    """The trump suit a deal's text names (``trumps ♥: …`` → ``"♥"``), or None, and the text of its suits."""
+    named = _TRUMPS.match(text)
+    return (named.group(1), named.group(2)) if named else (None, text)
+
+
+def trump_suit(named: str | None, given: str | int | None, count: int, text: str) -> int | None:
+    """The 0-based trump suit of a deal of ``count`` suits whose text names ``named`` (:func:`split_trumps`) and
+    to which ``given`` (a person's name of a suit, or a 0-based index) is given; None for no trumps.  Refused: a
+    suit the deal does not have, and two different trump suits."""
+    trump = _trump_index(named, count, text) if named is not None else None
+    if given is None:
+        return trump
+    index = given if isinstance(given, int) and not isinstance(given, bool) else None
+    if index is None:
+        index = _trump_index(str(given), count, text)
+    elif not 0 <= index < count:
+        raise TrumpSuitError(f"no trump suit {index} (0-based) in {text!r}: it has {count} suits")
+    if trump is not None and trump != index:
+        raise TrumpSuitError(
+            f"two trump suits for {text!r}: the deal names suit {trump + 1}, and suit {index + 1} was given"
+        )
+    return index
+
+
+_RANK_BITS = {c: 1 << (r - 2) for n, r in _RANK_VALUES.items() for c in (n, n.lower())}
+_RANK_BITS.update({c: 0 for c in _WHITESPACE})
+_LETTER_OF_BIT = "23456789TJQKA"
+_side_masks: dict[str, int] = {}
+_bit_names: dict[int, tuple[str, ...]] = {}
+"""The ranks' names of each half of a 13-bit rank mask (:func:`two_hand_suit`)."""
+
+
+def _side_mask(side: str) -> int:
+    """A hand's cards of a suit in plain rank notation (``AK2``, ``-`` for none) as bits, the 2 at bit 0; −1 for
+    anything else (then :func:`_read_suit` reads it, or words what is wrong).  Remembered: a batch repeats them."""
+    mask = _side_masks.get(side)
+    if mask is None:
+        if side.strip() == "-":
+            mask = 0
+        else:
+            mask = 0
+            count = 0
+            for ch in side:
+                bit = _RANK_BITS.get(ch)
+                if bit is None:
+                    mask = -1
+                    break
+                mask |= bit
+                count += bit != 0
+            if mask > 0 and mask.bit_count() != count:
+                mask = -1  # a rank twice
+        if len(_side_masks) > 1 << 16:
+            _side_masks.clear()
+        _side_masks[side] = mask
+    return mask
+
+
+def two_hand_suit(part: str, limit: int = 64) -> tuple[int, int, int, tuple[str, ...]]:
+    """One suit of a two-hand deal (:func:`parse_two_hand` reads it so): West's cards as bits over the suit's
+    cards, lowest first; how many cards West and East hold; the cards' names, lowest first — the bits and the
+    names only for a suit of at most ``limit`` cards (0 and ``()`` for a larger one, whose deal no search takes).
+    A suit in plain rank notation (``AK2/-``, ``QT 9/J``) is read with integer operations, a fraction of a
+    microsecond; any other by :func:`_read_suit`, raising what it raises."""
+    west_text, slash, east_text = part.partition("/")
+    west, east = _side_mask(west_text), _side_mask(east_text)
+    cards = west | east
+    if slash and west >= 0 and east >= 0 and cards and not west & east:
+        # West's ranks as bits over the suit's cards (the 13-bit rank masks compressed to the cards there are):
+        # each of West's cards sits above as many cards of the suit as there are below its rank.
+        mask = 0
+        rest = west
+        while rest:
+            low = rest & -rest
+            mask |= 1 << (cards & (low - 1)).bit_count()
+            rest ^= low
+        if not _bit_names:
+            # The names of the ranks a 7-bit (2 … 8) or 6-bit (9 … A) mask holds, lowest first: 192 tuples, made once.
+            _bit_names.update({low: tuple(c for i, c in enumerate(_LETTER_OF_BIT[:7]) if low >> i & 1)
+                               for low in range(128)})
+            _bit_names.update({128 + high: tuple(c for i, c in enumerate(_LETTER_OF_BIT[7:]) if high >> i & 1)
+                               for high in range(64)})
+        return mask, west.bit_count(), east.bit_count(), _bit_names[cards & 127] + _bit_names[128 + (cards >> 7)]
+    suit = read_suit(part)
+    if len(suit.west) + len(suit.east) > limit:
+        return 0, len(suit.west), len(suit.east), ()
+    ranks = sorted(suit.west + suit.east)
+    held = set(suit.west)
+    return sum(1 << i for i, r in enumerate(ranks) if r in held), len(suit.west), len(suit.east), \
+        tuple(map(suit.card_name, ranks))
 
 
 def _trump_index(name: str, count: int, text: str) -> int:

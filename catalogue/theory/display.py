@@ -1,8 +1,11 @@
 """How the theory's objects show themselves in a notebook: deals as card diagrams, values in the paper's notation.
 
 Jupyter calls an object's ``_repr_html_``; :class:`~.deals.Deal`, :class:`~.deals.Suit`,
-:class:`~.values.Value`, :class:`~.solution.SuitSolution` and :class:`~.multisuit.MultiSuitAnalysis` answer
-through the functions here (python-chess draws its boards the same way). Values are written as in the
+:class:`~.deals.TwoHandDeal`, :class:`~.values.Value`, :class:`~.solution.SuitSolution`,
+:class:`~.multisuit.MultiSuitAnalysis` and the two-hand solver's position and solution answer through
+:func:`html_of`, one entry point that dispatches on the object's class, as IPython's own formatters do
+(python-chess draws its boards the same way).  A class hands itself over as an ``object``: no signature here
+names the class that calls it, so this module and its callers never need each other's types. Values are written as in the
 multi-suit paper (§6: ε₂, ±ε₀, 3 + 3/8); a deal is drawn as two hands of cards, West above East, the cards of
 each hand from the highest down, in the notation the deal was written in. Nothing here computes: every number
 shown is the object's own.
@@ -22,10 +25,7 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.solution import SuitSolution
     from whist_catalogue.theory.values import Value
 
-__all__ = [
-    "MAX_DRAWN_CARDS", "SUIT_SYMBOLS", "as_suit", "deal_svg", "value_html", "solution_html", "analysis_html",
-    "two_hand_html",
-]
+__all__ = ["MAX_DRAWN_CARDS", "SUIT_SYMBOLS", "as_suit", "deal_svg", "html_of"]
 
 MAX_DRAWN_CARDS = 40
 """Cards a hand drawn as cards; a larger deal is described in words (a notebook cell is no place for 10⁶ cards)."""
@@ -105,7 +105,7 @@ def _drawing(suits: Sequence[Deal | Suit], title: str = "") -> str:
     return deal_svg(suits, title)
 
 
-def deal_html(deal: Deal | Suit) -> str:
+def _deal_html(deal: Deal | Suit) -> str:
     """A single suit: its diagram, its canonical label and n."""
     canonical = deal if isinstance(deal, Deal) else deal.deal
     label = canonical.label if canonical.n <= MAX_DRAWN_CARDS else f"{canonical.label[:40]}…"
@@ -117,7 +117,7 @@ def deal_html(deal: Deal | Suit) -> str:
     )
 
 
-def value_html(value: Value) -> str:
+def _value_html(value: Value) -> str:
     """The value in the paper's notation; its exact JSON form on hover."""
     exact = html.escape(json.dumps(value.to_json(), ensure_ascii=False))
     return f'<span title="{exact}" style="font-size:110%">{html.escape(value.text())}</span>'
@@ -128,7 +128,7 @@ def _outcome_text(west_leads: int, east_leads: int) -> str:
     return f"West takes {west_leads} {tricks} with West on lead, {east_leads} with East on lead"
 
 
-def solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> str:
+def _solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> str:
     """A single suit's value, outcome and best leads, under its diagram (cards in the suit's own notation)."""
     shown = suit if suit is not None else solution.deal
     written = as_suit(shown)
@@ -139,17 +139,17 @@ def solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> st
     )
     return (
         f"<div>{_drawing([shown], str(shown))}<table>"
-        f"<tr><th style='text-align:left'>value</th><td>{value_html(solution.value)}</td></tr>"
+        f"<tr><th style='text-align:left'>value</th><td>{_value_html(solution.value)}</td></tr>"
         f"<tr><th style='text-align:left'>outcome</th><td>{_outcome_text(outcome.west_leads, outcome.east_leads)}</td></tr>"
         f"<tr><th style='text-align:left'>best leads</th><td>{leads}</td></tr></table></div>"
     )
 
 
-def analysis_html(analysis: MultiSuitAnalysis) -> str:
+def _analysis_html(analysis: MultiSuitAnalysis) -> str:
     """A multi-suit deal: its diagram, each suit's value, the sum, the outcome by Theorem 9.1 and the first leads."""
     rows = "".join(
         f"<tr><td>{_symbol(k) if k < 4 else k + 1}</td><td><code>{html.escape(str(suit))}</code></td>"
-        f"<td>{value_html(solution.value)}</td></tr>"
+        f"<td>{_value_html(solution.value)}</td></tr>"
         for k, (suit, solution) in enumerate(zip(analysis.suits, analysis.solutions))
     )
     outcome = analysis.outcome
@@ -160,12 +160,12 @@ def analysis_html(analysis: MultiSuitAnalysis) -> str:
     return (
         f"<div>{_drawing(analysis.suits)}<table>"
         f"<tr><th></th><th style='text-align:left'>suit</th><th style='text-align:left'>value</th></tr>{rows}"
-        f"<tr><th></th><th style='text-align:left'>sum</th><td>{value_html(analysis.value)}</td></tr></table>"
+        f"<tr><th></th><th style='text-align:left'>sum</th><td>{_value_html(analysis.value)}</td></tr></table>"
         f"<p>{_outcome_text(outcome.west_leads, outcome.east_leads)} (Theorem 9.1). {leads}.</p></div>"
     )
 
 
-def two_hand_html(deal: TwoHandDeal, caption: str = "") -> str:
+def _two_hand_html(deal: TwoHandDeal, caption: str = "") -> str:
     """A two-hand deal (any suits, voids drawn as nothing): its diagram, its text, the trump suit, a caption
     (who is to play)."""
     trumps = "no trumps" if deal.trump is None else f"trumps {deal.trump_name()}"
@@ -174,3 +174,23 @@ def two_hand_html(deal: TwoHandDeal, caption: str = "") -> str:
         f"<div>{_drawing(deal.suits, deal.text())}"
         f'<div style="font-size:smaller;color:#4b5563">{words}</div></div>'
     )
+
+
+def html_of(shown: object, caption: str = "") -> str:
+    """The HTML a notebook shows for an object of the theory (``caption``: a line under a two-hand deal)."""
+    from whist_catalogue.theory.multisuit import MultiSuitAnalysis
+    from whist_catalogue.theory.solution import SuitSolution
+    from whist_catalogue.theory.values import Value
+
+    match shown:
+        case Deal() | Suit():
+            return _deal_html(shown)
+        case TwoHandDeal():
+            return _two_hand_html(shown, caption)
+        case Value():
+            return _value_html(shown)
+        case SuitSolution():
+            return _solution_html(shown)
+        case MultiSuitAnalysis():
+            return _analysis_html(shown)
+    raise TypeError(f"no drawing of a {type(shown).__name__}")

@@ -384,11 +384,11 @@ def outcome_distribution(sizes: Sequence[int], level_counts: Mapping[int, Mappin
         levels[n] = _level_sum(counts)
     # Balance the halves by the number of distinct sums, which grows with the suits' sizes.
     order = sorted(sizes, reverse=True)
-    first, second = [], []
+    first: list[int] = []
+    second: list[int] = []
     for n in order:
         (first if sum(first) <= sum(second) else second).append(n)
-    counts = _combine(_half(levels[n] for n in first), _half(levels[n] for n in second))
-    result = OutcomeDistribution(sizes, counts)
+    result = OutcomeDistribution(sizes, _combine(_half(levels[n] for n in first), _half(levels[n] for n in second)))
     if result.deals != prod(comb(2 * n, n) for n in sizes):
         raise ArithmeticError(f"{result.deals} deals counted for sizes {sizes}")  # a bug, never an input
     return result

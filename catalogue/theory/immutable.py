@@ -19,7 +19,8 @@ from typing import Any, ClassVar
 class Immutable:
     """A slotted, read-only object compared, hashed and shown by its public fields."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
+    _public: ClassVar[tuple[str, ...]]
     _compared: ClassVar[Callable[[Any], tuple]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

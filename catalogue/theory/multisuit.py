@@ -90,7 +90,8 @@ class Lead(NamedTuple):
 
 
 class Trick(NamedTuple):
-    """One trick of a line of play, in real ranks of the suit played."""
+    """One trick of a line of play, in real ranks: the suit led and its card, and the reply — in the suit led,
+    or (a two-hand deal with a void, :mod:`whist_catalogue.twohand.play`) in another suit, a ruff or a discard."""
 
     leader: Player
     suit: int
@@ -98,12 +99,17 @@ class Trick(NamedTuple):
     """Rank of the card led."""
     reply: int
     """Rank of the card played in reply."""
+    reply_suit: int | None = None
+    """The reply's suit when it is not the suit led (the follower had none of it); None: it followed suit."""
+    ruff: bool = False
+    """The reply was a trump played to another suit: it wins the trick."""
 
     @property
     def winner(self) -> Player:
-        if self.leader == "W":
-            return "W" if self.lead > self.reply else "E"
-        return "E" if self.lead > self.reply else "W"
+        follower: Player = "E" if self.leader == "W" else "W"
+        if self.reply_suit is not None:
+            return follower if self.ruff else self.leader
+        return self.leader if self.lead > self.reply else follower
 
 
 def qualifying_suits(values: Sequence[Value | None], leader: Player) -> tuple[LeadRule, tuple[int, ...]]:
@@ -159,9 +165,9 @@ class MultiSuitAnalysis(NamedTuple):
 
     def _repr_html_(self) -> str:
         """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
-        from whist_catalogue.theory.display import analysis_html
+        from whist_catalogue.theory.display import html_of
 
-        return analysis_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:

@@ -7,10 +7,12 @@ first time a run of masks is filled.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from whist_catalogue.theory.jit import kernel
 
 
-@njit(cache=True)
+@kernel
 def fill_masks(first, out):  # noqa: ANN001, ANN201 - NumPy in, Numba-compiled
     """``out[i]``: the i-th mask after ``first`` with as many set bits, by Gosper's hack."""
     x = np.int64(first)
@@ -22,7 +24,7 @@ def fill_masks(first, out):  # noqa: ANN001, ANN201 - NumPy in, Numba-compiled
             x = (((r ^ x) >> 2) // c) | r
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def fill_masks_in_parts(firsts, bounds, out):  # noqa: ANN001, ANN201 - NumPy in, Numba-compiled
     """:func:`fill_masks` on all cores: Gosper's step needs the mask before, so the run is cut into parts
     ``out[bounds[p]:bounds[p + 1]]``, each from its own unranked first mask ``firsts[p]``."""

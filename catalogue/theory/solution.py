@@ -66,9 +66,9 @@ class SuitSolution(NamedTuple):
 
     def _repr_html_(self) -> str:
         """The deal's diagram with its value, outcome and best leads, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import solution_html
+        from whist_catalogue.theory.display import html_of
 
-        return solution_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
     # -- compact form, for storage -----------------------------------------------------
     def move_masks(self) -> tuple[int, ...]:

@@ -420,9 +420,9 @@ class Value(Immutable):
 
     def _repr_html_(self) -> str:
         """The value in the paper's notation in a notebook, its JSON form on hover (:mod:`.display`)."""
-        from whist_catalogue.theory.display import value_html
+        from whist_catalogue.theory.display import html_of
 
-        return value_html(self)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self)
 
 
 def rho_set(value: Value, lower: Fraction, step: Fraction) -> tuple[Fraction, Fraction]:

@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import Any, Callable, cast
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from whist_catalogue.theory.jit import kernel
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
@@ -53,43 +55,43 @@ _ctlz = cast(Callable[[Any], Any], intrinsic(_leading_zeros))
 _cttz = cast(Callable[[Any], Any], intrinsic(_trailing_zeros))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def pop(x):
     return np.int64(_ctpop(x))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def low(x):
     """The lowest set bit of x, isolated."""
     return x & (~x + _ONE)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def high(x):
     """The highest set bit of a nonzero x, isolated."""
     return _ONE << (np.uint64(63) - _ctlz(x))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def index(b):
     """The position of an isolated bit."""
     return np.int64(_cttz(b))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def delete(x, b):
     """x with the bit at isolated bit b taken out and the bits above it shifted down."""
     return ((x & ~((b << _ONE) - _ONE)) >> _ONE) | (x & (b - _ONE))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def delete_card(B, b):
     """The suit starts and sentinel after the card at b is played: if b started its suit, the card above
     (or the next suit's start, or the sentinel) starts it now."""
     return delete(B, b) | (B & b)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def segment(B, b):
     """The cards of the suit holding the card at b, as a mask."""
     above = B & ~((b << _ONE) - _ONE)
@@ -97,20 +99,20 @@ def segment(B, b):
     return low(above) - high(below)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def bottoms(hand, B):
     """The lowest card of each run of equivalent cards of ``hand``: one card a run is enough to search."""
     return hand & ~((hand << _ONE) & ~B)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def trump_mask(B, tf):
     if tf == 0:
         return _ZERO
     return low(B & (B - _ONE)) - _ONE
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def play(W, B, tf, tmask, p, q):
     """The position after the leader's p and the follower's q (isolated bits): (W, B, tf)."""
     hi = p if p > q else q
@@ -125,14 +127,14 @@ def play(W, B, tf, tmask, p, q):
     return W2, B2, tf2
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def follower_wins(S, tmask, p, q):
     if (q & S) != 0:
         return q > p
     return (q & tmask) != 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def run_top(hand, B, b):
     """The highest card of the run of equivalent cards that b starts."""
     while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
@@ -140,7 +142,7 @@ def run_top(hand, B, b):
     return b
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def top_run(mine, theirs):
     """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
     if theirs == _ZERO:

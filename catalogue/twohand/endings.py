@@ -37,8 +37,9 @@ from math import comb
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, high, index, low, play, pop, segment, trump_mask
 
 __all__ = [
@@ -271,7 +272,7 @@ def chunk_range(k: int, chunk: int) -> tuple[int, int]:
 # -- the index ---------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _choose(x, i):
     """C(x, i) for i ≤ 4 (x below a few thousand: a group's patterns)."""
     if x < i:
@@ -285,7 +286,7 @@ def _choose(x, i):
     return x * (x - 1) * (x - 2) * (x - 3) // 24
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _flush(idx, code, g, q):
     """The group of g side suits of one type, its multiset rank q, folded into the mixed-radix index."""
     if g == 0:
@@ -294,7 +295,7 @@ def _flush(idx, code, g, q):
     return idx * _choose(patterns + g - 1, g) + q
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _fold(idx, code, g, q, item):
     """One side suit (in ascending order of type, then pattern) into the running group."""
     c = item >> np.int64(16)
@@ -308,7 +309,7 @@ def _fold(idx, code, g, q, item):
     return idx, code, g, q
 
 
-@njit(cache=True)
+@kernel
 def ending_index(W, B, tf, k, ends):
     """The place of a position (West on lead, k cards a hand) among level k's of ``ends``, or −1 when the table
     has no such position (more than four suits, a suit of more than 13 cards)."""
@@ -386,7 +387,7 @@ def ending_index(W, B, tf, k, ends):
     return first_index + _flush(idx, code, g, q)
 
 
-@njit(cache=True)
+@kernel
 def ending_value(W, B, tf, lead, k, ends):
     """West's tricks from a position of k cards a hand at the start of a trick (``lead`` 0: West on lead,
     1: East), or −1 when ``ends`` lacks it (its level, or the chunk of its level that holds it).  East on lead is
@@ -406,7 +407,7 @@ def ending_value(W, B, tf, lead, k, ends):
     return v if lead == 0 else k - v
 
 
-@njit(cache=True)
+@kernel
 def _place(W, B, tf, k, ends):
     """:func:`ending_index`, or −1 when ``ends`` has no index of level k."""
     if k < 1 or k > ends[0] or ends[k] == 0:
@@ -414,7 +415,7 @@ def _place(W, B, tf, k, ends):
     return ending_index(W, B, tf, k, ends)
 
 
-@njit(cache=True)
+@kernel
 def _places(W, B, tf, lead, led, ends, out):
     """The places a table needs to answer a position from itself (its value, and every legal card's result one
     trick on) into ``out`` as rows (level, index); returns how many.  ``lead`` −1: a whole deal, both leaders;
@@ -454,7 +455,7 @@ def _places(W, B, tf, lead, led, ends, out):
     return count
 
 
-@njit(cache=True)
+@kernel
 def _answered(W, B, tf, lead, led, ends):
     """Whether ``ends`` answers a position by itself: its value (each leader's, for ``lead`` −1) and, one trick
     on, the position after every legal card and reply (after the card at bit ``led``, if one was led)."""
@@ -490,7 +491,7 @@ def _answered(W, B, tf, lead, led, ends):
 # -- a position from its index, and the build ---------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def _multiset(n, g, q, out, at):
     """The multiset of colex rank q of g patterns among n, ascending, into out[at : at + g]."""
     for i in range(g, 0, -1):
@@ -506,7 +507,7 @@ def _multiset(n, g, q, out, at):
         q -= _choose(lo, i)
 
 
-@njit(cache=True)
+@kernel
 def position_at(k, at, keys, offsets, scratch):
     """The position of index ``at`` of level k (West on lead), laid out as :mod:`.bits` does — the trump suit at
     the bottom, then the side suits in ascending order of type and pattern: (W, B, tf).  ``keys`` and
@@ -558,7 +559,7 @@ def position_at(k, at, keys, offsets, scratch):
     return W, B | (ONE << offset), tf
 
 
-@njit(cache=True)
+@kernel
 def _trick_value(W, B, tf, k, ends):
     """West's tricks with West on lead: the best lead against the best reply, the rest from level k − 1 of
     ``ends``.  The top cards are tried first and a lead is dropped at the first reply that holds it to what an
@@ -593,7 +594,7 @@ def _trick_value(W, B, tf, k, ends):
     return best
 
 
-@njit(cache=True, parallel=True)
+@kernel(parallel=True)
 def _build_words(k, first, out, ends, keys, offsets):
     """Level k's values of the positions first, first + 1, … into ``out`` (uint64 words of 16), each from level
     k − 1 of ``ends``; the words in parallel."""

@@ -28,13 +28,13 @@ Counters (``stats``): positions searched, theory leaves, table cut-offs, endings
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.twohand.bits import (
     bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
 from whist_catalogue.twohand.endings import ending_value
-from whist_catalogue.twohand.leaves import rho
+from whist_catalogue.theory.jit import kernel
+from whist_catalogue.twohand.leaves import LEAF_MAX_N, rho
 
 __all__ = [
     "TABLE_COLUMNS",
@@ -64,14 +64,14 @@ STAT_NODES, STAT_LEAVES, STAT_CUTOFFS, STAT_ENDINGS = 0, 1, 2, 3
 N_STATS = 4
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _slot(W, K2, size_mask):
     h = (W * _MIX1) ^ (K2 * _MIX2)
     h ^= h >> _SHIFT29
     return np.int64(h & size_mask)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _survey(W, B, lead, tmask, codes):
     """One pass over the suits of a trick start: (West's tricks if it is a theory leaf else −1, the leader's sure
     tricks, the leader's winning leads).
@@ -108,7 +108,7 @@ def _survey(W, B, lead, tmask, codes):
         held = pop(theirs)
         count = pop(mine)
         if leaf:
-            if count != held or 2 * count > 16:
+            if count != held or count > LEAF_MAX_N:
                 leaf = False
             else:
                 total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (_ONE << np.uint64(2 * count)))]
@@ -132,8 +132,7 @@ def _survey(W, B, lead, tmask, codes):
 
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
 # otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
-@njit("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1], int64[::1])",
-      cache=True)
+@kernel("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1], int64[::1])")
 def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
     lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
@@ -241,7 +240,7 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     return found
 
 
-@njit(cache=True)
+@kernel
 def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
     lo = np.int64(0)
@@ -258,11 +257,11 @@ def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     return lo
 
 
-@njit(cache=True)
-def _lead_value(W, B, tf, lead, p, guess, tt, codes, ends, stats):
-    """West's tricks from the start of this trick on when the leader plays p."""
-    lo = np.int64(0)
-    hi = pop(W)
+@kernel
+def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
+    """West's tricks from the start of this trick on when the leader plays p, known to lie in [lo, hi]: a lead
+    is worth at most the position's value to its leader, so with that value as a bound a best lead takes one
+    question, not two."""
     g = guess
     while lo < hi:
         t = min(max(g, lo + 1), hi)
@@ -275,7 +274,7 @@ def _lead_value(W, B, tf, lead, p, guess, tt, codes, ends, stats):
     return lo
 
 
-@njit(cache=True)
+@kernel
 def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     """West's tricks from a trick start with ``lead`` on lead (the search starts from ``guess``); every legal
     card's result into ``results`` (by card position; the others untouched)."""
@@ -286,7 +285,10 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     while cands != _ZERO:
         p = low(cands)
         cands ^= p
-        r = _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats)
+        if lead == 0:
+            r = _lead_value(W, B, tf, lead, p, v, np.int64(0), v, tt, codes, ends, stats)
+        else:
+            r = _lead_value(W, B, tf, lead, p, v, v, pop(W), tt, codes, ends, stats)
         top = run_top(leader, B, p)
         b = p
         while b <= top:
@@ -295,19 +297,28 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     return v
 
 
-@njit(cache=True)
-def solve_batch(Ws, Bs, tfs, tt, codes, ends, stats, values, results):
-    """:func:`solve_root` for both leaders of many deals: ``values[d]`` (West's tricks with West, with East on
-    lead), ``results[d, leader, card]`` each legal first card's result (−1 stays where a card is not the
-    leader's), ``stats[d]`` the deal's counters."""
+@kernel
+def solve_batch(Ws, Bs, tfs, leads, leds, tt, codes, ends, stats, values, results):
+    """Many deals and positions in one call.  ``leads[d]`` −1: a whole deal, both leaders at its first trick —
+    ``values[d]`` West's tricks with West, with East on lead, ``results[d, leader, card]`` each legal first card's
+    result.  Else a position with ``leads[d]`` on lead (0 West, 1 East): ``values[d, 0]`` West's tricks from it and
+    ``results[d, 0, card]`` each legal card's result for the player to move — the leader, or, after the lead of
+    the card at bit ``leds[d]`` (0: none), the follower.  −1 stays where a card is not legal; ``stats[d]`` the
+    deal's counters."""
     for d in range(Ws.shape[0]):
-        west = solve_root(Ws[d], Bs[d], tfs[d], 0, (pop(Ws[d]) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
-        values[d, 0] = west
-        # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
-        values[d, 1] = solve_root(Ws[d], Bs[d], tfs[d], 1, west, tt, codes, ends, stats[d], results[d, 1])
+        W, B, tf = Ws[d], Bs[d], tfs[d]
+        if leads[d] < 0:
+            west = solve_root(W, B, tf, 0, (pop(W) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
+            values[d, 0] = west
+            # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
+            values[d, 1] = solve_root(W, B, tf, 1, west, tt, codes, ends, stats[d], results[d, 1])
+        elif leds[d] == _ZERO:
+            values[d, 0] = solve_root(W, B, tf, leads[d], (pop(W) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
+        else:
+            values[d, 0] = solve_after_lead(W, B, tf, leads[d], leds[d], tt, codes, ends, stats[d], results[d, 0])
 
 
-@njit(cache=True)
+@kernel
 def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
     ``results`` by card position; returns the result of the lead (the follower's best)."""
@@ -338,7 +349,7 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     return best
 
 
-@njit(cache=True)
+@kernel
 def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
     """An optimal line of play to the end: the cards played, in order, as ``ids`` of their positions (``ids``
     is consumed).  ``led`` is the bit of a card already led (0: none); the line starts with the reply then.
@@ -358,13 +369,14 @@ def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
             while cands != _ZERO:
                 p = low(cands)
                 cands ^= p
-                if _lead_value(W, B, tf, lead, p, v, tt, codes, ends, stats) == v:
+                lo, hi = (np.int64(0), v) if lead == 0 else (v, pop(W))
+                if _lead_value(W, B, tf, lead, p, v, lo, hi, tt, codes, ends, stats) == v:
                     break
         else:
             p = led
             led = _ZERO
             if v < 0:
-                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, tt, codes, ends, stats)
+                v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, np.int64(0), pop(W), tt, codes, ends, stats)
         follower = E if lead == 0 else W
         S = segment(B, p)
         tmask = trump_mask(B, tf)

@@ -19,10 +19,10 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import njit
 
 from whist_catalogue.constants import SCALE_BITS
 from whist_catalogue.theory.small_suits import TABLE_MAX_N, table_arrays
+from whist_catalogue.theory.jit import kernel
 
 __all__ = ["LEAF_MAX_N", "LEAF_KEYS", "leaf_codes", "rho"]
 
@@ -51,7 +51,7 @@ def leaf_codes() -> np.ndarray:
     return table  # writable: the kernels are compiled for one array type, and this one is shared read-only by use
 
 
-@njit(cache=True)
+@kernel
 def rho(code):
     """ρ of a packed value (§6.5): West's tricks with West on lead, and with East on lead."""
     east = code & _COUNT_MASK

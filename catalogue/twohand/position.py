@@ -113,10 +113,10 @@ class Position(Immutable):
 
     def _repr_html_(self) -> str:
         """The two hands as a card diagram, the trump suit and who is to play (:mod:`whist_catalogue.theory.display`)."""
-        from whist_catalogue.theory.display import two_hand_html
+        from whist_catalogue.theory.display import html_of
 
         caption = "" if self.leader is None else self.text()[len(self.deal.text()) + 2 : -1]
-        return two_hand_html(self.deal, caption)  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self.deal, caption)
 
 
 def as_position(deal: Position | TwoHandDeal | str, trumps: str | int | None = None) -> Position:

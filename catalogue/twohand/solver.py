@@ -12,14 +12,13 @@ Where the answer comes from:
   result by one trick of look-ahead (:mod:`whist_catalogue.theory.moves`), the line by the lead rule of §10.4
   (:func:`whist_catalogue.theory.multisuit.optimal_line`); no search.  Only here does an answer carry a value
   of V.
-* **endings** / **catalogue** — a position the table of endings (:mod:`.endings`) answers by itself: its
-  value, and every legal card's result one trick on, are positions of the table — the one shipped with the
-  package (up to :data:`~.endings.MAX_ENDING_N` cards a hand; ``"endings"``) or the catalogue's (``"catalogue"``,
-  ``endings=`` a table from :mod:`whist_catalogue.store.endings`).  The kernels look them up; the line of play
-  goes on by search where the table has no position.
+* **catalogue** — a position the catalogue's table of endings answers by itself (``endings=`` a table from
+  :mod:`whist_catalogue.store.endings`): its value, and every legal card's result one trick on, are positions of
+  the table, which the kernels look up; the line of play goes on by search where the table has no position.
 * **search** — every other position: the null-window search of :mod:`.kernels`, which itself stops at every
-  symmetric position it reaches (a theory leaf, :mod:`.leaves`) and at every ending of the table; the answer
-  says how many it met.
+  symmetric position it reaches (a theory leaf, :mod:`.leaves`) and at every ending of the table of endings
+  (:mod:`.endings`, shipped up to :data:`~.endings.MAX_ENDING_N` cards a hand: a position of the shipped table
+  is looked up, its first cards one trick on); the answer says how many it met.
 
 Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of different sizes
 (``UnevenHandsError``), a card twice (``DuplicateCardError``), a trump suit the deal does not have
@@ -32,20 +31,22 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from functools import cache, lru_cache
-from typing import Iterable, Iterator, Literal, NamedTuple
+from typing import Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
 
 from whist_catalogue.constants import MAX_SEARCH_N
-from whist_catalogue.errors import BeyondSearchError, DealTooLargeError
-from whist_catalogue.theory.deals import TwoHandDeal, suit_name
+from whist_catalogue.errors import DealTooLargeError
+from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
-from whist_catalogue.theory.multisuit import optimal_line
+from whist_catalogue.theory.answers import SEARCH, FirstCards, MovesAnswer, OutcomeAnswer, source_text
+from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
+from whist_catalogue.twohand.batch import beyond_search, first_best
 from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
@@ -58,14 +59,18 @@ __all__ = [
     "TwoHandSolution",
     "solve",
     "solve_many",
+    "search",
     "clear_table",
 ]
 
-TABLE_BITS = 22
-"""The transposition table holds 2^TABLE_BITS entries of 24 bytes (24 MB), kept for the process: its keys are
-whole canonical positions, so what one deal learns stays true for every other."""
+TABLE_BITS = 18
+"""The transposition table holds 2^TABLE_BITS entries of 24 bytes (6 MB), kept for the process: its keys are
+whole canonical positions, so what one deal learns stays true for every other.  A deal of 13 cards a hand searches
+about 3,000 positions (16 cards: 55,000), so a table that stays in the processor's cache is faster than a larger
+one that does not: 2^18 entries search 13-card deals about 10 % faster than 2^22 (100 MB) and 16-card ones 15 %
+(docs/benchmarks.md), with 0.1–1 % more positions."""
 
-Source = Literal["theory", "endings", "catalogue", "search"]
+Source = Literal["theory", "catalogue", "search"]
 _new_tuple = tuple.__new__  # a named tuple built without its Python-level __new__: a batch builds thousands
 
 
@@ -113,8 +118,8 @@ class TwoHandSolution(NamedTuple):
     """West on lead, then East, for a whole deal; the one leader's answer for a position."""
     source: Source
     """``"theory"``: a symmetric position answered from its suits' values (Theorem 9.1), no search;
-    ``"endings"``: the shipped table of endings, ``"catalogue"``: the catalogue's (the position and every card's
-    result are its positions); ``"search"``: the exact search."""
+    ``"catalogue"``: the catalogue's table of endings (the position and every card's result are its positions);
+    ``"search"``: the exact search (with the shipped table's endings as leaves)."""
     value: Value | None = None
     """Σ val(suit), for an answer from the theory only: a deal outside the theory has no value in V."""
     nodes: int = 0
@@ -123,6 +128,8 @@ class TwoHandSolution(NamedTuple):
     """Positions of the search answered by Theorem 9.1 (symmetric ones)."""
     endings: int = 0
     """Positions of the search answered by the table of small endings (:mod:`.endings`)."""
+    evaluation: Evaluation | None = None
+    """For a whole deal the theory answers: Theorem 9.1 and the lead rule of §10.4 on its suits' values."""
 
     @property
     def outcome(self) -> Outcome | None:
@@ -137,12 +144,35 @@ class TwoHandSolution(NamedTuple):
                 return a
         raise KeyError(f"no answer with {leader} on lead for {self.position!r}")
 
-    # -- renderings ------------------------------------------------------------------------------------
+    # -- renderings: the command line's records (theory/answers.py), with the line of play and the counters ----
+    def record(self) -> OutcomeAnswer | MovesAnswer:
+        """The answer as the command line gives it: ``outcome --cards`` for a whole deal (from the theory, with the
+        suits' values and the leads of §10.4; by search, the first best card of each leader), ``moves`` for a
+        position."""
+        deal = self.position.deal
+        suits = deal.suits
+        parts = tuple(map(str, suits))
+
+        def cards(answer: LeaderAnswer) -> list[tuple[int, str, int]]:
+            return [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in answer.moves]
+
+        if self.position.leader is not None:
+            (answer,) = self.answers
+            return MovesAnswer(deal.text(), parts, answer.to_play, cards(answer), "", self.source, deal.trump)
+        west, east = self.answers
+        first = FirstCards(cards(west), cards(east))
+        outcome = Outcome(west.west_tricks, east.west_tricks)
+        found = self.evaluation
+        if found is None:
+            return OutcomeAnswer(deal.text(), parts, None, None, outcome, first_best(first.west, west.west_tricks),
+                                 first_best(first.east, east.west_tricks), deal.trump, first)
+        sides: tuple[tuple[Lead, Player], ...] = ((found.west_lead, "W"), (found.east_lead, "E"))
+        leads = [(lead.suit, suits[lead.suit].name_of(lead.card), lead.rule.describe(side)) for lead, side in sides]
+        return OutcomeAnswer(deal.text(), parts, found.codes, found.total, outcome, leads[0], leads[1], deal.trump,
+                             first)
+
     def _card(self, suit: int, rank: int) -> str:
         return self.position.suits[suit].card_name(rank)
-
-    def _moves_json(self, answer: LeaderAnswer, names: list) -> list[dict]:
-        return [{"suit": s, "card": names[s](r), "west_tricks": x} for s, r, x in answer.moves]
 
     def _line_json(self, answer: LeaderAnswer) -> list[dict] | None:
         if answer.line is None:
@@ -150,22 +180,16 @@ class TwoHandSolution(NamedTuple):
         return [{"player": c.player, "suit": c.suit, "card": self._card(c.suit, c.rank)} for c in answer.line]
 
     def to_json(self) -> dict:
-        """JSON as the command line's: suits counted from 0, cards in the deal's notation.  A whole deal gives
-        ``outcome.west_leads`` / ``east_leads`` and per leader ``moves`` and ``line``; a position gives
-        ``to_play``, ``west_tricks``, ``moves`` and ``line``."""
-        position = self.position
-        names = [s.card_name for s in position.suits]
-        out: dict = {"deal": position.deal.text(), "trumps": position.trump, "source": self.source}
-        if self.value is not None:
-            out["value"] = self.value.to_json()
+        """The command line's JSON (:meth:`record`: ``outcome --cards --json`` for a whole deal, ``moves --json``
+        for a position), and: the search's counters, ``nodes``, ``theory_leaves``, ``endings``; for a position its
+        ``leader``, the card ``led`` and ``west_tricks``; an optimal ``line`` of play when it was asked for
+        (per leader for a whole deal)."""
+        out = self.record().to_json()
         if self.source != "theory":
-            out["nodes"] = self.nodes
-            out["theory_leaves"] = self.theory_leaves
-            out["endings"] = self.endings
+            out.update(source=self.source, nodes=self.nodes, theory_leaves=self.theory_leaves, endings=self.endings)
+        position = self.position
         if position.leader is None:
             west, east = self.answers
-            out["outcome"] = {"west_leads": west.west_tricks, "east_leads": east.west_tricks}
-            out["moves"] = {"west_leads": self._moves_json(west, names), "east_leads": self._moves_json(east, names)}
             if west.line is not None:
                 out["line"] = {"west_leads": self._line_json(west), "east_leads": self._line_json(east)}
             return out
@@ -173,9 +197,7 @@ class TwoHandSolution(NamedTuple):
         out["leader"] = position.leader
         if position.led is not None:
             out["led"] = {"suit": position.led[0], "card": self._card(*position.led)}
-        out["to_play"] = answer.to_play
         out["west_tricks"] = answer.west_tricks
-        out["moves"] = self._moves_json(answer, names)
         if answer.line is not None:
             out["line"] = self._line_json(answer)
         return out
@@ -184,56 +206,35 @@ class TwoHandSolution(NamedTuple):
         """In a notebook: the deal's diagram, then :meth:`text`."""
         import html
 
-        from whist_catalogue.theory.display import two_hand_html
+        from whist_catalogue.theory.display import html_of
 
-        return two_hand_html(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"  # pyright: ignore[reportArgumentType]  # the checker sees this file and its installed link as two modules (docs/architecture.md)
+        return html_of(self.position.deal) + f"<pre>{html.escape(self.text())}</pre>"
 
     def text(self) -> str:
-        """The answer in lines: the deal, the outcome, every legal card's result (``*`` best), a line of play."""
+        """The command line's text (:meth:`record`), the search's counters, and each optimal line of play."""
         position = self.position
+        lines = self.record().text().rstrip("\n").split("\n")
+        if self.source in _TABLES:
+            lines[1] = lines[1].replace(source_text(SEARCH, None, 0), f"{_TABLES[self.source]} ({position.deal.n} cards"
+                                        " a hand): outside the theory, no value in V")
+        if position.leader is not None:
+            lines.insert(1, f"  {position.text()[len(position.deal.text()) + 2:-1]}")  # who led what
+        if self.source != "theory":
+            lines.append(f"  searched  {self.nodes:,} positions, {self.theory_leaves:,} of them answered by Theorem"
+                         f" 9.1, and {self.endings:,} endings looked up")
         count = len(position.suits)
-        if self.source == "theory":
-            where = f"theory (Theorem 9.1: value {self.value.text()})" if self.value is not None else "theory"
-        elif self.source in _TABLES:
-            where = f"{_TABLES[self.source]} ({self.deal_size()} cards a hand)"
-        else:
-            where = (f"search ({self.nodes:,} positions searched, {self.theory_leaves:,} answered by Theorem 9.1,"
-                     f" {self.endings:,} by the table of endings)")
-        lines = [position.text(), f"  answered by {where}"]
-        if position.leader is None:
-            west, east = self.answers
-            tricks = "trick" if west.west_tricks == 1 else "tricks"
-            lines.append(f"  outcome   West takes {west.west_tricks} {tricks} with West on lead,"
-                         f" {east.west_tricks} with East on lead")
         for answer in self.answers:
-            who = {"W": "West", "E": "East"}[answer.to_play]
-            if position.leader is not None:
-                lines.append(f"  {who} to play; West takes {answer.west_tricks} from this trick on")
-            best = set(answer.best())
-            by_suit: dict[int, list[str]] = {}
-            for r in answer.moves:
-                by_suit.setdefault(r.suit, []).append(
-                    f"{self._card(r.suit, r.card)}:{r.west_tricks}{'*' if r in best else ''}"
-                )
-            cards = "  ".join(f"{suit_name(s, count)} {' '.join(c)}" for s, c in by_suit.items())
-            label = f"{who} leads" if answer.led is None else f"{who} plays"
-            lines.append(f"  {label}  {cards}")
             if answer.line is not None:
                 played = " ".join(
                     f"{c.player}:{self._card(c.suit, c.rank)}{_SYMBOL[c.suit] if count <= 4 else f'/{c.suit + 1}'}"
                     for c in answer.line
                 )
-                lines.append(f"    line  {played}")
-        return "\n".join(lines)
-
-
-    def deal_size(self) -> int:
-        return self.position.deal.n
+                lines.append(f"  a line with {'West' if answer.leader == 'W' else 'East'} on lead  {played}")
+        return "\n".join(lines) + "\n"
 
 
 _SYMBOL = ("♠", "♥", "♦", "♣")
-_TABLES = {"endings": "the table of endings shipped with whist-catalogue",
-           "catalogue": "the catalogue's table of endings"}
+_TABLES = {"catalogue": "from the catalogue's table of endings"}
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
@@ -320,19 +321,41 @@ def _kernel_tables(theory: bool, endings: bool | EndingTable) -> tuple[np.ndarra
 
 
 def _table_source(layout: _Layout, n: int, lead: int, led_bit: int, table: EndingTable | None) -> Source:
-    """Where a searched position's answer comes from: the table when it holds the position and every position
-    one trick on, else the search."""
-    if table is None or n > table.max_k or not table.answers(layout.west, layout.starts, layout.trumps, lead,
-                                                             led_bit):
+    """Where a searched position's answer comes from: the catalogue's table when it holds the position and every
+    position one trick on, else the search (the shipped table's endings are the search's leaves)."""
+    if table is None or table.origin != "catalogue" or n > table.max_k \
+            or not table.answers(layout.west, layout.starts, layout.trumps, lead, led_bit):
         return "search"
-    return "catalogue" if table.origin == "catalogue" else "endings"
+    return "catalogue"
 
 
 def _check_size(deal: TwoHandDeal) -> None:
     if deal.n > MAX_SEARCH_N:
-        raise BeyondSearchError(
-            f"{deal.n} cards a hand in {deal.text()!r}: the exact search takes at most {MAX_SEARCH_N} cards a hand"
-        )
+        raise beyond_search(deal.n, deal.text())
+
+
+def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
+           theory: bool = True, endings: bool | EndingTable = True
+           ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]]]:
+    """The search on many deals and positions at once, one call of the kernel (:func:`.kernels.solve_batch`), from
+    their words (:mod:`.bits`: West's cards, the suits' starts and sentinel, the trump flag), each with its leader
+    (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of a card led (0: none).  Returns, for each,
+    West's tricks (``[with West on lead, with East on lead]``, or ``[from the position, 0]``), each legal card's
+    result by bit for each leader (−1 for the others: ``[[…], […]]``, the second empty-handed for a position),
+    and the search's counters (:data:`.kernels.N_STATS`).  Numbers in, numbers out: what a Dask worker runs.
+    ``endings`` a :class:`~.endings.EndingTable` (the catalogue's: :meth:`whist_catalogue.store.endings.
+    CatalogueEndings.table_for` the same words) looks positions up there; those it answers by itself
+    (:meth:`~.endings.EndingTable.answers`) are the catalogue's answers."""
+    count = len(Ws)
+    width = 2 * max((int(w).bit_count() for w in Ws), default=0)  # every card in play is below bit 2n
+    values = np.zeros((count, 2), dtype=np.int64)
+    results = np.full((count, 2, 64), -1, dtype=np.int8)
+    stats = np.zeros((count, kernels.N_STATS), dtype=np.int64)
+    codes, ends = _kernel_tables(theory, endings)
+    kernels.solve_batch(np.asarray(Ws, dtype=np.uint64), np.asarray(Bs, dtype=np.uint64), np.asarray(tfs, dtype=np.int64),
+                        np.asarray(leads, dtype=np.int64), np.asarray(leds, dtype=np.uint64), _table(), codes, ends,
+                        stats, values, results)
+    return values.tolist(), results[:, :, :width].tolist(), stats.tolist()
 
 
 def _theory_table(deal: TwoHandDeal, table: SuitTable | None) -> SuitTable | None:
@@ -389,9 +412,10 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
 
 def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution:
     leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
-    value = unpack(sum(table.code(s.deal) for s in position.suits))
+    found = evaluate([s.deal for s in position.suits], table)
     answers = tuple(_theory_answer(position, table, leader, line) for leader in leaders)
-    return TwoHandSolution(position, answers, "theory", value)
+    return TwoHandSolution(position, answers, "theory", unpack(found.total),
+                           evaluation=found if position.leader is None else None)
 
 
 # -- the search's answer ---------------------------------------------------------------------------------
@@ -511,23 +535,17 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
              if known is None and p.leader is None and not line]
     if batch:
         layouts = [_layout(positions[i].deal) for i in batch]
-        Ws = np.array([x.west for x in layouts], dtype=np.uint64)
-        Bs = np.array([x.starts for x in layouts], dtype=np.uint64)
-        tfs = np.array([x.trumps for x in layouts], dtype=np.int64)
-        values = np.zeros((len(batch), 2), dtype=np.int64)
-        results = np.full((len(batch), 2, 64), -1, dtype=np.int64)
-        stats = np.zeros((len(batch), kernels.N_STATS), dtype=np.int64)
-        codes, ends = _kernel_tables(theory, endings)
-        kernels.solve_batch(Ws, Bs, tfs, _table(), codes, ends, stats, values, results)
+        values, results, stats = search([x.west for x in layouts], [x.starts for x in layouts],
+                                        [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
+                                        theory=theory, endings=endings)
         looked_up = _ending_words(endings)
-        for j, (i, layout, (west, east), (west_results, east_results), counts) in enumerate(
-            zip(batch, layouts, values.tolist(), results.tolist(), stats.tolist())
-        ):
+        for i, layout, (west, east), (west_results, east_results), counts in zip(batch, layouts, values, results,
+                                                                                 stats):
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
             source = _table_source(layout, positions[i].deal.n, -1, 0, looked_up)
             out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
-                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS]))
+                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
             out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)

@@ -24,7 +24,7 @@ if __package__ in (None, ""):
 
 from whist_catalogue.store.reader import open_catalogue  # noqa: E402
 from whist_catalogue.store.solvers import default_solver  # noqa: E402
-from whist_catalogue.theory.deals import Deal, parse_suit  # noqa: E402
+from whist_catalogue.theory.deals import Deal, Suit, parse_suit  # noqa: E402
 from whist_catalogue.theory.multisuit import analyse  # noqa: E402
 from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
 
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     solver = default_solver(args.db)
     outcomes = []
     for _ in range(args.outcomes):
-        suits = []
+        suits: list[Suit] = []
         left = 13
         while left > 0 and len(suits) < 4:
             n = rng.randint(1, min(left, max_n))

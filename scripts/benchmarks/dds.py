@@ -96,8 +96,8 @@ def bridge_deal(suits: Sequence[Suit]):
     chosen = low[: 2 * cards]
     if len(chosen) < 2 * cards:
         raise ValueError("not enough free low cards for South and West")
-    south = [[] for _ in range(4)]
-    west = [[] for _ in range(4)]
+    south: list[list[str]] = [[] for _ in range(4)]
+    west: list[list[str]] = [[] for _ in range(4)]
     for k, (i, r) in enumerate(chosen):
         (south if k % 2 == 0 else west)[i].append(RANKS[14 - r])
     hands = [".".join(north), ".".join(east), ".".join("".join(h) for h in south), ".".join("".join(h) for h in west)]

@@ -38,8 +38,8 @@ import zlib
 from math import comb, log
 
 import numpy as np
-from numba import njit
 
+from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.bits import ONE
 from whist_catalogue.twohand.endings import (MAX_ENDING_N, EndingTable, build_level, ending_value,
                                              level_bytes, positions)
@@ -65,7 +65,7 @@ def run_levels(top: int) -> None:
         below = EndingTable.of_levels([below.level(j) for j in range(1, k)] + [values]) if k < top else below
 
 
-@njit(cache=True)
+@kernel
 def _ordered(k, ends, out):
     """The first form's layout of level k (West on lead): West's cards by colex rank, then the cut points, then the
     trump bit, a byte a value (255 where a suit of more than 13 cards puts a position outside the table)."""

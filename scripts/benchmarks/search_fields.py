@@ -64,7 +64,7 @@ def _children_cpu() -> float:
 
 def run(db: str, n: int, chunks: int | None) -> list[dict]:
     cli = str(Path(sys.executable).with_name("whist-catalogue"))
-    rows = []
+    rows: list[dict] = []
     for field, condition in FIELDS.items():
         expression = f"n = {n} and {condition}" if condition != "holdup" else f"n = {n} and holdup"
         if chunks is None:
@@ -74,9 +74,9 @@ def run(db: str, n: int, chunks: int | None) -> list[dict]:
             rows.append({"field": field, "expression": expression, "matches": int(out),
                          "wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_children_cpu() - cpu, 1)})
         else:
-            out = subprocess.run([sys.executable, "-c", _SAMPLE, db, str(n), str(chunks), expression],
-                                 capture_output=True, text=True, check=True).stdout.split()
-            per_wall, per_cpu, total = float(out[0]), float(out[1]), int(out[2])
+            words = subprocess.run([sys.executable, "-c", _SAMPLE, db, str(n), str(chunks), expression],
+                                   capture_output=True, text=True, check=True).stdout.split()
+            per_wall, per_cpu, total = float(words[0]), float(words[1]), int(words[2])
             rows.append({"field": field, "expression": expression, "chunks": chunks,
                          "chunk_wall_ms": round(1000 * per_wall, 1), "chunk_cpu_ms": round(1000 * per_cpu, 1),
                          "level_wall_s": round(per_wall * total, 1), "level_cpu_s": round(per_cpu * total, 1)})

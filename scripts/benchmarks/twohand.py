@@ -20,10 +20,13 @@ fall), the script checks and times, per deal, every legal first card's result fo
 DDS is ``solve_board`` in its every-legal-card mode, once per leader; ours is
 :func:`~whist_catalogue.twohand.solver.solve_many` in process, the whole batch at once (one kernel call) and
 deal by deal (for the per-deal figures).  It reports the mean, p99 and maximum per deal of each, the ratios,
-and how often the search met a theory leaf.  ``--cli`` times a command over the same deals instead (default
-``whist-catalogue outcome --json -``, the deals on its stdin, start-up included): the command line's
-two-hand answers are integrated after this script, and each output line must then carry ``outcome`` and
-``moves`` as :meth:`~whist_catalogue.twohand.solver.TwoHandSolution.to_json` gives them.
+and how often the search met a theory leaf.
+
+``--cli`` times the command line instead, start-up included: each family's deals on the stdin of one
+``whist-catalogue outcome --cards --json -`` process (or the COMMAND given), its every legal first card of both
+leaders checked against DDS's in the same run (and, for the family no referee fits, against the solver in
+process), its wall and CPU time against DDS's on the same deals; the slowest deal from each deal solved alone in
+process.
 """
 
 from __future__ import annotations
@@ -261,10 +264,14 @@ def ingredients(label: str, deals: list[TwoHandDeal]) -> None:
               f" CPU a deal", flush=True)
 
 
-def time_command(command: list[str], deals: list[TwoHandDeal], label: str) -> None:
-    """Pipe the deals into ``command`` (one process, start-up included) and check its answers against ours."""
-    from whist_catalogue.twohand.solver import solve_many
+def _cli_cards(line: dict, deal: TwoHandDeal, side: str) -> dict[Card, int]:
+    """A command-line answer's first cards of one leader as {(suit, rank): West's tricks}."""
+    ranks = [{s.card_name(r): r for r in s.west + s.east} for s in deal.suits]
+    return {(c["suit"], ranks[c["suit"]][c["card"]]): c["west_tricks"] for c in line["cards"][side]}
 
+
+def _run_command(command: list[str], deals: list[TwoHandDeal]) -> tuple[list[dict], float, float]:
+    """The deals on the stdin of one ``command`` process: its JSON lines, wall and CPU seconds (start-up included)."""
     text = "".join(d.text() + "\n" for d in deals)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -273,14 +280,80 @@ def time_command(command: list[str], deals: list[TwoHandDeal], label: str) -> No
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[:500]}")
-    lines = [json.loads(x) for x in done.stdout.splitlines()]
-    expected = [s.to_json() for s in solve_many(deals)]
-    for line, ours in zip(lines, expected, strict=True):
-        if line.get("outcome") != ours["outcome"] or line.get("moves") != ours["moves"]:
-            raise SystemExit(f"DISAGREE: {' '.join(command)} on {ours['deal']!r}: {line} vs {ours}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    print(f"{label}: {' '.join(command)} over {len(deals)} deals, start-up included: {wall:.3f} s wall,"
-          f" {cpu:.3f} s CPU; answers equal ours", flush=True)
+    return [json.loads(x) for x in done.stdout.splitlines()], wall, cpu
+
+
+def _alone(deals: list[TwoHandDeal]):
+    """Each deal solved alone in process (after the others: the transposition table as the command line leaves
+    it), timed: our time a deal, for its mean, p99 and slowest."""
+    from whist_catalogue.twohand.solver import clear_table, solve_many
+
+    solve_many(["AK2/QJ, 54/763"])  # the kernels from Numba's cache, before anything is timed
+    clear_table()
+    seconds, cpu, solutions = [], [], []
+    with _no_collector():
+        for deal in deals:
+            t, c = time.perf_counter(), time.process_time()
+            (solution,) = solve_many([deal])
+            seconds.append(time.perf_counter() - t)
+            cpu.append(time.process_time() - c)
+            solutions.append(solution)
+    return solutions, seconds, cpu
+
+
+def time_command(command: list[str], deals: list[TwoHandDeal], label: str, referee: bool) -> None:
+    """The command line against DDS on the same deals, start-up included: every legal first card of both leaders
+    equal (DDS's, or the in-process solver's where no referee fits), wall and CPU time, the slowest deal."""
+    print(f"{label}: {len(deals)} deals", flush=True)
+    dds: list[float] = []
+    dds_cpu: list[float] = []
+    expected = []
+    if referee:
+        boards = [bridge_deal(d) for d in deals]
+        with _no_collector():
+            for deal, board in zip(deals, boards):
+                t, cpu = time.perf_counter(), time.process_time()
+                expected.append((dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
+                dds.append(time.perf_counter() - t)
+                dds_cpu.append(time.process_time() - cpu)
+    lines, wall, cpu = _run_command(command, deals)
+    solutions, alone, alone_cpu = _alone(deals)
+    if not referee:
+        expected = [(our_first_cards(s, "W"), our_first_cards(s, "E")) for s in solutions]
+    cards = 0
+    for deal, line, (west, east) in zip(deals, lines, expected, strict=True):
+        for side, theirs in (("west", west), ("east", east)):
+            mine = _cli_cards(line, deal, side)
+            if mine != theirs:
+                raise SystemExit(f"DISAGREE on {deal.text()!r}, {side} on lead: the command line {mine},"
+                                 f" {'DDS' if referee else 'in process'} {theirs}")
+            cards += len(mine)
+    searched = sum(line["source"] == "search" for line in lines)
+    print(f"  every legal first card of both leaders from the command line agrees with"
+          f" {'DDS' if referee else 'the solver in process'}: {cards:,} cards ({searched} deals searched,"
+          f" {len(lines) - searched} from the theory)")
+    print(f"  ours: {' '.join(command)}, one process, start-up included: {wall:.3f} s wall, {cpu:.3f} s CPU"
+          f" ({1e3 * cpu / len(deals):.3f} ms CPU a deal)")
+    print(_line("ours, each deal alone in process", alone, alone_cpu))
+    if referee:
+        print(_line("DDS solve_board (every legal card), both leaders", dds, dds_cpu))
+        print(f"  -> the command line {sum(dds_cpu) / cpu:.1f}x DDS in CPU time ({sum(dds_cpu):.2f} s against"
+              f" {cpu:.3f} s), {sum(dds) / wall:.1f}x in wall time; slowest deal (CPU) ours {1e3 * max(alone_cpu):.3f}"
+              f" ms against DDS's {1e3 * max(dds_cpu):.3f} ms (wall {1e3 * max(alone):.3f} against"
+              f" {1e3 * max(dds):.3f} ms)")
+    print(_leaf_rate(solutions), flush=True)
+
+
+def start_up(command: list[str]) -> None:
+    """What the command line pays before its first two-hand answer: one small deal, median of 5 processes."""
+    runs = []
+    for _ in range(5):
+        _, wall, cpu = _run_command(command, [random_two_hand(random.Random(1), 3, True, True)])
+        runs.append((cpu, wall))
+    cpu, wall = sorted(runs)[2]
+    print(f"start-up: {' '.join(command)} on one 3-card deal: {wall:.3f} s wall, {cpu:.3f} s CPU (median of 5)",
+          flush=True)
 
 
 _FRESH = """
@@ -320,8 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ingredients", type=int, default=0, metavar="DEALS",
                         help="also time the first DEALS deals of each family without the endings and the theory leaves")
     parser.add_argument("--cli", nargs="*", metavar="COMMAND",
-                        help="time COMMAND over each family's deals instead of the in-process solver"
-                             " (default: whist-catalogue outcome --json -)")
+                        help="time COMMAND over each family's deals against DDS instead of the in-process solver"
+                             " (default: whist-catalogue outcome --cards --json -)")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
@@ -334,10 +407,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"load average (1 min) at the start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     if args.cli is not None:
         script = Path(sys.executable).with_name("whist-catalogue")
-        command = args.cli or [str(script) if script.exists() else "whist-catalogue", "outcome", "--json", "-"]
-        for label, deals in families:
+        command = args.cli or [str(script) if script.exists() else "whist-catalogue", "outcome", "--cards", "--json",
+                               "-"]
+        start_up(command)
+        for i, (label, deals) in enumerate(families):
             if deals:
-                time_command(command, deals, label)
+                time_command(command, deals, label, referee=i < 2)
+        print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
         return 0
     fresh_process()
     from whist_catalogue.twohand.solver import solve_many

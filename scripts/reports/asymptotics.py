@@ -19,17 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from whist_catalogue.scripts.reports import page_path
+from whist_catalogue.scripts.reports import fraction, page_path, table
 from whist_catalogue.single_suit import asymptotics as asy
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.asymptotics"
 QUICK_PLAN = ((100, 5_000), (1_000, 5_000), (10_000, 1_000))
-
-
-def fraction(q: Fraction) -> str:
-    text = str(abs(q.numerator)) if q.denominator == 1 else f"{abs(q.numerator)}/{q.denominator}"
-    return "−" + text if q < 0 else text
 
 
 def taylor_term(a: Fraction, b: Fraction) -> str:
@@ -41,12 +36,6 @@ def taylor_term(a: Fraction, b: Fraction) -> str:
     if b.denominator == 1:
         return f"{sign}{b.numerator}/√π"
     return f"{sign}{b.numerator}/({b.denominator}√π)"
-
-
-def table(header: list[str], rows: list[list[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" ---: " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines + [""]
 
 
 def ok(flag: bool) -> str:

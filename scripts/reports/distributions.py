@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import chi2
 
-from whist_catalogue.scripts.reports import page_path
+from whist_catalogue.scripts.reports import fraction, page_path, table
 from whist_catalogue.store.distributions import distribution, shipped_counts, shipped_max_n
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution
 from whist_catalogue.theory.multisuit import analyse_batch
@@ -40,19 +40,8 @@ SAMPLED = ((8, 8, 8, 8), (8, 7, 6, 5, 4, 3, 2, 1), (2, 2, 2, 2, 2, 2, 2, 2))
 EXAMPLE = (13, 13, 13, 13)
 
 
-def fraction(q: Fraction) -> str:
-    text = str(abs(q.numerator)) if q.denominator == 1 else f"{abs(q.numerator)}/{q.denominator}"
-    return "−" + text if q < 0 else text
-
-
 def decimal(q: Fraction, digits: int = 6) -> str:
     return f"{float(q):.{digits}f}".replace("-", "−")
-
-
-def table(header: list[str], rows: list[list[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" ---: " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines + [""]
 
 
 def sizes_text(sizes: tuple[int, ...]) -> str:
@@ -93,9 +82,9 @@ def equal_suits_section(results: Results, plan: dict[int, int]) -> list[str]:
     ]
     ks = sorted(plan)
     top = max(plan.values())
-    rows = []
+    rows: list[list[object]] = []
     for n in range(1, top + 1):
-        rows.append([n] + [decimal(results.get((n,) * k).dealer_advantage) if n <= plan[k] else "" for k in ks])
+        rows.append([n, *(decimal(results.get((n,) * k).dealer_advantage) if n <= plan[k] else "" for k in ks)])
     out += table(["n"] + [f"k = {k}" for k in ks], rows)
     out += ["### 1.2 Pr[the lead changes the outcome] (and Pr[the leader gains], in brackets)", ""]
     rows = []

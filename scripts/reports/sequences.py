@@ -18,38 +18,39 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.sequences"
 SCAN_FILE = ROOT / "docs" / "data" / "scan.jsonl"
 
-Level = Mapping[str, object]
+Level = Mapping[str, Any]
+"""One ``scan --json`` line, as JSON reads it."""
 
 
 def _infinitesimal_count(code: str) -> Callable[[Level], int]:
-    return lambda level: int(level["infinitesimals"].get(code, 0))  # type: ignore[union-attr]
+    return lambda level: int(level["infinitesimals"].get(code, 0))
 
 
 def _class_count(name: str) -> Callable[[Level], int]:
-    return lambda level: int(level["classes"].get(name, 0))  # type: ignore[union-attr]
+    return lambda level: int(level["classes"].get(name, 0))
 
 
 def _checked(name: str) -> Callable[[Level], int]:
-    return lambda level: int(level["checks"][name]["checked"])  # type: ignore[index]
+    return lambda level: int(level["checks"][name]["checked"])
 
 
 def _counterexamples(name: str) -> Callable[[Level], int]:
-    return lambda level: int(level["checks"][name]["counterexamples"])  # type: ignore[index]
+    return lambda level: int(level["checks"][name]["counterexamples"])
 
 
 def _lead_matters(level: Level) -> int:
-    outcomes: Mapping[str, int] = level["outcomes"]  # type: ignore[assignment]
+    outcomes: Mapping[str, int] = level["outcomes"]
     return sum(c for key, c in outcomes.items() if len(set(key.split("|"))) == 2)
 
 
 def _largest_denominator(level: Level) -> int:
-    return max(Fraction(f).denominator for f in level["fractional_parts"])  # type: ignore[union-attr]
+    return max(Fraction(f).denominator for f in level["fractional_parts"])
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,10 @@ def _catalan(m: int) -> int:
 
 
 SEQUENCES: tuple[Sequence, ...] = (
-    Sequence("deals", "Deals", "single-suit deals with n cards a hand: C(2n, n)", lambda lv: int(lv["deals"]),  # type: ignore[arg-type]
+    Sequence("deals", "Deals", "single-suit deals with n cards a hand: C(2n, n)", lambda lv: int(lv["deals"]),
              (Formula("C(2n, n)", lambda n, s: comb(2 * n, n)),)),
     Sequence("distinct-values", "Distinct values", "distinct values val(D) among the deals with n cards a hand",
-             lambda lv: int(lv["distinct_values"]),  # type: ignore[arg-type]
+             lambda lv: int(lv["distinct_values"]),
              (Formula("n² + 3n − 5", lambda n, s: n * n + 3 * n - 5),)),
     Sequence("integer-values", "Integer values", "deals whose value is an integer (no infinitesimal part)",
              _class_count("integer")),
@@ -101,12 +102,12 @@ SEQUENCES: tuple[Sequence, ...] = (
              _lead_matters,
              (Formula("half-integer values", lambda n, s: s["half-integer-values"][n]),)),
     Sequence("distinct-fractional-parts", "Distinct fractional parts",
-             "distinct fractional parts of the values' numerical parts", lambda lv: len(lv["fractional_parts"]),  # type: ignore[arg-type]
+             "distinct fractional parts of the values' numerical parts", lambda lv: len(lv["fractional_parts"]),
              (Formula("2n", lambda n, s: 2 * n),)),
     Sequence("largest-denominator", "Largest denominator", "the largest denominator of a value's numerical part",
              _largest_denominator, (Formula("2^(n−1)", lambda n, s: 2 ** (n - 1)),)),
     Sequence("distinct-infinitesimals", "Distinct infinitesimal parts",
-             "distinct infinitesimal parts of the values (0 included)", lambda lv: len(lv["infinitesimals"]),  # type: ignore[arg-type]
+             "distinct infinitesimal parts of the values (0 included)", lambda lv: len(lv["infinitesimals"]),
              (Formula("2n + 1", lambda n, s: 2 * n + 1),)),
     Sequence("epsilon-0", "Infinitesimal part ε₀", "deals whose value has infinitesimal part ε₀",
              _infinitesimal_count("e0"), (Formula("1", lambda n, s: 1),)),
@@ -117,7 +118,7 @@ SEQUENCES: tuple[Sequence, ...] = (
     Sequence("epsilon-3", "Infinitesimal part ε₃", "deals whose value has infinitesimal part ε₃",
              _infinitesimal_count("e3"), (Formula("C(n − 2, 3) − 1", lambda n, s: comb(n - 2, 3) - 1),)),
     Sequence("epsilon-top", "Infinitesimal part ε_⌈n/2⌉", "deals whose value has infinitesimal part ε_k, k = ⌈n/2⌉",
-             lambda lv: _infinitesimal_count(f"e{(int(lv['n']) + 1) // 2}")(lv),  # type: ignore[call-overload]
+             lambda lv: _infinitesimal_count(f"e{(int(lv['n']) + 1) // 2}")(lv),
              (Formula("Catalan number C_(n − ⌈n/2⌉)", lambda n, s: _catalan(n - (n + 1) // 2)),)),
     Sequence("conjecture-12-2-checked", "Conjecture 12.2: deals checked",
              "deals on which `scan` checks Conjecture 12.2 (multi-suit paper)", _checked("conjecture_12_2"),

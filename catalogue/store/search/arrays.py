@@ -28,7 +28,7 @@ from whist_catalogue.theory.deals import Deal
 
 if TYPE_CHECKING:
     from whist_catalogue.engine.chunks import Chunk
-    from whist_catalogue.store.reader import Catalogue
+    from whist_catalogue.store.levels import LevelSource
     from whist_catalogue.store.records import DealRecord
 
 __all__ = ["UNKNOWN", "VALUE_COLUMNS", "LevelProgress", "evaluate", "levels_asked", "narrowing_hint", "ChunkQuery",
@@ -263,12 +263,12 @@ def coverage(complete: Iterable[int], expression: str | None = None, *, level: i
     return SearchCoverage(searched, missing, impossible=not asked)
 
 
-def _levels(catalogue: Catalogue, query: ChunkQuery) -> list[int]:
+def _levels(catalogue: LevelSource, query: ChunkQuery) -> list[int]:
     complete = catalogue.complete_levels()
     return [n for n in query.asked() if n in complete]
 
 
-def count(catalogue: Catalogue, expression: str | None = None, *, level: int | None = None,
+def count(catalogue: LevelSource, expression: str | None = None, *, level: int | None = None,
           progress: LevelProgress | None = None) -> int:
     """How many deals of the catalogue's complete levels match
     (:meth:`~whist_catalogue.store.reader.Catalogue.count`)."""
@@ -313,7 +313,7 @@ class Matches:
         self.close()
 
 
-def matches(catalogue: Catalogue, expression: str | None = None, *, level: int | None = None,
+def matches(catalogue: LevelSource, expression: str | None = None, *, level: int | None = None,
             limit: int | None = None, offset: int = 0, after: int | None = None,
             progress: LevelProgress | None = None) -> Matches:
     """The matching deals in key order (levels by n, each in rank order), past the first ``offset`` matches or
@@ -325,7 +325,7 @@ def matches(catalogue: Catalogue, expression: str | None = None, *, level: int |
     return Matches(_matches(catalogue, query, limit, offset, start, progress))
 
 
-def _matches(catalogue: Catalogue, query: ChunkQuery, limit: int | None, offset: int, start: Deal | None,
+def _matches(catalogue: LevelSource, query: ChunkQuery, limit: int | None, offset: int, start: Deal | None,
              progress: LevelProgress | None) -> Generator[DealRecord, None, None]:
     from whist_catalogue.store import derived
     from whist_catalogue.theory.ranking import rank

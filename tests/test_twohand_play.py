@@ -1,13 +1,15 @@
-"""Playing a deal card by card with the theory's moves: legal moves, recommendations, undo."""
+"""Playing a deal card by card (twohand/play.py): the theory's moves on symmetric deals, the search's on any other; legal
+moves, recommendations, undo."""
 
 import pytest
+from twohand_minimax import every_card, every_reply
 
 from whist_catalogue.errors import IllegalMoveError
 from whist_catalogue.store.solvers import ComputingSolver
 from whist_catalogue.theory import referee
-from whist_catalogue.theory.deals import parse_multisuit
-from whist_catalogue.theory.multisuit import LeadRule
-from whist_catalogue.theory.play import Move, Play, PlayHistory
+from whist_catalogue.theory.deals import TwoHandDeal, parse_multisuit, parse_two_hand
+from whist_catalogue.theory.multisuit import LeadRule, Trick
+from whist_catalogue.twohand.play import Move, Play, PlayHistory
 
 SOLVER = ComputingSolver()
 DEAL_27 = "AKQ8/JT97, AQ87/KJT9, AJT7/KQ98, KQ9/AJT"
@@ -199,3 +201,100 @@ def test_a_history_records_what_each_card_cost():
     assert [c.cost for c in history.played] == [0, 1]
     history.back()
     assert [c.cost for c in history.played] == [0]
+
+
+# -- two-hand deals: voids, ruffs, discards, every position answered by the search or the theory ----------------
+
+
+def test_a_void_lets_the_follower_ruff_or_discard_and_the_trick_goes_by_the_rules():
+    deal = parse_two_hand("trumps ♥: AK2/-, 5/QJ43")
+    play = Play.start(deal.suits, "W", SOLVER, deal.trump)
+    assert play.source == "search" and play.lead_rule() is None
+    play.play(Move(0, 14))  # West leads the ace of spades; East has none: any card
+    assert play.legal_moves() == [Move(1, 3), Move(1, 4), Move(1, 11), Move(1, 12)]
+    trick = play.play(Move(1, 3))  # East ruffs with the 3 of trumps
+    assert trick == Trick("W", 0, 14, 3, 1, True) and trick.winner == "E" and play.leader == "E"
+    assert play.hand("E", 1) == (4, 11, 12) and play.hand("W", 0) == (2, 13)
+    play.play(Move(1, 4))  # East leads a trump; West follows with the 5 ...
+    assert play.legal_moves() == [Move(1, 5)]
+    assert play.play(Move(1, 5)).winner == "W"  # ... which beats the 4
+    play.play(Move(0, 13))  # West leads the king of spades: East ruffs or — here, only trumps — ruffs
+    assert play.play(Move(1, 11)).winner == "E"
+    # without trumps the same card is a discard, and the leader keeps the trick
+    plain = Play.start(deal.suits, "W", SOLVER)
+    plain.play(Move(0, 14))
+    trick = plain.play(Move(1, 3))
+    assert trick is not None and not trick.ruff and trick.winner == "W"
+
+
+def test_a_deal_leaves_the_search_for_the_theory_when_its_suits_are_even_again():
+    # AK/-, -/QJ, K/A: after West's A and East's discard of the J the spades and hearts are each 1 : 0 and 0 : 1;
+    # after one more such trick every suit left is even, and the theory answers
+    deal = parse_two_hand("AK/-, -/QJ, K/A")
+    play = Play.start(deal.suits, "W", SOLVER)
+    play.play(Move(0, 14))
+    play.play(Move(1, 11))
+    assert play.source == "search"
+    play.play(Move(0, 13))
+    play.play(Move(1, 12))
+    assert play.source == "theory" and play.west_tricks == 2
+    assert play.lead_rule() is not None and play.card_results() == {Move(2, 13): 2}
+
+
+def _minimax_results(play: Play) -> dict[Move, int]:
+    """Each legal card's final West tricks by plain minimax (tests/twohand_minimax.py) of the cards still held."""
+    live = [i for i, s in enumerate(play.suits) if s.west or s.east]
+    deal = TwoHandDeal(tuple(play.suits[i] for i in live), live.index(play.trump) if play.trump in live else None)
+    if play.led is None:
+        _, results = every_card(deal, play.leader, memo=True)
+    else:
+        results = every_reply(deal, play.leader, (live.index(play.led.suit), play.led.rank), memo=True)
+    return {Move(live[s], r): play.west_tricks + k for (s, r), k in results.items()}
+
+
+def test_every_card_of_the_app_is_optimal_after_random_play_by_minimax():
+    """Random cards for one side (often costly), the recommended card for the other, on random deals with voids and
+    trumps: every position's card results equal plain minimax's, each recommended card is a best one, and a deal
+    played out ends with the tricks its results promised."""
+    import random
+
+    from test_twohand_solver import random_deal
+
+    rng = random.Random(2024)
+    checked = searched = theory = 0
+    for _ in range(40):
+        deal = random_deal(rng, rng.randint(2, 6))
+        play = Play.start(deal.suits, rng.choice("WE"), SOLVER, deal.trump)
+        user = rng.choice("WE")
+        while not play.finished:
+            assert play.card_results() == _minimax_results(play), (deal.text(), play.moves)
+            searched += play.source == "search"
+            theory += play.source == "theory"
+            if play.to_play == user:
+                play.play(rng.choice(play.legal_moves()))
+                continue
+            promised = play.expected_west_tricks()
+            move = play.recommended()
+            assert play.cost(move) == 0 and play.card_results()[move] == promised
+            play.play(move)
+            checked += 1
+    assert checked > 60 and searched > 100 and theory > 10
+
+
+def test_the_search_positions_agree_with_the_solver_and_the_line_keeps_its_promise():
+    from whist_catalogue.twohand.position import Position
+    from whist_catalogue.twohand.solver import solve
+
+    deal = parse_two_hand("trumps ♠: AKQ2/J5, KJ9/T8, QT3/AK, 7/Q2, -/964")
+    for leader in "WE":
+        play = Play.start(deal.suits, leader, SOLVER, deal.trump)
+        answer = solve(deal).answer(leader)
+        assert play.card_results() == {Move(r.suit, r.card): r.west_tricks for r in answer.moves}
+        assert play.expected_west_tricks() == answer.west_tricks
+        line = play.line_to_end()
+        assert len(line) == 11 and sum(t.winner == "W" for t in line) == answer.west_tricks
+        play.play(play.legal_moves()[0])  # the lowest card, a mistake or not
+        after = solve(Position(deal, leader, (play.led.suit, play.led.rank))).answers[0]
+        assert play.card_results() == {Move(r.suit, r.card): r.west_tricks for r in after.moves}
+        copy = play.copy()
+        assert copy.trump == 0 and copy.card_results() == play.card_results()

@@ -1,36 +1,42 @@
-"""A deal being played out card by card, with the theory's moves at every point.
+"""A two-person deal being played out card by card, with optimal moves at every point.
 
-The interactive counterpart of :func:`whist_catalogue.theory.multisuit.optimal_line`: a user
-plays cards for either side, asks for the theory's move (a lead chosen by the
-rule of §10.4 of the multi-suit paper and a best card of that suit, or a best
-reply, docs/spec.md §3), and takes moves back.  Works for one suit or many; the desktop
-app and tests drive it.
+The interactive counterpart of :func:`~.solver.solve`: a user plays cards for either side of any deal
+(docs/spec.md §2: uneven suits, voids, a trump suit), asks for the best card of the side to move, and takes
+moves back; the desktop app and tests drive it.  Each position is answered where the package answers it
+(:mod:`.solver`'s two sources):
 
-Every legal card's exact result comes from :mod:`whist_catalogue.theory.moves` (one trick of
-look-ahead on Theorem 9.1), so the theory's moves stay optimal for the whole deal
-after either side's mistakes: a best reply *within the suit* is optimal after an
-optimal lead (Lemmas 9.6–9.9) but not always after another one — in
-``7/6, JT5/K83, 3/A`` with West leading the T of the second suit, the 3 is East's
-best reply in that suit, yet only the K holds West to 2 tricks.  The theory's
-moves are therefore its suit-by-suit choices that are optimal for the whole deal,
-or, when there is none, the cards that are.
+* **the theory** — every suit even (nobody can ever ruff or discard, so trumps change nothing): every legal
+  card's exact result by one trick of look-ahead on Theorem 9.1 of the multi-suit paper
+  (:mod:`whist_catalogue.theory.moves`), and the theory's moves — a lead by the rule of §10.4, a best reply in
+  the suit (docs/spec.md §3) — kept where they are optimal for the whole deal: a best reply *within the suit*
+  is optimal after an optimal lead (Lemmas 9.6–9.9) but not always after another one — in
+  ``7/6, JT5/K83, 3/A`` with West leading the T of the second suit, the 3 is East's best reply in that suit,
+  yet only the K holds West to 2 tricks.  So the theory's moves are its suit-by-suit choices that are optimal
+  for the whole deal, or, when there is none, the cards that are.
+* **the search** — any other position (an uneven suit): every legal card's result by the exact search
+  (:func:`~.solver.solve` of the position), and as the one best card the first in the order written.  A deal
+  leaves the search for the theory as soon as its suits are even again.
+
+Either way the moves stay optimal for the whole deal after either side's mistakes, since every position is
+answered afresh (and remembered: stepping back and forth asks nothing twice).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Literal, Sequence
 
 from whist_catalogue.errors import IllegalMoveError
-from whist_catalogue.theory.deals import Suit
+from whist_catalogue.theory.deals import Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.moves import suit_card_results
+from whist_catalogue.theory.moves import CardResult, suit_card_results
 from whist_catalogue.theory.multisuit import LeadRule, Trick, qualifying_suits
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.solution import Solver
-from whist_catalogue.theory.values import Outcome, Value, rho, total
 
-__all__ = ["Move", "Play", "PlayedCard", "PlayHistory"]
+__all__ = ["Move", "Play", "PlayRecord", "PlayHistory"]
+
+Source = Literal["theory", "search"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,9 @@ class Play:
     initial: tuple[Suit, ...]
     first_leader: Player
     solver: Solver
+    """Values the suits of the theory's positions (the catalogue, the engine)."""
+    trump: int | None = None
+    """The trump suit's index, None for no trumps."""
     suits: list[Suit] = field(init=False)
     leader: Player = field(init=False)
     led: Move | None = field(init=False, default=None)
@@ -55,6 +64,7 @@ class Play:
 
     def __post_init__(self) -> None:
         self.initial = tuple(self.initial)
+        TwoHandDeal(self.initial, self.trump)  # the hands' sizes and the trump suit checked once, here
         self.suits = list(self.initial)
         self.leader = self.first_leader
         self._moves: list[Move] = []
@@ -62,8 +72,8 @@ class Play:
         self._results: dict[tuple, dict[Move, int]] = {}
 
     @classmethod
-    def start(cls, suits: Sequence[Suit], leader: Player, solver: Solver) -> Play:
-        return cls(tuple(suits), leader, solver)
+    def start(cls, suits: Sequence[Suit], leader: Player, solver: Solver, trump: int | None = None) -> Play:
+        return cls(tuple(suits), leader, solver, trump)
 
     # -- where we are ---------------------------------------------------------------------
     @property
@@ -74,7 +84,7 @@ class Play:
 
     @property
     def finished(self) -> bool:
-        return not any(s.n for s in self.suits)
+        return not any(s.west or s.east for s in self.suits)
 
     @property
     def west_tricks(self) -> int:
@@ -84,6 +94,11 @@ class Play:
     def east_tricks(self) -> int:
         return len(self.tricks) - self.west_tricks
 
+    @property
+    def source(self) -> Source:
+        """Who answers the position: ``"theory"`` when every suit is even (Theorem 9.1), else ``"search"``."""
+        return "theory" if all(s.symmetric for s in self.suits) else "search"
+
     def hand(self, player: Player, suit: int) -> tuple[int, ...]:
         s = self.suits[suit]
         cards = s.west if player == "W" else s.east
@@ -91,30 +106,23 @@ class Play:
             cards = tuple(c for c in cards if c != self.led.rank)
         return cards
 
-    def value(self) -> Value:
-        """The sum of the values of the suits still to play (at the start of a trick)."""
-        return total(self.solver.value(s.deal) for s in self.suits if s.n)
-
-    def projected_outcome(self) -> Outcome:
-        """West's final tricks with each side on lead from here: tricks so far plus ρ(value) (Theorem 9.1)."""
-        o = rho(self.value())
-        return Outcome(self.west_tricks + o.west_leads, self.west_tricks + o.east_leads)
-
     def expected_west_tricks(self) -> int:
-        """West's final tricks if both sides play optimally from the start of this trick."""
-        o = self.projected_outcome()
-        return o.west_leads if self.leader == "W" else o.east_leads
+        """West's final tricks if both sides play optimally from here."""
+        results = self.card_results()
+        if not results:
+            return self.west_tricks
+        return (max if self.to_play == "W" else min)(results.values())
 
     # -- moves ----------------------------------------------------------------------------
     def legal_moves(self) -> list[Move]:
         player = self.to_play
-        if self.led is not None:
+        if self.led is not None and self.hand(player, self.led.suit):
             return [Move(self.led.suit, r) for r in self.hand(player, self.led.suit)]
-        return [Move(i, r) for i, s in enumerate(self.suits) for r in (s.west if player == "W" else s.east)]
+        return [Move(i, r) for i in range(len(self.suits)) for r in self.hand(player, i)]
 
     def lead_rule(self) -> tuple[LeadRule, tuple[int, ...]] | None:
-        """The clause of §10.4 that applies now and the suits it allows (None mid-trick)."""
-        if self.led is not None or self.finished:
+        """The clause of §10.4 that applies now and the suits it allows (None mid-trick, or outside the theory)."""
+        if self.led is not None or self.finished or self.source != "theory":
             return None
         values = [self.solver.value(s.deal) if s.n else None for s in self.suits]
         return qualifying_suits(values, self.leader)
@@ -128,9 +136,25 @@ class Play:
         found = self._results.get(key)
         if found is None:
             led = (self.led.suit, self.led.rank) if self.led is not None else None
-            results = suit_card_results(self.suits, self.leader, self._table, led)
+            if self.source == "theory":
+                results = suit_card_results(self.suits, self.leader, self._table, led)
+            else:
+                results = self._searched(led)
             found = self._results[key] = {Move(r.suit, r.card): self.west_tricks + r.west_tricks for r in results}
         return found
+
+    def _searched(self, led: tuple[int, int] | None) -> list[CardResult]:
+        """The exact search's results for the position; the search knows only the suits still held, so the
+        emptied ones are left out and the indices mapped back."""
+        from whist_catalogue.twohand.position import Position
+        from whist_catalogue.twohand.solver import solve  # loads Numba: only a deal outside the theory needs it
+
+        live = [i for i, s in enumerate(self.suits) if s.west or s.east]
+        trump = live.index(self.trump) if self.trump in live else None
+        deal = TwoHandDeal(tuple(self.suits[i] for i in live), trump)
+        at = (live.index(led[0]), led[1]) if led is not None else None
+        (answer,) = solve(Position(deal, self.leader, at), line=False).answers
+        return [CardResult(live[r.suit], r.card, r.west_tricks) for r in answer.moves]
 
     def best_moves(self) -> list[Move]:
         """Every legal card that is optimal for the whole deal (the most West tricks for West, the fewest for East)."""
@@ -149,20 +173,21 @@ class Play:
         return abs(best - results[move])
 
     def optimal_moves(self) -> list[Move]:
-        """The theory's moves, optimal for the whole deal (see the module docstring).
+        """The theory's moves, optimal for the whole deal (see the module docstring); outside the theory, every
+        best card.
 
         At a lead, best leads of the suits the §10.4 rule allows; in reply, best
         replies in the suit led — each kept when it is optimal for the whole deal;
         if none is, every card that is.
         """
-        theory = self._suit_moves()
         best = set(self.best_moves())
-        kept = [m for m in theory if m in best]
+        kept = [m for m in self._suit_moves() if m in best]
         return kept or sorted(best, key=lambda m: (m.suit, m.rank))
 
     def _suit_moves(self) -> list[Move]:
-        """Best leads of the suits the §10.4 rule allows, or best replies in the suit led (each suit on its own)."""
-        if self.finished:
+        """Best leads of the suits the §10.4 rule allows, or best replies in the suit led (each suit on its own);
+        none outside the theory."""
+        if self.finished or self.source != "theory":
             return []
         if self.led is None:
             rule = self.lead_rule()
@@ -178,11 +203,13 @@ class Play:
         return [Move(self.led.suit, suit.rank_of(c)) for c in replies]
 
     def recommended(self) -> Move:
-        """One optimal move: the most complex qualifying suit's lowest best lead, or the lowest best reply."""
+        """One optimal move: the most complex qualifying suit's lowest best lead, or the lowest best reply; outside
+        the theory the first best card in the order written, suit by suit, lowest first (the command line's first
+        lead of a searched deal, :func:`~.batch.first_best`)."""
         moves = self.optimal_moves()
         if not moves:
             raise IllegalMoveError("the deal is over")
-        if self.led is None:
+        if self.led is None and self.source == "theory":
             values = {m.suit: self.solver.value(self.suits[m.suit].deal) for m in moves}
             best_suit = max(values, key=lambda i: (values[i].complexity, -i))
             return min((m for m in moves if m.suit == best_suit), key=lambda m: m.rank)
@@ -201,14 +228,14 @@ class Play:
 
     def copy(self) -> Play:
         """An independent copy of this position, with the same history (so it can be undone too)."""
-        other = Play(self.initial, self.first_leader, self.solver)
+        other = Play(self.initial, self.first_leader, self.solver, self.trump)
         other._table, other._results = self._table, self._results  # memoised answers stay true
         for m in self._moves:
             other.play(m)
         return other
 
     def line_to_end(self) -> list[Trick]:
-        """The tricks still to come, the current one included, when both sides play the theory's moves."""
+        """The tricks still to come, the current one included, when both sides play :meth:`recommended`."""
         rest = self.copy()
         done = len(rest.tricks)
         while not rest.finished:
@@ -244,13 +271,24 @@ class Play:
         if self.led is None:
             self.led = move
             return None
-        trick = Trick(self.leader, move.suit, self.led.rank, move.rank)
-        west, east = (trick.lead, trick.reply) if self.leader == "W" else (trick.reply, trick.lead)
-        self.suits[move.suit] = self.suits[move.suit].without(west, east)
+        led = self.led
+        if move.suit == led.suit:
+            trick = Trick(self.leader, led.suit, led.rank, move.rank)
+        else:  # a void in the suit led: a ruff wins the trick, a discard never does
+            trick = Trick(self.leader, led.suit, led.rank, move.rank, move.suit, move.suit == self.trump)
+        self._take(self.leader, led)
+        self._take(self.to_play, move)
         self.tricks.append(trick)
         self.leader = trick.winner
         self.led = None
         return trick
+
+    def _take(self, player: Player, move: Move) -> None:
+        """``player``'s card ``move`` leaves the hand."""
+        suit = self.suits[move.suit]
+        west = tuple(r for r in suit.west if r != move.rank) if player == "W" else suit.west
+        east = tuple(r for r in suit.east if r != move.rank) if player == "E" else suit.east
+        self.suits[move.suit] = Suit(west, east, suit.notation)
 
     def _why_illegal(self, move: Move) -> str:
         player = "West" if self.to_play == "W" else "East"
@@ -266,7 +304,7 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayedCard:
+class PlayRecord:
     """A card of a line of play: who played it, what it cost them and the trick it completed."""
 
     move: Move
@@ -289,7 +327,7 @@ class PlayHistory:
 
     def __init__(self, play: Play) -> None:
         self.play = play
-        self.line: list[PlayedCard] = []
+        self.line: list[PlayRecord] = []
         if play.moves:
             raise IllegalMoveError("a history starts from the first card of a deal")
 
@@ -299,7 +337,7 @@ class PlayHistory:
         return len(self.play.moves)
 
     @property
-    def played(self) -> list[PlayedCard]:
+    def played(self) -> list[PlayRecord]:
         """The cards played up to the position shown."""
         return self.line[: self.cursor]
 
@@ -312,13 +350,13 @@ class PlayHistory:
         """Every trick the line completes, those after the position shown included."""
         return [c.trick for c in self.line if c.trick is not None]
 
-    def play_card(self, move: Move) -> PlayedCard:
+    def play_card(self, move: Move) -> PlayRecord:
         """Play ``move`` at the position shown: the line's next card (the rest of the line stays) or a new
         one (the rest of the line goes)."""
         play = self.play
         player, cost = play.to_play, play.cost(move)  # cost() rejects an illegal card
         k = self.cursor
-        card = PlayedCard(move, player, cost, play.play(move))
+        card = PlayRecord(move, player, cost, play.play(move))
         if k < len(self.line) and self.line[k] == card:
             return card
         del self.line[k:]

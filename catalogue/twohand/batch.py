@@ -1,0 +1,215 @@
+"""Two-hand deals in batches, as the command line's ``outcome`` and ``moves`` read and answer them (docs/spec.md
+§2, §4).
+
+:class:`DealReader` reads a deal's text once into what the search needs — its cards as the kernels' words
+(:mod:`.bits`: West's cards, the suits' starts, the trump flag, the trump suit at the bottom) and the names to
+answer in — and says whether the deal is symmetric (every suit even: then Theorem 9.1 of the multi-suit paper
+answers it, trumps or not, since nobody can ever ruff or discard).  :func:`search_task` runs the search on
+many of them at once (:func:`~.solver.search`, one call of the kernel; the task a Dask worker runs for
+``--cluster``), and :func:`outcome_answer` / :func:`moves_answer` turn its results into the typed answers of
+:mod:`whist_catalogue.theory.answers`, which render them as text or JSON.
+
+A batch repeats its suits (a 52-card pack deals a few hundred thousand distinct ones, and a batch meets each
+many times), so each suit's text is read once (:func:`~whist_catalogue.theory.deals.two_hand_suit`, at C speed
+for plain rank notation).  The checks are :func:`~whist_catalogue.theory.deals.parse_two_hand`'s, which words
+every error.  Nothing here imports NumPy or Numba: a batch of symmetric deals never loads the search.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple, Sequence
+
+from whist_catalogue.constants import MAX_SEARCH_N
+from whist_catalogue.errors import BeyondSearchError, IllegalMoveError, InvalidDealError
+from whist_catalogue.theory.answers import SEARCH, FirstCards, MovesAnswer, OutcomeAnswer
+from whist_catalogue.theory.deals import (
+    SUIT_SYMBOLS, multisuit_parts, parse_two_hand, read_suit, split_trumps, suit_name, trump_suit, two_hand_suit,
+)
+from whist_catalogue.theory.values import Outcome
+
+if TYPE_CHECKING:
+    from whist_catalogue.theory.labeled import Player
+
+__all__ = ["Reading", "DealReader", "beyond_search", "led_bit", "search_task", "outcome_answer", "moves_answer",
+           "first_best", "BY_SEARCH"]
+
+BY_SEARCH = "a best first card, found by search"
+"""Why a searched deal's first lead is best, in words (the theory's leads give the rule of §10.4)."""
+
+_SuitBits = tuple[int, int, int, tuple[str, ...]]
+"""A suit read (:func:`~whist_catalogue.theory.deals.two_hand_suit`): West's cards as bits, West's and East's
+counts, the cards' names lowest first."""
+_MAX_KNOWN = 1 << 16
+"""Distinct suits a reader remembers before it starts again (a pack deals about 1.6 million)."""
+
+
+class Reading(NamedTuple):
+    """A deal's text as read for an answer."""
+
+    text: str
+    """The deal as answered: as written, with ``trumps ♥: `` before it when the trump suit came from an option
+    (so that it reads back as the same deal)."""
+    body: str
+    """Its suits' text, after any ``trumps …:``."""
+    parts: tuple[str, ...]
+    """Each suit as written."""
+    trump: int | None
+    """The trump suit, from 0; None for no trumps."""
+    symmetric: bool
+    """Every suit even: the theory's (Theorem 9.1), and the search's words below are not filled in."""
+    n: int
+    """Cards a hand."""
+    west: int
+    starts: int
+    tf: int
+    """The kernels' words (:mod:`.kernels`): West's cards, the suits' starts and the sentinel, the trump flag."""
+    places: tuple[tuple[int, tuple[str, ...]], ...]
+    """Each suit in the order written: its lowest card's bit and its cards' names, lowest first."""
+
+
+class DealReader:
+    """Deal texts → :class:`Reading` (docs/spec.md §2), remembering each suit's text; ``trumps`` names the
+    trump suit of every deal whose text names none (``--trumps``: a number from 1, a symbol or a letter).
+
+    Raises what :func:`~whist_catalogue.theory.deals.parse_two_hand` raises, and :class:`BeyondSearchError` for a
+    deal outside the theory with more than :data:`~whist_catalogue.constants.MAX_SEARCH_N` cards a hand."""
+
+    def __init__(self, trumps: str | None = None) -> None:
+        self.trumps = trumps
+        self._suits: dict[str, _SuitBits] = {}
+        self._trumps: dict[tuple[str | None, int], int | None] = {}
+        """(the trump suit the text names, the deal's suits) → the trump suit, once found."""
+
+    def __call__(self, text: str) -> Reading:
+        named, body = split_trumps(text)
+        parts = multisuit_parts(body)  # a deal beyond the size bound is refused here, before any work
+        known = self._suits
+        try:
+            suits = [known[part] for part in parts]
+        except KeyError:
+            try:
+                suits = [self._suit(part) for part in parts]
+            except InvalidDealError:
+                parse_two_hand(text, self.trumps)  # a part at fault: said as the parser says it, naming the suit
+                raise
+        count = len(parts)
+        trump = None
+        if named is not None or self.trumps is not None:
+            trump = self._trumps.get((named, count))
+            if trump is None:
+                trump = self._trumps[named, count] = trump_suit(named, self.trumps, count, text)
+        n = east = 0
+        even = True
+        for _, w, e, _ in suits:
+            n += w
+            east += e
+            even = even and w == e
+        if n != east:
+            parse_two_hand(text, self.trumps)  # hands of different sizes: said as the parser says it
+            raise AssertionError(f"the parser took hands of different sizes: {text!r}")
+        shown = text
+        if named is None and trump is not None:
+            shown = f"trumps {SUIT_SYMBOLS[trump] if count <= len(SUIT_SYMBOLS) else trump + 1}: {text}"
+        if even:
+            return Reading(shown, body, tuple(parts), trump, True, n, 0, 0, 0, ())
+        if n > MAX_SEARCH_N:
+            raise beyond_search(n, shown)
+        # The kernels' layout (bits.py): the trump suit at the bottom, the others above it in the order written.
+        places: list[tuple[int, tuple[str, ...]]] = [(0, ())] * count
+        west = starts = offset = 0
+        if trump is not None:
+            mask, _, _, names = suits[trump]
+            west, starts, offset = mask, 1, len(names)
+            places[trump] = (0, names)
+        for i, (mask, _, _, names) in enumerate(suits):
+            if i != trump:
+                west |= mask << offset
+                starts |= 1 << offset
+                places[i] = (offset, names)
+                offset += len(names)
+        return Reading(shown, body, tuple(parts), trump, False, n, west, starts | 1 << offset, int(trump is not None),
+                       tuple(places))
+
+    def _suit(self, part: str) -> _SuitBits:
+        found = self._suits.get(part)
+        if found is None:
+            if len(self._suits) >= _MAX_KNOWN:
+                self._suits.clear()
+            # A suit of more cards than two hands the search takes is never searched: its counts are enough.
+            found = self._suits[part] = two_hand_suit(part, 2 * MAX_SEARCH_N)
+        return found
+
+
+def beyond_search(n: int, text: str) -> BeyondSearchError:
+    """The refusal of a deal past the search's limit, naming it."""
+    return BeyondSearchError(f"{n} cards a hand in {text!r}: the exact search takes at most {MAX_SEARCH_N} cards a hand"
+                             " (a deal whose suits are all even has no such limit: the theory answers it)")
+
+
+def led_bit(reading: Reading, leader: Player, led: tuple[int, int]) -> int:
+    """The bit of the card ``led`` (suit from 0, real rank) in the kernels' words, refusing a card the leader
+    does not hold (as :class:`~.position.Position` does)."""
+    suit_index, rank = led
+    suit = read_suit(reading.parts[suit_index])
+    if rank not in (suit.west if leader == "W" else suit.east):
+        raise IllegalMoveError(f"{'West' if leader == 'W' else 'East'} does not hold {suit.card_name(rank)} in"
+                               f" {suit_name(suit_index, len(reading.parts))} ({suit}) of {reading.text!r}")
+    return 1 << (reading.places[suit_index][0] + sorted(suit.west + suit.east).index(rank))
+
+
+def search_task(words: Sequence[tuple[int, int, int, int, int]]) -> tuple[list[list[int]], list[list[list[int]]]]:
+    """The search on many deals or positions, each given by its words (West's cards, the starts, the trump flag,
+    the leader: −1 for a whole deal, 0 West, 1 East; the card led's bit, 0 for none): for each, West's tricks
+    (``values[d]``: with West, with East on lead; or from the position) and each legal card's result by bit
+    (:func:`~.solver.search`).  What a Dask worker runs for ``outcome``/``moves --cluster``; it loads the search
+    (Numba) where it runs."""
+    from whist_catalogue.twohand.solver import search
+
+    columns = tuple(zip(*words)) if words else ((), (), (), (), ())
+    values, results, _ = search(*columns)
+    return values, results
+
+
+def _cards(reading: Reading, results: Sequence[int]) -> list[tuple[int, str, int]]:
+    """The legal cards (a result ≥ 0) in the order written, suit by suit, lowest first."""
+    return [(i, name, x)
+            for i, (offset, names) in enumerate(reading.places)
+            for name, x in zip(names, results[offset:offset + len(names)])
+            if x >= 0]
+
+
+def first_best(cards: Sequence[tuple[int, str, int]], value: int) -> tuple[int, str, str]:
+    """The first of the best cards in the order written, suit by suit, lowest first: what a searched deal's answer
+    names as each side's first lead (the theory's follow the rule of §10.4)."""
+    for suit, name, x in cards:
+        if x == value:
+            return suit, name, BY_SEARCH
+    raise AssertionError("the search's value is some card's result")
+
+
+def outcome_answer(reading: Reading, values: Sequence[int], results: Sequence[Sequence[int]],
+                   cards: bool = False) -> OutcomeAnswer:
+    """A whole deal's answer from the search: the outcome, the first best card of each leader in the order
+    written, and with ``cards`` every legal first card of both."""
+    # At the first trick every card of the leader's is legal, so each card has a result with its holder on lead
+    # and −1 with the other: one pass sorts the cards to their leaders.
+    west_results, east_results = results
+    west: list[tuple[int, str, int]] = []
+    east: list[tuple[int, str, int]] = []
+    to_west, to_east = west.append, east.append
+    for i, (offset, names) in enumerate(reading.places):
+        stop = offset + len(names)
+        for name, x, y in zip(names, west_results[offset:stop], east_results[offset:stop]):
+            if x >= 0:
+                to_west((i, name, x))
+            else:
+                to_east((i, name, y))
+    return OutcomeAnswer(reading.text, reading.parts, None, None, Outcome(values[0], values[1]),
+                         first_best(west, values[0]), first_best(east, values[1]), reading.trump,
+                         FirstCards(west, east) if cards else None)
+
+
+def moves_answer(reading: Reading, to_play: Player, results: Sequence[int]) -> MovesAnswer:
+    """A position's answer from the search: every legal card of the player to move with West's tricks."""
+    return MovesAnswer(reading.text, tuple(str(read_suit(p)) for p in reading.parts), to_play,
+                       _cards(reading, results), "", SEARCH, reading.trump)
