@@ -5,6 +5,7 @@ served, the migration up and down, bad options refused, and positions answered f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import sqlite3
@@ -245,3 +246,35 @@ def test_the_estimate_is_said_before_the_work(tmp_path):
 
 def test_a_chunk_is_a_word_multiple():
     assert CHUNK_POSITIONS % 16 == 0 and endings().max_k == MAX_ENDING_N
+
+
+def test_verify_full_computes_every_level_again_and_finds_a_changed_value(built, tmp_path):
+    """A value changed inside a chunk of level 5 with every checksum and count made to fit (what no sample need
+    meet): ``verify --full`` computes the level again from level 4 and names the chunk."""
+    from whist_catalogue.store.endings import decode_ending_chunk, encode_ending_chunk, ending_row_checksum
+    from whist_catalogue.store.verify import verify
+
+    assert verify(built, sample=0, full=True).ok
+    path = copy_of(built, tmp_path)
+    with sqlite3.connect(path) as conn:
+        data, = conn.execute("SELECT data FROM ending_chunk WHERE k = 5 AND chunk = 0").fetchone()
+        k, start, stop, values = decode_ending_chunk(data)
+        changed = values.copy()
+        low = int(changed[0]) & 15
+        changed[0] = (changed[0] & 0xF0) | (low + 1 if low < 5 else low - 1)
+        forged = encode_ending_chunk(k, start, stop, changed)
+        conn.execute("UPDATE ending_chunk SET data = ?, checksum = ? WHERE k = 5 AND chunk = 0",
+                     (forged, hashlib.sha256(forged).hexdigest()))
+        statistics = json.loads(conn.execute("SELECT statistics FROM ending_level WHERE k = 5").fetchone()[0])
+        tricks = statistics["west_tricks"]
+        tricks[low] -= 1
+        tricks[low + 1 if low < 5 else low - 1] += 1
+        text = json.dumps({"west_tricks": tricks}, separators=(",", ":"))
+        stored = conn.execute("SELECT sum(length(data)) FROM ending_chunk WHERE k = 5").fetchone()[0]
+        conn.execute("UPDATE ending_level SET statistics = ?, stored_bytes = ?, checksum = ? WHERE k = 5",
+                     (text, stored, ending_row_checksum(5, positions(5), CHUNK_POSITIONS, stored, text)))
+    assert verify(path, sample=0).ok  # every check but the recomputation passes
+    report = verify(path, sample=0, full=True)
+    assert not report.ok
+    assert "level 5 of the table of endings, chunk 0: differs from the level computed again from level 4" in \
+        report.all_problems

@@ -242,12 +242,13 @@ def _info(row: Mapping[str, Any]) -> EndingInfo:
 
 # -- the estimate ------------------------------------------------------------------------------------------
 
-SECONDS_PER_POSITION = {9: 0.35e-6, 10: 0.38e-6, 11: 0.41e-6, 12: 0.44e-6, 13: 0.47e-6}
-"""Wall seconds a position of level k on the idle 2-core development machine (docs/benchmarks.md, "The table of
-two-hand endings"), for a catalogue that records no level of its own; beyond, 8 % more a level."""
-BYTES_PER_POSITION = {9: 0.047, 10: 0.032, 11: 0.022, 12: 0.015, 13: 0.011}
-"""Bytes of chunks a position of level k, measured likewise; below 9 a level is under 0.2 MB, beyond 13 the
-ratio falls by 0.7 a level."""
+SECONDS_PER_POSITION = {9: 0.19e-6, 10: 0.21e-6, 11: 0.23e-6, 12: 0.25e-6, 13: 0.27e-6}
+"""Wall seconds a position of level k on both cores of the idle development machine, for a catalogue that records
+no level of its own: the CPU time a position measured in memory (0.343 µs at k = 9 … 0.408 at 11, × 1.09 a level
+beyond) over 1.8 cores (docs/benchmarks.md, "The table of two-hand endings"); beyond 13, 9 % more a level."""
+BYTES_PER_POSITION = {9: 0.0468, 10: 0.0320, 11: 0.0219, 12: 0.0158, 13: 0.0128}
+"""Bytes of chunks a position of level k, as stored here; below 9 a level is under 0.6 MB; beyond 13 the ratio
+falls by 0.9 a level (levels 9–13 fall by 0.72 a level, the first tenth of level 14 stored 0.0120)."""
 
 
 def _seconds_per_position(k: int) -> float:
@@ -255,7 +256,7 @@ def _seconds_per_position(k: int) -> float:
         return SECONDS_PER_POSITION[k]
     if k < 9:
         return SECONDS_PER_POSITION[9]
-    return SECONDS_PER_POSITION[13] * 1.08 ** (k - 13)
+    return SECONDS_PER_POSITION[13] * 1.09 ** (k - 13)
 
 
 def _bytes_per_position(k: int) -> float:
@@ -263,7 +264,7 @@ def _bytes_per_position(k: int) -> float:
         return BYTES_PER_POSITION[k]
     if k < 9:
         return 0.1
-    return BYTES_PER_POSITION[13] * 0.7 ** (k - 13)
+    return BYTES_PER_POSITION[13] * 0.9 ** (k - 13)
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ class EndingsEstimate:
             else f"about {minutes / 60:.1f} h"
         size = f"{self.bytes / 1e6:,.0f} MB" if self.bytes >= 1e6 else f"{self.bytes / 1e3:,.0f} kB"
         memory = f"{self.memory / 1e9:.1f} GB" if self.memory >= 1e9 else f"{max(self.memory / 1e6, 1):,.0f} MB"
-        rates = "at the rates of its largest level" if self.measured else "at this machine's measured rates"
+        rates = "at the rates of its largest level" if self.measured else "at the development machine's rates, idle"
         return (f"the table of endings, {span}: {self.positions:,} positions, {when} on two cores and {size} of"
                 f" disk, {memory} of memory for the table at its peak ({rates})")
 
