@@ -120,7 +120,7 @@ def test_kill_9_mid_level_then_resume(tmp_path, memory):
     kept: dict[int, bytes] = {}
     try:
         while True:
-            assert proc.poll() is None, f"build ended before it could be killed: {proc.stderr.read()!r}"
+            assert proc.poll() is None, f"build ended before it could be killed: {proc.communicate()[1]!r}"
             assert time.monotonic() < deadline, f"level {TOP} of the table never started"
             try:
                 with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
