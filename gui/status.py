@@ -70,8 +70,6 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage in ("compile", "load", "finish"):
         return event.message[:1].upper() + event.message[1:] if event.n is None else f"Level {event.n}: {event.message}"
-    if event.stage == "store":
-        return f"Storing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage == "level":
         return f"Level {event.n}: {event.message}"
     if event.stage == "games":
@@ -313,14 +311,10 @@ class StatusView(QWidget):
         self._stage = event
         text = describe_progress(event)
         self.progress_label.setText(text)
-        if event.stage in ("store", "games") and event.total:
+        if event.stage in ("compute", "games") and event.total:
             self.progress.setRange(0, event.total)
             self.progress.setValue(event.done)
-            self.progress.setFormat(f"level {event.n}: %p %" if event.stage == "store" else "solved games: %p %")
-        elif event.stage == "compute" and event.total:
-            self.progress.setRange(0, event.total)
-            self.progress.setValue(event.done)
-            self.progress.setFormat(f"valuing level {event.n}: %p %")
+            self.progress.setFormat(f"valuing level {event.n}: %p %" if event.stage == "compute" else "solved games: %p %")
         elif event.stage in ("compile", "load", "finish"):
             self.progress.setRange(0, 0)  # busy, and the label says with what
             self.progress.setFormat(text)

@@ -151,8 +151,8 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 break
             if event.stage == "plan" and event.total and enabled is not False:  # the estimate, before any work
                 sys.stderr.write(f"whist-catalogue: {event.message}; Ctrl+C stops it, keeping every finished level\n")
-            elif event.stage in ("compute", "store") and event.n is not None:
-                bar(event.n, event.done, event.total, verb="valuing" if event.stage == "compute" else "storing")
+            elif event.stage == "compute" and event.n is not None:
+                bar(event.n, event.done, event.total)
             elif event.stage == "compile" and not event.done and enabled is not False:
                 # Said at once, not held back as a short stage's line is: Numba compiles for up to a minute.
                 sys.stderr.write(f"whist-catalogue: {event.message} …\n")
