@@ -42,7 +42,6 @@ __all__ = [
     "rank_suit_key",
     "parse_multisuit",
     "multisuit_parts",
-    "deal_label",
     "RANK_NAMES",
     "MAX_HAND_SIZE",
     "MAX_DEAL_CHARS",
@@ -217,10 +216,6 @@ class Deal(Immutable):
         from whist_catalogue.theory.display import html_of
 
         return html_of(self)
-
-
-def deal_label(key: DealKey) -> str:
-    return Deal.from_key(key).label
 
 
 class Notation(enum.Enum):

@@ -124,10 +124,6 @@ class SuitTable(SolverBase):
         self._leads.update(leads)
         self._loaded_n = max_n
 
-    def preloads(self, n: int) -> bool:
-        """Whether the table answers the deals with n cards a hand itself."""
-        return self._preloads(n)
-
     def inner(self, deal: Deal) -> Solver:
         """The solver the table asks for ``deal`` (:class:`DealTooLargeError` when it has none)."""
         return self._solver(deal)
