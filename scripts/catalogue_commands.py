@@ -101,14 +101,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         parents=[common],
         help="check the catalogue: database integrity, completeness, checksums, a recomputed sample, solved games",
         description="Check the catalogue: the database's own integrity check (pages and indexes), the level "
-        "metadata, every level complete with C(2n, n) rows whose checksum over every column is the one recorded, "
-        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray rows, "
-        "and every solved game equal to the game solved again.  --full also recomputes every column of every "
-        "deal with the engine and runs the full integrity check.  Exit status 0 only when every check holds, "
+        "metadata, every level complete with chunks covering its C(2n, n) deals, each under the checksum recorded, "
+        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray chunks, "
+        "and every solved game equal to the game solved again.  --full also compares every deal's value and check "
+        "bits with the level recomputed by the engine.  Exit status 0 only when every check holds, "
         "1 when one fails.",
     )
     p.add_argument("--full", action="store_true",
-                   help="recompute every column of every deal, and SQLite's full integrity_check (slower)")
+                   help="compare every deal's value and check bits with the level recomputed by the engine (slower)")
     p.add_argument("--sample", type=whole_number, default=None, metavar="K", help="deals recomputed per level (default 4)")
     p.add_argument("--seed", type=whole_number, default=None, help="seed of the random sample")
     p.add_argument("--recursive-max-n", type=whole_number, default=None, metavar="N",
