@@ -498,8 +498,7 @@ class AsymptoticsPage(QWidget):
         super().__init__(parent)
         self.context = context
         self.data: asymptotics.AsymptoticsData | None = None
-        self.busy = False
-        self.worker = None
+        self.task = LatestOnly(context.pool, self._loaded, self._failed, self._progress, self._aborted)
         self.exact_n = QSpinBox()
         self.exact_n.setRange(2, 14)
         self.exact_n.setValue(DEFAULT_EXACT_N)
@@ -553,6 +552,10 @@ class AsymptoticsPage(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
 
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
+
     def load(self) -> None:
         if self.data is None and not self.busy:
             self.compute()
@@ -561,27 +564,17 @@ class AsymptoticsPage(QWidget):
     def compute(self) -> None:
         if self.busy:
             return
-        self.busy = True
         self.compute_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setVisible(True)
         self.progress.setFormat("starting …")
         self.message.show_info("Counting every deal of the exact levels, then sampling large deals …")
-        self.worker = self.context.run(
-            compute_asymptotics,
-            self.exact_n.value(),
-            self.plan.currentData(),
-            progress=self._progress,
-            returned=self._loaded,
-            errored=self._failed,
-            aborted=self._aborted,
-            finished=self._finished,
-        )
+        self.task.run(compute_asymptotics, self.exact_n.value(), self.plan.currentData())
 
     @Slot()
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.abort()
+        if self.busy:
+            self.task.stop()  # how it ends (cancelled, or done first) is still shown
             self.message.show_info("Cancelling …")
 
     def _progress(self, text: str) -> None:
@@ -589,8 +582,6 @@ class AsymptoticsPage(QWidget):
         self.message.show_info(f"Computing: {text} …")
 
     def _finished(self) -> None:
-        self.busy = False
-        self.worker = None
         self.compute_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
@@ -598,9 +589,11 @@ class AsymptoticsPage(QWidget):
 
     def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
+        self._finished()
 
     def _aborted(self) -> None:
         self.message.show_info("Cancelled." + (" The figures show the previous computation." if self.data else ""))
+        self._finished()
 
     def _loaded(self, data: asymptotics.AsymptoticsData) -> None:
         self.data = data
@@ -611,6 +604,7 @@ class AsymptoticsPage(QWidget):
         self.notes.setText(
             "Kolmogorov–Smirnov distance of Hₙ/√n to the limit law of Theorem 11.5:  " + ";  ".join(parts)
         )
+        self._finished()
 
     @Slot()
     def draw(self) -> None:
