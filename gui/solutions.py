@@ -45,7 +45,7 @@ from whist_catalogue.errors import WhistError  # noqa: E402
 from whist_catalogue.games import solved_games  # noqa: E402
 from whist_catalogue.games.solved_games import CheminDeFer, LeHer, SolvedGame, approx  # noqa: E402
 from whist_catalogue.gui.context import AppContext  # noqa: E402
-from whist_catalogue.gui.matrix_game import MatrixGamePage, save_nfg  # noqa: E402
+from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
@@ -53,7 +53,10 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     error_text,
     fit_height,
     fit_table,
+    row,
     scrolled,
+    summary_label,
+    wrapped,
 )
 from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
@@ -119,15 +122,6 @@ class PlotPanel(QWidget):
         self.canvas.draw_idle()
 
 
-def summary_label() -> QLabel:
-    """Where a page shows its answer's :meth:`~whist_catalogue.games.solved_games.SolvedGame.html`."""
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
 def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
@@ -162,16 +156,6 @@ def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QW
     return holder
 
 
-def row(*widgets: QWidget, stretch: QWidget | None = None) -> QHBoxLayout:
-    """``widgets`` side by side; ``stretch`` takes the width left over (else the end of the row does)."""
-    box = QHBoxLayout()
-    for widget in widgets:
-        box.addWidget(widget, 1 if widget is stretch else 0)
-    if stretch is None:
-        box.addStretch(1)
-    return box
-
-
 # -- chemin-de-fer --------------------------------------------------------------------------------
 class CheminDeFerPage(QWidget):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
@@ -191,10 +175,9 @@ class CheminDeFerPage(QWidget):
         self.table_box.setToolTip("the Banker's decisions in each range of h (Foster's Tables 4–7)")
         self.table_box.currentIndexChanged.connect(self._show_table)
         self.decisions, self.decisions_view = grid_view(self)
-        self.table_note = QLabel(
+        self.table_note = wrapped(
             "Columns: the player's third card (or 'stood': he did not draw). "
             "Amber: changed from the previous range; green: the cell the optimal Banker randomises.")
-        self.table_note.setWordWrap(True)
         self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
         self.save_button = QPushButton("Save as .nfg…")
@@ -341,9 +324,8 @@ class LeHerPage(QWidget):
         self.right_tabs.addTab(self._matrix_box(), "Payoff matrix a(s, t)")
         self.right_tabs.addTab(self.plot, "Plot")
         self.right_tabs.setTabToolTip(0, "player 1's probability of winning for each pair of strategies")
-        subgame_title = QLabel("<b>The subgame</b>: player 1's rows s and player 2's columns t, each with the "
-                               "probability its optimal strategy plays it")
-        subgame_title.setWordWrap(True)
+        subgame_title = wrapped("<b>The subgame</b>: player 1's rows s and player 2's columns t, each with the "
+                                 "probability its optimal strategy plays it")
         controls = row(cards_label, self.cards, self.solve_button, self.exact)
         controls.addWidget(self.save_button)
         layout = QVBoxLayout(self)
@@ -353,14 +335,12 @@ class LeHerPage(QWidget):
                                (480, 840)), 1)
 
     def _matrix_box(self) -> QWidget:
-        explain = QLabel("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
-                         "keeps exactly the cards ≥ t.")
-        explain.setWordWrap(True)
-        legend = QLabel(
+        explain = wrapped("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
+                           "keeps exactly the cards ≥ t.")
+        legend = wrapped(
             f"<span style='background:{GREEN.name()}'>&nbsp;green&nbsp;</span>: both players' optimal strategies "
             "use this s and t; pale: one of them does.  Hover a cell for the exact fraction."
         )
-        legend.setWordWrap(True)
         under = row(legend, self.optimal_button, stretch=legend)
         return stacked(explain, self.matrix_view, under, stretch=self.matrix_view)
 
@@ -424,7 +404,7 @@ class LeHerPage(QWidget):
                     colours[(i, j)] = GREEN
                     bold.add((i, j))
                 elif in_rows or in_cols:
-                    colours[(i, j)] = QColor("#ecfdf5")
+                    colours[(i, j)] = PALE
         self.matrix.set_grid(cells, [f"s = {r}" for r in s.strategies], [f"t = {c}" for c in s.strategies],
                              colours, tips, bold)
         self.matrix_view.resizeColumnsToContents()
@@ -526,8 +506,7 @@ class AsymptoticsPage(QWidget):
         self.message = MessageBar()
         self.plot = PlotPanel(11, 5.5, layout=None)  # draw_figure applies tight_layout
         self.canvas = self.plot.canvas
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
+        self.notes = wrapped()
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         controls = QHBoxLayout()
