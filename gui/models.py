@@ -28,8 +28,6 @@ __all__ = [
     "subscript",
     "ReadOnlyTableModel",
     "AlphaMatrixModel",
-    "AMatrixModel",
-    "DiagonalSumsModel",
     "TrickRow",
     "TricksModel",
     "SuitRow",
@@ -237,107 +235,6 @@ class AlphaMatrixModel(ReadOnlyTableModel):
             text = f"{letter}{subscript(section + 1)}: {who}'s {section + 1}. lowest card, {self.suit.name_of(card)}"
             return text + (f"\n★ a best lead for {who}" if best else "")
         return None
-
-
-class AMatrixModel(ReadOnlyTableModel):
-    """The single-suit paper's matrix A (§3, (6)): A_ij = 1 if W_i > E_j, −1 otherwise.
-
-    Cells on the diagonals j − i = H̲ and j − i = H̄ are bold: T_k changes sign there.
-    """
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.suit: Suit | None = None
-        self.matrix: tuple[tuple[int, ...], ...] = ()
-        self.diagonals: tuple[int, ...] = ()
-
-    def set_matrix(self, suit: Suit | None, matrix: Sequence[Sequence[int]], diagonals: Sequence[int] = ()) -> None:
-        self.beginResetModel()
-        self.suit, self.matrix, self.diagonals = suit, tuple(tuple(r) for r in matrix), tuple(diagonals)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return len(self.matrix)
-
-    def _columns(self) -> int:
-        return len(self.matrix[0]) if self.matrix else 0
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < self._rows() and 0 <= index.column() < self._columns()):
-            return None
-        a = self.matrix[index.row()][index.column()]
-        on_diagonal = index.column() - index.row() in self.diagonals
-        if role == Qt.ItemDataRole.DisplayRole:
-            return minus(a)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return CENTER
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(BLUE if a > 0 else RED)
-        if role == Qt.ItemDataRole.FontRole:
-            return _bold() if on_diagonal else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            i, j = index.row() + 1, index.column() + 1
-            who = "West's" if a > 0 else "East's"
-            text = f"A{subscript(i)},{subscript(j)} = {minus(a)}: {who} card is higher (W{subscript(i)} vs E{subscript(j)})"
-            return text + (f"\non the diagonal k = j − i = {minus(j - i)}" if on_diagonal else "")
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or self.suit is None or section < 0:
-            return None
-        deal = self.suit.deal
-        horizontal = orientation == Qt.Orientation.Horizontal
-        cards = deal.east_cards if horizontal else deal.west_cards
-        if section >= len(cards):
-            return None
-        letter = "E" if horizontal else "W"
-        return f"{letter}{subscript(section + 1)} {self.suit.name_of(cards[section])}"
-
-
-class DiagonalSumsModel(ReadOnlyTableModel):
-    """One row: T_k = Σ_{j−i=k} A_ij for −n < k < n (§3); the columns k = H̲, H̄ are highlighted."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.sums: tuple[tuple[int, int], ...] = ()
-        self.marked: tuple[int, ...] = ()
-
-    def set_sums(self, sums: dict[int, int], marked: Sequence[int] = ()) -> None:
-        self.beginResetModel()
-        self.sums = tuple(sorted(sums.items()))
-        self.marked = tuple(marked)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return 1 if self.sums else 0
-
-    def _columns(self) -> int:
-        return len(self.sums)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() != 0 or not 0 <= index.column() < len(self.sums):
-            return None
-        k, t = self.sums[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return minus(t)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return CENTER
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(AMBER) if k in self.marked else None
-        if role == Qt.ItemDataRole.FontRole:
-            return _bold() if k in self.marked else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"T{subscript(k)} = {minus(t)}: the sum of A_ij over the diagonal j − i = {minus(k)}"
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0:
-            return None
-        if orientation == Qt.Orientation.Vertical:
-            return "Tₖ" if section == 0 and self.sums else None
-        if section >= len(self.sums):
-            return None
-        return f"k = {minus(self.sums[section][0])}"
 
 
 # -- playing a deal ------------------------------------------------------------------------
