@@ -18,7 +18,7 @@ from collections import Counter
 import re
 from functools import lru_cache
 from itertools import compress
-from typing import TYPE_CHECKING, Iterator, TypeAlias
+from typing import TYPE_CHECKING, Callable, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
 from whist_catalogue.errors import (
@@ -571,12 +571,17 @@ def parse_multisuit(text: str) -> tuple[Suit, ...]:
         pass  # said again below, naming the suit at fault
     if not text.strip():
         raise InvalidDealError("empty deal")
+    return _read_suits(parts, parse_suit, text)
+
+
+def _read_suits(parts: list[str], read: Callable[[str], Suit], text: str) -> tuple[Suit, ...]:
+    """Each suit's text read by ``read``; an error names the suit at fault, counted from 1, when there are several."""
     suits = []
     for i, part in enumerate(parts):
         if not part.strip():
             raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
         try:
-            suits.append(parse_suit(part))
+            suits.append(read(part))
         except InvalidDealError as exc:
             if len(parts) == 1:
                 raise
@@ -719,17 +724,8 @@ def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
     parts = multisuit_parts(body)
     if not body.strip():
         raise InvalidDealError(f"empty deal: {text!r}")
-    suits = []
-    for i, part in enumerate(parts):
-        if not part.strip():
-            raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
-        try:
-            suits.append(read_suit(part))
-        except InvalidDealError as exc:
-            if len(parts) == 1:
-                raise
-            raise type(exc)(f"suit {i + 1}: {exc}") from None
-    return TwoHandDeal(tuple(suits), trump_suit(named, trumps, len(suits), text))
+    suits = _read_suits(parts, read_suit, text)
+    return TwoHandDeal(suits, trump_suit(named, trumps, len(suits), text))
 
 
 def split_trumps(text: str) -> tuple[str | None, str]:
