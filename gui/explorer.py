@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
 
 from whist_catalogue.constants import MAX_BUILD_N
+from whist_catalogue.errors import counted
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import AMBER, BLUE, GREEN, RED, AlphaMatrixModel, GridModel, minus, subscript
@@ -26,14 +27,12 @@ from whist_catalogue.gui.widgets import (
     HandEditor,
     ValueLabel,
     breakable,
-    cards_text,
     fit_height,
     heading,
     matrix_view,
     player_name,
     scrolled,
     shorten,
-    tricks_text,
     wrapped,
 )
 from whist_catalogue.single_suit import formulas as single_suit
@@ -137,8 +136,8 @@ def analyse_deal(suit: Suit, solver: Solver) -> DealAnalysis:
 def outcome_sentence(outcome: Outcome, n: int) -> str:
     w, e = outcome
     return (
-        f"West on lead: West takes {tricks_text(w)}, East {n - w}.\n"
-        f"East on lead: West takes {tricks_text(e)}, East {n - e}."
+        f"West on lead: West takes {counted(w, 'trick')}, East {n - w}.\n"
+        f"East on lead: West takes {counted(e, 'trick')}, East {n - e}."
     )
 
 
@@ -230,7 +229,7 @@ class DealExplorer(AnalysisView[Suit]):
         if len(west) != len(east):
             self._no_deal()
             self.message.show_info(
-                f"West holds {cards_text(len(west))}, East {len(east)}: both hands must hold the same number."
+                f"West holds {counted(len(west), 'card')}, East {len(east)}: both hands must hold the same number."
             )
             return
         suit = self.parse_field()

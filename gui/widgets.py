@@ -56,8 +56,6 @@ __all__ = [
     "shrink_to_contents",
     "scrolled",
     "table_text",
-    "tricks_text",
-    "cards_text",
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
@@ -111,16 +109,6 @@ def suit_symbol(index: int, count: int) -> str:
 def card_label(index: int, count: int, name: str) -> str:
     """A card of suit ``index`` of ``count`` named by its suit and ``name``: ``♠Q``, or past four suits ``suit 5 Q``."""
     return f"{suit_symbol(index, count)}{name}" if count <= len(SUIT_SYMBOLS) else f"suit {index + 1} {name}"
-
-
-def tricks_text(k: object) -> str:
-    """``1 trick``, ``3 tricks``."""
-    return f"{k} trick" + ("" if k == 1 else "s")
-
-
-def cards_text(k: int) -> str:
-    """``1 card``, ``3 cards``."""
-    return f"{k} card" + ("" if k == 1 else "s")
 
 
 def copy_text(text: str) -> None:
