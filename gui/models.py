@@ -19,7 +19,7 @@ from whist_catalogue.gui.workers import LatestOnly, WorkerPool
 from whist_catalogue.store.fields import HEADERS as FIELD_HEADERS
 from whist_catalogue.store.fields import Field
 
-from whist_catalogue.theory.deals import Notation, Suit
+from whist_catalogue.theory.deals import Suit
 from whist_catalogue.theory.labeled import LabeledValue
 from whist_catalogue.theory.solution import SuitSolution
 from whist_catalogue.theory.values import Value, rho
@@ -38,7 +38,6 @@ __all__ = [
     "fetch_page",
     "CHECKS",
     "StatisticsModel",
-    "deal_as_ranks",
 ]
 
 Index = QModelIndex | QPersistentModelIndex
@@ -391,14 +390,6 @@ class LevelStatusModel(RowListModel):
 
 
 # -- search results, paged in a worker ---------------------------------------------------------
-def deal_as_ranks(deal) -> Suit | None:
-    """The deal with the top 2n ranks (A K Q …) when they fit in one suit of 13 cards, else None."""
-    if 2 * deal.n > 13:
-        return None
-    offset = 14 - 2 * deal.n
-    return Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards), Notation.RANKS)
-
-
 CHECKS: dict[str, tuple[str, str]] = {
     "conjecture_12_2": ("Conjecture 12.2",
                         "A non-numerical value q + x of a single-suit deal has x = ε_q, q a nonnegative integer "
@@ -553,7 +544,7 @@ class SearchResultsModel(ReadOnlyTableModel):
     def cells(cls, r: Any) -> list[str]:
         """The table's cells for one :class:`whist_catalogue.store.records.DealRecord` (for the screen; the export
         writes the machine-readable columns of :data:`whist_catalogue.store.fields.COLUMNS`)."""
-        suit = deal_as_ranks(r.deal)
+        suit = r.deal.in_ranks()
         return [_cell(field, field.of_record(r), suit) if field is not None and field.of_record is not None
                 else (str(suit) if suit is not None else "") for field in cls.FIELDS]
 

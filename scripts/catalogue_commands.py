@@ -274,16 +274,11 @@ SEARCH_HEADER = (
 
 
 def _record_line(record) -> str:  # noqa: ANN001
-    from whist_catalogue.theory.deals import Notation, Suit
-
     o = record.outcome
     sol = record.solution
-    deal = record.deal
     # The top 2n ranks name the cards of a deal of up to six cards a hand, as the app's Cards column does.
-    offset = 14 - 2 * deal.n
-    if offset >= 2:
-        suit = Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards),
-                    Notation.RANKS)
+    suit = record.deal.in_ranks()
+    if suit is not None:
         shown, name = f"  {suit}", suit.name_of
     else:
         shown, name = "", lambda card: str(card)

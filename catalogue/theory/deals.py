@@ -175,6 +175,14 @@ class Deal(Immutable):
             hi += 1
         return tuple(range(lo, hi + 1))
 
+    def in_ranks(self) -> Suit | None:
+        """The deal on the top 2n ranks, its highest card the ace, when they fit one suit of 13 cards (n ≤ 6);
+        else None."""
+        if 2 * self.n > 13:
+            return None
+        top = 14 - 2 * self.n  # card k is rank top + k
+        return Suit(tuple(top + c for c in self.west_cards), tuple(top + c for c in self.east_cards), Notation.RANKS)
+
     # -- derived deals --------------------------------------------------------------------
     def swapped(self) -> Deal:
         """D̄: the East and West hands interchanged (§5.1)."""
