@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from whist_catalogue.errors import WhistError
 from whist_catalogue.games import solved_games
 from whist_catalogue.games.solved_games import MatrixGame
-from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
+from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
 from whist_catalogue.gui.widgets import MessageBar, button, error_text, row, summary_label, wrapped
@@ -49,8 +49,7 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
         return None
     if not path.endswith(".nfg"):
         path += ".nfg"
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(to_nfg(game, comment="written by whist-catalogue"))
+    write_nfg(path, game)
     return path
 
 
