@@ -78,8 +78,6 @@ EXAMPLES = (
 MAX_EDITORS = 6
 """Hand editors shown; deals with more suits are edited as text."""
 
-CLAUSES = {"i": "(i)", "ii": "(ii)", "iii": "(iii)"}
-
 HELP = (
     "<span style='color:#4b5563'>A deal whose suits are all even is the theory's (trumps or not: nobody can "
     "ever ruff): Theorem 9.1, the outcome of the whole deal is the rounding ρ of the sum of the suits' values.  "
@@ -383,8 +381,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):
             said = f"<b>{name} leads {card_label(led, count, card)}</b> — {why}"
             if found is not None:
-                clause = CLAUSES[found.lead(p).rule.value]
-                said += f" <span style='color:#6b7280'>(clause {clause} of §10.4)</span>"
+                said += f" <span style='color:#6b7280'>(clause ({found.lead(p).rule.value}) of §10.4)</span>"
             self.lead_labels[p].setText(said)
             self.cards_labels[p].setText(f"{name} on lead: {self._cards_text(deal, solution.answer(p).moves, p)}")
         self.play_panel.set_deal(deal.suits, deal.trump)
