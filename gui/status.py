@@ -219,10 +219,9 @@ class StatusView(QWidget):
             + (f" · {size / deals:.2g} bytes a deal" if size and deals >= 1_000_000 else ""),
             f"Solved games stored: {len(games)}",
         ]
-        stored = [i for i in levels if i.complete]
-        if stored:
-            chunk_bytes = sum(i.stored_bytes or 0 for i in stored)
-            lines.append(f"{level_span([i.n for i in stored]).capitalize()}: chunks {human_size(chunk_bytes)}")
+        if complete:  # every level is stored as chunks (docs/level-store.md)
+            chunk_bytes = sum(i.stored_bytes or 0 for i in levels if i.complete)
+            lines.append(f"{level_span(complete).capitalize()}: chunks {human_size(chunk_bytes)}")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
