@@ -446,16 +446,9 @@ def _numbers(side: str) -> int:
 
 
 def parse_suit(text: str) -> Suit:
-    """Parse one symmetric suit in any notation of docs/spec.md §2 (see :func:`_parse_suit`)."""
-    # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
-    if len(text) > 64:
-        return _parse_suit(text)
-    return _parse_suit_cached(text)
-
-
-def _parse_suit(text: str) -> Suit:
-    """:func:`_read_suit`, refusing a suit whose hands differ in size (the theory's deals are symmetric)."""
-    suit = _read_suit(text)
+    """Parse one symmetric suit in any notation of docs/spec.md §2: :func:`read_suit`, refusing a suit whose hands
+    differ in size (the theory's deals are symmetric)."""
+    suit = read_suit(text)
     if not suit.symmetric:
         raise AsymmetricSuitError(
             f"asymmetric suit {suit}: West holds {counted(len(suit.west), 'card')}, East {len(suit.east)}"
@@ -509,12 +502,12 @@ def _read_suit(text: str) -> Suit:
     return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
 
 
-_parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 _read_suit_cached = lru_cache(maxsize=8192)(_read_suit)
 
 
 def read_suit(text: str) -> Suit:
-    """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached."""
+    """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached — a
+    batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable."""
     return _read_suit(text) if len(text) > 64 else _read_suit_cached(text)
 
 
