@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from whist_catalogue.errors import WhistError
+from whist_catalogue.errors import WhistError, counted
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
@@ -38,7 +38,6 @@ from whist_catalogue.gui.widgets import (
     HandEditor,
     ValueLabel,
     card_label,
-    cards_text,
     enlarge,
     fit_table,
     heading,
@@ -78,8 +77,6 @@ EXAMPLES = (
 
 MAX_EDITORS = 6
 """Hand editors shown; deals with more suits are edited as text."""
-
-CLAUSES = {"i": "(i)", "ii": "(ii)", "iii": "(iii)"}
 
 HELP = (
     "<span style='color:#4b5563'>A deal whose suits are all even is the theory's (trumps or not: nobody can "
@@ -234,7 +231,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
             sizes = (sum(len(e.hand("W")) for e in self.editors), sum(len(e.hand("E")) for e in self.editors))
         west, east = sizes
         self.editors_box.setTitle(f"Or click the cards of each suit{self._pickers_note} — West holds"
-                                  f" {cards_text(west)}, East {cards_text(east)}")
+                                  f" {counted(west, 'card')}, East {counted(east, 'card')}")
         self.editors_box.setStyleSheet("" if west == east else "QGroupBox::title { color: #b91c1c; }")
 
     def _set_editor_count(self, count: int) -> None:
@@ -323,8 +320,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         west, east = (sum(len(e.hand(p)) for e in self.editors) for p in ("W", "E"))
         if west != east:
             self._no_deal()
-            self.message.show_info(f"West holds {cards_text(west)}, East {cards_text(east)}: both hands must hold "
-                                   "the same number — click a card into the shorter hand or out of the longer.")
+            self.message.show_info(f"West holds {counted(west, 'card')}, East {counted(east, 'card')}: both hands "
+                                   "must hold the same number — click a card into the shorter hand or out of the longer.")
             return
         deal = self.parse_field()
         if deal is not None:
@@ -384,8 +381,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):
             said = f"<b>{name} leads {card_label(led, count, card)}</b> — {why}"
             if found is not None:
-                clause = CLAUSES[found.lead(p).rule.value]
-                said += f" <span style='color:#6b7280'>(clause {clause} of §10.4)</span>"
+                said += f" <span style='color:#6b7280'>(clause ({found.lead(p).rule.value}) of §10.4)</span>"
             self.lead_labels[p].setText(said)
             self.cards_labels[p].setText(f"{name} on lead: {self._cards_text(deal, solution.answer(p).moves, p)}")
         self.play_panel.set_deal(deal.suits, deal.trump)

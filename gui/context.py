@@ -111,10 +111,6 @@ class AppContext(QObject):
         shown = "~" + self.location[len(home):] if self.location.startswith(home + os.sep) else self.location
         return f"catalogue {shown} — values beyond it computed by the engine"
 
-    def run(self, func: Any, *args: Any, **kwargs: Any):
-        """Start ``func`` in a worker (see :meth:`whist_catalogue.gui.workers.WorkerPool.run`)."""
-        return self.pool.run(func, *args, **kwargs)
-
     def shutdown(self, msecs: int = 10_000) -> None:
         """Abort running workers and wait for them, then close the catalogue (on closing the window)."""
         self.pool.abort_all()

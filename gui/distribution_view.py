@@ -18,8 +18,8 @@ from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
-from whist_catalogue.gui.solutions import PlotPanel, grid_view, row, split, stacked  # noqa: E402
-from whist_catalogue.gui.widgets import MessageBar, error_text, examples_button, fit_height  # noqa: E402
+from whist_catalogue.gui.solutions import PlotPanel, grid_view, split, stacked  # noqa: E402
+from whist_catalogue.gui.widgets import MessageBar, error_text, examples_button, fit_height, row, wrapped  # noqa: E402
 from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution  # noqa: E402
@@ -65,8 +65,7 @@ class DistributionView(QWidget):
         self.compute_button = QPushButton("&Compute")
         self.compute_button.clicked.connect(self.compute)
         self.message = MessageBar()
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
+        self.summary = wrapped()
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # What follows from the counts, as the command line says it: exact fractions can be long, so a grid
         # (which scrolls) rather than a label (which would be clipped in a small window).

@@ -19,20 +19,20 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
 
 from whist_catalogue.constants import MAX_BUILD_N
+from whist_catalogue.errors import counted
 from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
-from whist_catalogue.gui.models import AMBER, BLUE, GREEN, AlphaMatrixModel, AMatrixModel, DiagonalSumsModel, minus
+from whist_catalogue.gui.models import AMBER, BLUE, GREEN, RED, AlphaMatrixModel, GridModel, minus, subscript
 from whist_catalogue.gui.widgets import (
     HandEditor,
     ValueLabel,
     breakable,
-    cards_text,
     fit_height,
     heading,
     matrix_view,
+    player_name,
     scrolled,
     shorten,
-    tricks_text,
     wrapped,
 )
 from whist_catalogue.single_suit import formulas as single_suit
@@ -136,8 +136,8 @@ def analyse_deal(suit: Suit, solver: Solver) -> DealAnalysis:
 def outcome_sentence(outcome: Outcome, n: int) -> str:
     w, e = outcome
     return (
-        f"West on lead: West takes {tricks_text(w)}, East {n - w}.\n"
-        f"East on lead: West takes {tricks_text(e)}, East {n - e}."
+        f"West on lead: West takes {counted(w, 'trick')}, East {n - w}.\n"
+        f"East on lead: West takes {counted(e, 'trick')}, East {n - e}."
     )
 
 
@@ -200,9 +200,9 @@ class DealExplorer(AnalysisView[Suit]):
         return box
 
     def _paper_box(self) -> QGroupBox:
-        self.a_model = AMatrixModel(self)
+        self.a_model = GridModel(self)
         self.a_view = matrix_view(self.a_model, 1)
-        self.t_model = DiagonalSumsModel(self)
+        self.t_model = GridModel(self)
         self.t_view = matrix_view(self.t_model, 0)
         self.h_label = wrapped()
         self.h_label.setTextFormat(Qt.TextFormat.RichText)
@@ -229,7 +229,7 @@ class DealExplorer(AnalysisView[Suit]):
         if len(west) != len(east):
             self._no_deal()
             self.message.show_info(
-                f"West holds {cards_text(len(west))}, East {len(east)}: both hands must hold the same number."
+                f"West holds {counted(len(west), 'card')}, East {len(east)}: both hands must hold the same number."
             )
             return
         suit = self.parse_field()
@@ -257,8 +257,8 @@ class DealExplorer(AnalysisView[Suit]):
         self.deal_info.setText("Enter a deal above.")
         self.deal_info.setToolTip("")
         self.alpha_model.set_matrix(None, None, ())
-        self.a_model.set_matrix(None, ())
-        self.t_model.set_sums({})
+        self.a_model.set_grid([])
+        self.t_model.set_grid([])
         self._show_filled()
 
     def _show_filled(self) -> None:
@@ -302,12 +302,33 @@ class DealExplorer(AnalysisView[Suit]):
             self.alpha_note.setText("")
         self.alpha_view.resizeColumnsToContents()
         marks = sorted({a.h_lower, a.h_upper})
-        self.a_model.set_matrix(suit, a.a_matrix, marks)
-        self.t_model.set_sums(a.t_sums, marks)
+        self._fill_paper(suit, a.a_matrix, a.t_sums, marks)
         self._show_filled()
         fit_height(self.t_view)
         self.h_label.setText(self._h_text(a))
         self.play_panel.set_deal((suit,) if sol is not None else None)
+
+    def _fill_paper(self, suit: Suit, matrix: tuple[tuple[int, ...], ...], sums: dict[int, int],
+                    marks: list[int]) -> None:
+        """The matrix A of (6), blue where West's card is higher, and one row of its diagonal sums T_k (§3); the
+        diagonals k = H̲, H̄, where T_k changes sign, in bold."""
+        cells = [(i, j, x) for i, entries in enumerate(matrix) for j, x in enumerate(entries)]
+        self.a_model.set_grid(
+            [[minus(x) for x in entries] for entries in matrix],
+            [f"W{subscript(i + 1)} {suit.name_of(c)}" for i, c in enumerate(suit.deal.west_cards)],
+            [f"E{subscript(j + 1)} {suit.name_of(c)}" for j, c in enumerate(suit.deal.east_cards)],
+            {(i, j): BLUE if x > 0 else RED for i, j, x in cells},
+            {(i, j): f"A{subscript(i + 1)},{subscript(j + 1)} = {minus(x)}: {'West' if x > 0 else 'East'}'s card is "
+                     f"higher (W{subscript(i + 1)} vs E{subscript(j + 1)})"
+                     + (f"\non the diagonal k = j − i = {minus(j - i)}" if j - i in marks else "") for i, j, x in cells},
+            {(i, j) for i, j, _ in cells if j - i in marks})
+        ks = sorted(sums)
+        self.t_model.set_grid(
+            [[minus(sums[k]) for k in ks]] if ks else [], ["Tₖ"] if ks else [], [f"k = {minus(k)}" for k in ks],
+            {(0, c): AMBER for c, k in enumerate(ks) if k in marks},
+            {(0, c): f"T{subscript(k)} = {minus(sums[k])}: the sum of A_ij over the diagonal j − i = {minus(k)}"
+             for c, k in enumerate(ks)},
+            {(0, c) for c, k in enumerate(ks) if k in marks})
 
     def _source_text(self, a: DealAnalysis) -> str:
         """Where the value comes from: the reader of a number deserves to know which theorem vouches for it."""
@@ -346,17 +367,13 @@ class DealExplorer(AnalysisView[Suit]):
                 "(Theorem 6.1)"
             )
             if q.five_card_west_leads == q.five_card_east_leads:
-                five = f"{self._name(q.five_card_west_leads)} wins whoever leads"
+                five = f"{player_name(q.five_card_west_leads)} wins whoever leads"
             else:
                 five = "the player on lead wins"
             lines.append(f"Five-card: {five} (Theorem 7.2, tr A = T₀ = {minus(a.t_sums.get(0, 0))})")
         else:
             lines.append(f"A is shown up to n = {A_MATRIX_MAX_N}; H̄, H̲, H by the linear-time algorithm (Theorem 10.1)")
         return "<br>".join(lines)
-
-    @staticmethod
-    def _name(player: str) -> str:
-        return "West" if player == "W" else "East"
 
     # -- clipboard -------------------------------------------------------------------------------
     def summary_text(self) -> str:

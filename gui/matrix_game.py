@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
 from whist_catalogue.errors import WhistError
 from whist_catalogue.games import solved_games
 from whist_catalogue.games.solved_games import MatrixGame
-from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, to_nfg
+from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, button, error_text, row
+from whist_catalogue.gui.widgets import MessageBar, button, error_text, row, summary_label, wrapped
 from whist_catalogue.gui.workers import LatestOnly
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
@@ -49,8 +49,7 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
         return None
     if not path.endswith(".nfg"):
         path += ".nfg"
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(to_nfg(game, comment="written by whist-catalogue"))
+    write_nfg(path, game)
     return path
 
 
@@ -90,16 +89,12 @@ class MatrixGamePage(QWidget):
         paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self.grid)
         paste.activated.connect(self.paste)
         self.message = MessageBar()
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        explain = QLabel(
+        self.summary = summary_label()
+        explain = wrapped(
             "A two-person zero-sum game: each entry is what player 2 pays player 1 when player 1 plays the row "
             "and player 2 the column. Type into the grid, paste one, or open a CSV or Gambit file; the solution "
             "is exact and checked against every pure reply."
         )
-        explain.setWordWrap(True)
 
         controls = row(rows_label, self.rows, columns_label, self.columns, 12, self.open_button, self.paste_button,
                        self.save_button, self.solve_button)

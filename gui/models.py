@@ -19,7 +19,7 @@ from whist_catalogue.gui.workers import LatestOnly, WorkerPool
 from whist_catalogue.store.fields import HEADERS as FIELD_HEADERS
 from whist_catalogue.store.fields import Field
 
-from whist_catalogue.theory.deals import Notation, Suit
+from whist_catalogue.theory.deals import Suit
 from whist_catalogue.theory.labeled import LabeledValue
 from whist_catalogue.theory.solution import SuitSolution
 from whist_catalogue.theory.values import Value, rho
@@ -28,8 +28,6 @@ __all__ = [
     "subscript",
     "ReadOnlyTableModel",
     "AlphaMatrixModel",
-    "AMatrixModel",
-    "DiagonalSumsModel",
     "TrickRow",
     "TricksModel",
     "SuitRow",
@@ -40,7 +38,6 @@ __all__ = [
     "fetch_page",
     "CHECKS",
     "StatisticsModel",
-    "deal_as_ranks",
 ]
 
 Index = QModelIndex | QPersistentModelIndex
@@ -239,107 +236,6 @@ class AlphaMatrixModel(ReadOnlyTableModel):
         return None
 
 
-class AMatrixModel(ReadOnlyTableModel):
-    """The single-suit paper's matrix A (§3, (6)): A_ij = 1 if W_i > E_j, −1 otherwise.
-
-    Cells on the diagonals j − i = H̲ and j − i = H̄ are bold: T_k changes sign there.
-    """
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.suit: Suit | None = None
-        self.matrix: tuple[tuple[int, ...], ...] = ()
-        self.diagonals: tuple[int, ...] = ()
-
-    def set_matrix(self, suit: Suit | None, matrix: Sequence[Sequence[int]], diagonals: Sequence[int] = ()) -> None:
-        self.beginResetModel()
-        self.suit, self.matrix, self.diagonals = suit, tuple(tuple(r) for r in matrix), tuple(diagonals)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return len(self.matrix)
-
-    def _columns(self) -> int:
-        return len(self.matrix[0]) if self.matrix else 0
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < self._rows() and 0 <= index.column() < self._columns()):
-            return None
-        a = self.matrix[index.row()][index.column()]
-        on_diagonal = index.column() - index.row() in self.diagonals
-        if role == Qt.ItemDataRole.DisplayRole:
-            return minus(a)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return CENTER
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(BLUE if a > 0 else RED)
-        if role == Qt.ItemDataRole.FontRole:
-            return _bold() if on_diagonal else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            i, j = index.row() + 1, index.column() + 1
-            who = "West's" if a > 0 else "East's"
-            text = f"A{subscript(i)},{subscript(j)} = {minus(a)}: {who} card is higher (W{subscript(i)} vs E{subscript(j)})"
-            return text + (f"\non the diagonal k = j − i = {minus(j - i)}" if on_diagonal else "")
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or self.suit is None or section < 0:
-            return None
-        deal = self.suit.deal
-        horizontal = orientation == Qt.Orientation.Horizontal
-        cards = deal.east_cards if horizontal else deal.west_cards
-        if section >= len(cards):
-            return None
-        letter = "E" if horizontal else "W"
-        return f"{letter}{subscript(section + 1)} {self.suit.name_of(cards[section])}"
-
-
-class DiagonalSumsModel(ReadOnlyTableModel):
-    """One row: T_k = Σ_{j−i=k} A_ij for −n < k < n (§3); the columns k = H̲, H̄ are highlighted."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.sums: tuple[tuple[int, int], ...] = ()
-        self.marked: tuple[int, ...] = ()
-
-    def set_sums(self, sums: dict[int, int], marked: Sequence[int] = ()) -> None:
-        self.beginResetModel()
-        self.sums = tuple(sorted(sums.items()))
-        self.marked = tuple(marked)
-        self.endResetModel()
-
-    def _rows(self) -> int:
-        return 1 if self.sums else 0
-
-    def _columns(self) -> int:
-        return len(self.sums)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() != 0 or not 0 <= index.column() < len(self.sums):
-            return None
-        k, t = self.sums[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return minus(t)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return CENTER
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return QBrush(AMBER) if k in self.marked else None
-        if role == Qt.ItemDataRole.FontRole:
-            return _bold() if k in self.marked else None
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"T{subscript(k)} = {minus(t)}: the sum of A_ij over the diagonal j − i = {minus(k)}"
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0:
-            return None
-        if orientation == Qt.Orientation.Vertical:
-            return "Tₖ" if section == 0 and self.sums else None
-        if section >= len(self.sums):
-            return None
-        return f"k = {minus(self.sums[section][0])}"
-
-
 # -- playing a deal ------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class TrickRow:
@@ -494,14 +390,6 @@ class LevelStatusModel(RowListModel):
 
 
 # -- search results, paged in a worker ---------------------------------------------------------
-def deal_as_ranks(deal) -> Suit | None:
-    """The deal with the top 2n ranks (A K Q …) when they fit in one suit of 13 cards, else None."""
-    if 2 * deal.n > 13:
-        return None
-    offset = 14 - 2 * deal.n
-    return Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards), Notation.RANKS)
-
-
 CHECKS: dict[str, tuple[str, str]] = {
     "conjecture_12_2": ("Conjecture 12.2",
                         "A non-numerical value q + x of a single-suit deal has x = ε_q, q a nonnegative integer "
@@ -656,7 +544,7 @@ class SearchResultsModel(ReadOnlyTableModel):
     def cells(cls, r: Any) -> list[str]:
         """The table's cells for one :class:`whist_catalogue.store.records.DealRecord` (for the screen; the export
         writes the machine-readable columns of :data:`whist_catalogue.store.fields.COLUMNS`)."""
-        suit = deal_as_ranks(r.deal)
+        suit = r.deal.in_ranks()
         return [_cell(field, field.of_record(r), suit) if field is not None and field.of_record is not None
                 else (str(suit) if suit is not None else "") for field in cls.FIELDS]
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from whist_catalogue.errors import WhistError
+from whist_catalogue.errors import WhistError, counted
 from whist_catalogue.gui.models import TrickRow, TricksModel
 from whist_catalogue.gui.widgets import (
     EAST_COLOR,
@@ -48,7 +48,6 @@ from whist_catalogue.gui.widgets import (
     player_name,
     row,
     suit_symbol,
-    tricks_text,
     wrapped,
 )
 from whist_catalogue.theory.deals import SUIT_LETTERS, Suit
@@ -655,7 +654,7 @@ class PlayPanel(QWidget):
     def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
         who = player_name(card.player)
-        return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {tricks_text(card.cost)}"
+        return f"{who}'s {self._card_name(card.move.suit, card.move.rank)} cost {counted(card.cost, 'trick')}"
 
     def _rebuild_rows(self) -> None:
         history = self.history
@@ -766,7 +765,7 @@ class PlayPanel(QWidget):
         card.set_flag("best", best)
         tip = f"play {self._card_name(move.suit, move.rank)} for {player_name(side)}"
         if result is not None:
-            tip += f": West ends with {tricks_text(result)} with best play afterwards"
+            tip += f": West ends with {counted(result, 'trick')} with best play afterwards"
         card.setToolTip(tip)
         card.clicked.connect(lambda _=False, m=move: self.play_card(m))
         self._buttons[(side, move.suit, move.rank)] = card
@@ -804,7 +803,7 @@ class PlayPanel(QWidget):
         names = ", ".join(self._card_name(m.suit, m.rank) for m in sorted(unmarked, key=lambda m: (m.suit, -m.rank)))
         result = play.card_results()[unmarked[0]]
         self.why.setText(
-            f"{names} also {'ends' if len(unmarked) == 1 else 'end'} with {tricks_text(result)} for West but"
+            f"{names} also {'ends' if len(unmarked) == 1 else 'end'} with {counted(result, 'trick')} for West but"
             f" {'is' if len(unmarked) == 1 else 'are'} not marked: the theory ranks cards by labeled value,"
             " the exact value left — not only the tricks it rounds to (docs/spec.md §3)."
         )
@@ -823,7 +822,7 @@ class PlayPanel(QWidget):
             return f"The deal is over: {score}"
         mover = player_name(play.to_play)
         you = "" if self._is_app(play.to_play) or self.user_side == "both" else " (you)"
-        best = (f" With best play from here West ends with {tricks_text(play.expected_west_tricks())}"
+        best = (f" With best play from here West ends with {counted(play.expected_west_tricks(), 'trick')}"
                 f" ({SOURCE_WORDS[play.source]}).")
         if play.led is not None:
             led = self._card_name(play.led.suit, play.led.rank)

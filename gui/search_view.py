@@ -55,6 +55,7 @@ from whist_catalogue.gui.widgets import (
     fit_table,
     scrolled,
     shorten,
+    wrapped,
 )
 from whist_catalogue.store.search import ASCII as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
 from whist_catalogue.store.search import compile_search, describe_fields, narrowing_hint, tokenize
@@ -510,8 +511,7 @@ class SearchView(QWidget):
         count_line.addWidget(self.busy_bar, 1)
         r.addLayout(count_line)
         r.addWidget(self.results_view, 1)
-        stats_note = QLabel("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
-        stats_note.setWordWrap(True)
+        stats_note = wrapped("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
         stats_box = QGroupBox("Statistics: value class × n")
         s = QVBoxLayout(stats_box)
         s.addWidget(stats_note)

@@ -45,7 +45,7 @@ from whist_catalogue.errors import WhistError  # noqa: E402
 from whist_catalogue.games import solved_games  # noqa: E402
 from whist_catalogue.games.solved_games import CheminDeFer, LeHer, SolvedGame, approx  # noqa: E402
 from whist_catalogue.gui.context import AppContext  # noqa: E402
-from whist_catalogue.gui.matrix_game import MatrixGamePage, save_nfg  # noqa: E402
+from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
@@ -53,7 +53,10 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     error_text,
     fit_height,
     fit_table,
+    row,
     scrolled,
+    summary_label,
+    wrapped,
 )
 from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
@@ -119,15 +122,6 @@ class PlotPanel(QWidget):
         self.canvas.draw_idle()
 
 
-def summary_label() -> QLabel:
-    """Where a page shows its answer's :meth:`~whist_catalogue.games.solved_games.SolvedGame.html`."""
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
 def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
@@ -162,16 +156,6 @@ def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QW
     return holder
 
 
-def row(*widgets: QWidget, stretch: QWidget | None = None) -> QHBoxLayout:
-    """``widgets`` side by side; ``stretch`` takes the width left over (else the end of the row does)."""
-    box = QHBoxLayout()
-    for widget in widgets:
-        box.addWidget(widget, 1 if widget is stretch else 0)
-    if stretch is None:
-        box.addStretch(1)
-    return box
-
-
 # -- chemin-de-fer --------------------------------------------------------------------------------
 class CheminDeFerPage(QWidget):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
@@ -191,10 +175,9 @@ class CheminDeFerPage(QWidget):
         self.table_box.setToolTip("the Banker's decisions in each range of h (Foster's Tables 4–7)")
         self.table_box.currentIndexChanged.connect(self._show_table)
         self.decisions, self.decisions_view = grid_view(self)
-        self.table_note = QLabel(
+        self.table_note = wrapped(
             "Columns: the player's third card (or 'stood': he did not draw). "
             "Amber: changed from the previous range; green: the cell the optimal Banker randomises.")
-        self.table_note.setWordWrap(True)
         self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
         self.save_button = QPushButton("Save as .nfg…")
@@ -341,9 +324,8 @@ class LeHerPage(QWidget):
         self.right_tabs.addTab(self._matrix_box(), "Payoff matrix a(s, t)")
         self.right_tabs.addTab(self.plot, "Plot")
         self.right_tabs.setTabToolTip(0, "player 1's probability of winning for each pair of strategies")
-        subgame_title = QLabel("<b>The subgame</b>: player 1's rows s and player 2's columns t, each with the "
-                               "probability its optimal strategy plays it")
-        subgame_title.setWordWrap(True)
+        subgame_title = wrapped("<b>The subgame</b>: player 1's rows s and player 2's columns t, each with the "
+                                 "probability its optimal strategy plays it")
         controls = row(cards_label, self.cards, self.solve_button, self.exact)
         controls.addWidget(self.save_button)
         layout = QVBoxLayout(self)
@@ -353,14 +335,12 @@ class LeHerPage(QWidget):
                                (480, 840)), 1)
 
     def _matrix_box(self) -> QWidget:
-        explain = QLabel("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
-                         "keeps exactly the cards ≥ t.")
-        explain.setWordWrap(True)
-        legend = QLabel(
+        explain = wrapped("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
+                           "keeps exactly the cards ≥ t.")
+        legend = wrapped(
             f"<span style='background:{GREEN.name()}'>&nbsp;green&nbsp;</span>: both players' optimal strategies "
             "use this s and t; pale: one of them does.  Hover a cell for the exact fraction."
         )
-        legend.setWordWrap(True)
         under = row(legend, self.optimal_button, stretch=legend)
         return stacked(explain, self.matrix_view, under, stretch=self.matrix_view)
 
@@ -424,7 +404,7 @@ class LeHerPage(QWidget):
                     colours[(i, j)] = GREEN
                     bold.add((i, j))
                 elif in_rows or in_cols:
-                    colours[(i, j)] = QColor("#ecfdf5")
+                    colours[(i, j)] = PALE
         self.matrix.set_grid(cells, [f"s = {r}" for r in s.strategies], [f"t = {c}" for c in s.strategies],
                              colours, tips, bold)
         self.matrix_view.resizeColumnsToContents()
@@ -498,8 +478,7 @@ class AsymptoticsPage(QWidget):
         super().__init__(parent)
         self.context = context
         self.data: asymptotics.AsymptoticsData | None = None
-        self.busy = False
-        self.worker = None
+        self.task = LatestOnly(context.pool, self._loaded, self._failed, self._progress, self._aborted)
         self.exact_n = QSpinBox()
         self.exact_n.setRange(2, 14)
         self.exact_n.setValue(DEFAULT_EXACT_N)
@@ -527,8 +506,7 @@ class AsymptoticsPage(QWidget):
         self.message = MessageBar()
         self.plot = PlotPanel(11, 5.5, layout=None)  # draw_figure applies tight_layout
         self.canvas = self.plot.canvas
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
+        self.notes = wrapped()
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         controls = QHBoxLayout()
@@ -553,6 +531,10 @@ class AsymptoticsPage(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
 
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
+
     def load(self) -> None:
         if self.data is None and not self.busy:
             self.compute()
@@ -561,27 +543,17 @@ class AsymptoticsPage(QWidget):
     def compute(self) -> None:
         if self.busy:
             return
-        self.busy = True
         self.compute_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setVisible(True)
         self.progress.setFormat("starting …")
         self.message.show_info("Counting every deal of the exact levels, then sampling large deals …")
-        self.worker = self.context.run(
-            compute_asymptotics,
-            self.exact_n.value(),
-            self.plan.currentData(),
-            progress=self._progress,
-            returned=self._loaded,
-            errored=self._failed,
-            aborted=self._aborted,
-            finished=self._finished,
-        )
+        self.task.run(compute_asymptotics, self.exact_n.value(), self.plan.currentData())
 
     @Slot()
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.abort()
+        if self.busy:
+            self.task.stop()  # how it ends (cancelled, or done first) is still shown
             self.message.show_info("Cancelling …")
 
     def _progress(self, text: str) -> None:
@@ -589,8 +561,6 @@ class AsymptoticsPage(QWidget):
         self.message.show_info(f"Computing: {text} …")
 
     def _finished(self) -> None:
-        self.busy = False
-        self.worker = None
         self.compute_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setVisible(False)
@@ -598,9 +568,11 @@ class AsymptoticsPage(QWidget):
 
     def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
+        self._finished()
 
     def _aborted(self) -> None:
         self.message.show_info("Cancelled." + (" The figures show the previous computation." if self.data else ""))
+        self._finished()
 
     def _loaded(self, data: asymptotics.AsymptoticsData) -> None:
         self.data = data
@@ -611,6 +583,7 @@ class AsymptoticsPage(QWidget):
         self.notes.setText(
             "Kolmogorov–Smirnov distance of Hₙ/√n to the limit law of Theorem 11.5:  " + ";  ".join(parts)
         )
+        self._finished()
 
     @Slot()
     def draw(self) -> None:

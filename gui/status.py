@@ -70,8 +70,6 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage in ("compile", "load", "finish"):
         return event.message[:1].upper() + event.message[1:] if event.n is None else f"Level {event.n}: {event.message}"
-    if event.stage == "store":
-        return f"Storing level {event.n}: {event.done:,} of {event.total:,} deals"
     if event.stage == "level":
         return f"Level {event.n}: {event.message}"
     if event.stage == "games":
@@ -221,10 +219,9 @@ class StatusView(QWidget):
             + (f" · {size / deals:.2g} bytes a deal" if size and deals >= 1_000_000 else ""),
             f"Solved games stored: {len(games)}",
         ]
-        stored = [i for i in levels if i.complete]
-        if stored:
-            chunk_bytes = sum(i.stored_bytes or 0 for i in stored)
-            lines.append(f"{level_span([i.n for i in stored]).capitalize()}: chunks {human_size(chunk_bytes)}")
+        if complete:  # every level is stored as chunks (docs/level-store.md)
+            chunk_bytes = sum(i.stored_bytes or 0 for i in levels if i.complete)
+            lines.append(f"{level_span(complete).capitalize()}: chunks {human_size(chunk_bytes)}")
         if incomplete:
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
@@ -313,14 +310,10 @@ class StatusView(QWidget):
         self._stage = event
         text = describe_progress(event)
         self.progress_label.setText(text)
-        if event.stage in ("store", "games") and event.total:
+        if event.stage in ("compute", "games") and event.total:
             self.progress.setRange(0, event.total)
             self.progress.setValue(event.done)
-            self.progress.setFormat(f"level {event.n}: %p %" if event.stage == "store" else "solved games: %p %")
-        elif event.stage == "compute" and event.total:
-            self.progress.setRange(0, event.total)
-            self.progress.setValue(event.done)
-            self.progress.setFormat(f"valuing level {event.n}: %p %")
+            self.progress.setFormat(f"valuing level {event.n}: %p %" if event.stage == "compute" else "solved games: %p %")
         elif event.stage in ("compile", "load", "finish"):
             self.progress.setRange(0, 0)  # busy, and the label says with what
             self.progress.setFormat(text)

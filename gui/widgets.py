@@ -46,6 +46,7 @@ __all__ = [
     "button",
     "row",
     "wrapped",
+    "summary_label",
     "breakable",
     "matrix_view",
     "copy_text",
@@ -55,8 +56,6 @@ __all__ = [
     "shrink_to_contents",
     "scrolled",
     "table_text",
-    "tricks_text",
-    "cards_text",
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
@@ -112,16 +111,6 @@ def card_label(index: int, count: int, name: str) -> str:
     return f"{suit_symbol(index, count)}{name}" if count <= len(SUIT_SYMBOLS) else f"suit {index + 1} {name}"
 
 
-def tricks_text(k: object) -> str:
-    """``1 trick``, ``3 tricks``."""
-    return f"{k} trick" + ("" if k == 1 else "s")
-
-
-def cards_text(k: int) -> str:
-    """``1 card``, ``3 cards``."""
-    return f"{k} card" + ("" if k == 1 else "s")
-
-
 def copy_text(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
 
@@ -165,15 +154,17 @@ def button(text: str, tip: str, clicked: Callable[[], object] | None) -> QPushBu
     return widget
 
 
-def row(*items: QWidget | int) -> QHBoxLayout:
-    """Widgets side by side from the left (an int: that much space), the room left over at the right."""
+def row(*items: QWidget | int, stretch: QWidget | None = None) -> QHBoxLayout:
+    """Widgets side by side from the left (an int: that much space); ``stretch`` takes the width left over, else
+    the end of the row does."""
     layout = QHBoxLayout()
     for item in items:
         if isinstance(item, int):
             layout.addSpacing(item)
         else:
-            layout.addWidget(item)
-    layout.addStretch(1)
+            layout.addWidget(item, 1 if item is stretch else 0)
+    if stretch is None:
+        layout.addStretch(1)
     return layout
 
 
@@ -181,6 +172,15 @@ def wrapped(text: str = "") -> QLabel:
     """A label whose text wraps to the width it is given."""
     label = QLabel(text)
     label.setWordWrap(True)
+    return label
+
+
+def summary_label() -> QLabel:
+    """Where a page shows its answer in rich text (a solved game's
+    :meth:`~whist_catalogue.games.solved_games.SolvedGame.html`), selectable."""
+    label = wrapped()
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 
 

@@ -167,7 +167,6 @@ class WorkerPool(QObject):
         returned: Callable[[Any], None] | None = None,
         errored: Callable[[Exception], None] | None = None,
         progress: Callable[[Any], None] | None = None,
-        finished: Callable[[], None] | None = None,
         aborted: Callable[[], None] | None = None,
         preparing: Callable[[str], None] | None = None,
         **kwargs: Any,
@@ -178,7 +177,6 @@ class WorkerPool(QObject):
             (worker.signals.returned, returned),
             (worker.signals.errored, errored),
             (worker.signals.progress, progress),
-            (worker.signals.finished, finished),
             (worker.signals.aborted, aborted),
             (worker.signals.preparing, preparing),
         ):

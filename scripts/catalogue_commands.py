@@ -105,14 +105,14 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
         parents=[common],
         help="check the catalogue: database integrity, completeness, checksums, a recomputed sample, solved games",
         description="Check the catalogue: the database's own integrity check (pages and indexes), the level "
-        "metadata, every level complete with C(2n, n) rows whose checksum over every column is the one recorded, "
-        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray rows, "
-        "and every solved game equal to the game solved again.  --full also recomputes every column of every "
-        "deal with the engine and runs the full integrity check.  Exit status 0 only when every check holds, "
+        "metadata, every level complete with chunks covering its C(2n, n) deals, each under the checksum recorded, "
+        "a random sample recomputed independently (recursive definition up to --recursive-max-n), no stray chunks, "
+        "and every solved game equal to the game solved again.  --full also compares every deal's value and check "
+        "bits with the level recomputed by the engine.  Exit status 0 only when every check holds, "
         "1 when one fails.",
     )
     p.add_argument("--full", action="store_true",
-                   help="recompute every column of every deal, and SQLite's full integrity_check (slower)")
+                   help="compare every deal's value and check bits with the level recomputed by the engine (slower)")
     p.add_argument("--sample", type=whole_number, default=None, metavar="K", help="deals recomputed per level (default 4)")
     p.add_argument("--seed", type=whole_number, default=None, help="seed of the random sample")
     p.add_argument("--recursive-max-n", type=whole_number, default=None, metavar="N",
@@ -162,8 +162,8 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 break
             if event.stage == "plan" and event.total and enabled is not False:  # the estimate, before any work
                 sys.stderr.write(f"whist-catalogue: {event.message}; Ctrl+C stops it, keeping every finished level\n")
-            elif event.stage in ("compute", "store") and event.n is not None:
-                bar(event.n, event.done, event.total, verb="valuing" if event.stage == "compute" else "storing")
+            elif event.stage == "compute" and event.n is not None:
+                bar(event.n, event.done, event.total)
             elif event.stage == "compile" and not event.done and enabled is not False:
                 # Said at once, not held back as a short stage's line is: Numba compiles for up to a minute.
                 sys.stderr.write(f"whist-catalogue: {event.message} …\n")
@@ -303,16 +303,11 @@ SEARCH_HEADER = (
 
 
 def _record_line(record) -> str:  # noqa: ANN001
-    from whist_catalogue.theory.deals import Notation, Suit
-
     o = record.outcome
     sol = record.solution
-    deal = record.deal
     # The top 2n ranks name the cards of a deal of up to six cards a hand, as the app's Cards column does.
-    offset = 14 - 2 * deal.n
-    if offset >= 2:
-        suit = Suit(tuple(c + offset for c in deal.west_cards), tuple(c + offset for c in deal.east_cards),
-                    Notation.RANKS)
+    suit = record.deal.in_ranks()
+    if suit is not None:
         shown, name = f"  {suit}", suit.name_of
     else:
         shown, name = "", lambda card: str(card)

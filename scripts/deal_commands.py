@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import re
 import sys
@@ -38,7 +37,7 @@ from whist_catalogue.theory.deals import (
     suit_name,
 )
 from whist_catalogue.theory.answers import (
-    THEORY, BeyondOutcome, FirstCards, MovesAnswer, OutcomeAnswer, ValueAnswer,
+    THEORY, BeyondOutcome, FirstCards, MovesAnswer, OutcomeAnswer, ValueAnswer, ValueJson,
 )
 from whist_catalogue.theory.values import Value
 
@@ -52,8 +51,6 @@ if TYPE_CHECKING:
     from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
-
-_to_json = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) builds one a call
 
 _LINEAR_FROM_N = MAX_ENGINE_N + 1
 """Beyond the engine's encoding and any catalogue: only the linear-time algorithm answers."""
@@ -415,7 +412,7 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
 
     evaluate = DealEvaluator(table)
     read = DealReader(args.trumps)
-    as_json = _ValueJson() if args.json else None
+    as_json = ValueJson() if args.json else None
     # Deals are read by the theory's parser (the fastest for symmetric deals, and the one that knows a suit beyond
     # every solver) until one names a trump suit or has an uneven suit; from then on, by the two-hand reader (a
     # symmetric deal still goes to the theory). A batch of symmetric deals never pays for the reader, and a batch of
@@ -447,22 +444,8 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
     _answer_batches(args.deals, answer, searched, search)
 
 
-def _line(answer: "OutcomeAnswer | BeyondOutcome | MovesAnswer", as_json: "_ValueJson | None") -> str:
-    if as_json is None:
-        return answer.text()
-    if isinstance(answer, MovesAnswer):
-        return answer.json_line()
-    return answer.json_line(as_json)
-
-
-class _ValueJson(dict):
-    """Packed value → its JSON text, each serialised once: a batch meets few distinct values."""
-
-    def __missing__(self, code: int) -> str:
-        from whist_catalogue.theory.packed import unpack
-
-        found = self[code] = _to_json(unpack(code).to_json())
-        return found
+def _line(answer: "OutcomeAnswer | BeyondOutcome | MovesAnswer", as_json: ValueJson | None) -> str:
+    return answer.text() if as_json is None else answer.json_line(as_json)
 
 
 def _outcome_answer(text: str, evaluate: "DealEvaluator", cards: bool = False) -> OutcomeAnswer | BeyondOutcome:
@@ -537,7 +520,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
     from whist_catalogue.twohand.batch import DealReader, led_bit, moves_answer
 
     read = DealReader(args.trumps)
-    as_json = _ValueJson() if args.json else None
+    as_json = ValueJson() if args.json else None
     leader: Player = args.leader
     to_play: Player = leader if args.led is None else _OTHER[leader]
     lead = 0 if leader == "W" else 1

@@ -84,13 +84,7 @@ def _registrars() -> Iterator[Callable[[argparse._SubParsersAction, argparse.Arg
 
     yield deal_commands.register
     for name in ("scan_command", "catalogue_commands", "distribution_command", "solve_command", "gui_command"):
-        try:
-            module = __import__(f"whist_catalogue.scripts.{name}", fromlist=["register"])
-        except ModuleNotFoundError as exc:
-            if exc.name != f"whist_catalogue.scripts.{name}":
-                raise
-            continue
-        yield module.register
+        yield __import__(f"whist_catalogue.scripts.{name}", fromlist=["register"]).register
 
 
 def main(argv: Sequence[str] | None = None) -> int:

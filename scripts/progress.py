@@ -124,7 +124,6 @@ class LevelProgress(ProgressBar):
     def __init__(self, verb: str = "valuing", *, enabled: bool | None = None) -> None:
         super().__init__(verb, " deals", enabled=enabled, unit_scale=True)
 
-    def __call__(self, n: int, done: int, total: int, *, verb: str | None = None) -> None:
-        """Level n's progress; ``verb`` names a second pass over the same level (``storing``), so that one
-        label never runs 0 → 100 % twice."""
-        self.show(done, total, desc=f"{verb or self.desc} n={n}")
+    def __call__(self, n: int, done: int, total: int) -> None:
+        """Level n's progress, under a label of its own."""
+        self.show(done, total, desc=f"{self.desc} n={n}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 import difflib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from whist_catalogue.errors import GameArgumentError
@@ -23,7 +22,6 @@ from whist_catalogue.scripts.cli import EXIT_OK, emit_json, whole_number
 
 if TYPE_CHECKING:
     from whist_catalogue.games.solved_games import SolvedGame
-    from whist_catalogue.games.strategic_form import StrategicForm
 
 __all__ = ["register", "run"]
 
@@ -64,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.source is not None:
         raise GameArgumentError(f"{args.game} takes no FILE (only matrix does)")
     if args.nfg is not None:
-        _write_nfg(args.nfg, solved_games.strategic_form(args.game, **params))
+        from whist_catalogue.games.strategic_form import write_nfg
+
+        write_nfg(args.nfg, solved_games.strategic_form(args.game, **params))
     solution: SolvedGame | None = None
     if args.db is not None:
         # With --db, the solution the catalogue stored (build stores both games); solved now if it holds none.
@@ -95,7 +95,7 @@ def _show(args: argparse.Namespace, solution: SolvedGame) -> int:
 
 
 def _run_matrix(args: argparse.Namespace, params: dict[str, Any]) -> int:
-    from whist_catalogue.games.strategic_form import parse_grid, read_game
+    from whist_catalogue.games.strategic_form import parse_grid, read_game, write_nfg
 
     if params:
         raise GameArgumentError(f"matrix takes no --{next(iter(params))}: the game is all in its FILE")
@@ -104,18 +104,6 @@ def _run_matrix(args: argparse.Namespace, params: dict[str, Any]) -> int:
     game = parse_grid(sys.stdin.read(), title="matrix game") if args.source == "-" else read_game(args.source)
     solution = solved_games.solve_strategic_form(game)
     if args.nfg is not None:
-        _write_nfg(args.nfg, game)
+        write_nfg(args.nfg, game)
     return _show(args, solution)
 
-
-def _write_nfg(path: str, game: StrategicForm) -> None:
-    from whist_catalogue.games.strategic_form import to_nfg
-
-    # Written whole and then renamed: a failed write leaves no half file, and a file of the same name intact.
-    target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    try:
-        partial.write_text(to_nfg(game, comment="written by whist-catalogue"), encoding="utf-8")
-        partial.replace(target)
-    finally:
-        partial.unlink(missing_ok=True)

@@ -207,10 +207,7 @@ def test_the_deal_explorer_loads_no_builder_and_no_sql():
     assert loaded.strip() == "[]"
 
 
-# Views still being made simple on other branches (docs/architecture.md, "How to add a view"): the lead
-# takes each out of this set when its branch lands.
-IN_FLIGHT = {"solutions.py"}  # its asymptotics page still starts its worker by hand
-VIEW_MODULES = [path for path in sorted((ROOT / "gui").glob("*.py")) if path.name not in IN_FLIGHT]
+VIEW_MODULES = sorted((ROOT / "gui").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", VIEW_MODULES, ids=lambda p: p.name)

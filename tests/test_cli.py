@@ -272,7 +272,8 @@ def test_an_answer_record_s_json_is_its_line(capsys):
     from whist_catalogue.theory.deals import parse_suit
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
-    from whist_catalogue.scripts.deal_commands import _outcome_answer, _ValueJson
+    from whist_catalogue.scripts.deal_commands import _outcome_answer
+    from whist_catalogue.theory.answers import ValueJson
 
     table = SuitTable()
     for text in ("K Q 10 / A J 9", "WE" * 40, "WWEE" * 30):
@@ -283,5 +284,5 @@ def test_an_answer_record_s_json_is_its_line(capsys):
     evaluate = DealEvaluator(table)
     for text in ("KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975", "WE" * 40):
         record = _outcome_answer(text, evaluate)
-        assert json.loads(record.json_line(_ValueJson())) == record.to_json()
+        assert json.loads(record.json_line(ValueJson())) == record.to_json()
         assert main(["outcome", text]) == 0 and capsys.readouterr().out == record.text()

@@ -231,3 +231,14 @@ def test_a_missing_folder_is_refused_before_any_estimate(built, tmp_path, capsys
     missing = tmp_path / "nowhere" / "x.csv"
     assert main(["export", "--db", str(built), "--level", "5", "-o", str(missing), "--no-progress"]) == 2
     assert capsys.readouterr().err == f"whist-catalogue: error: cannot write {missing}: no directory {missing.parent}\n"
+
+
+def test_the_page_of_fields_is_the_registrys():
+    """docs/fields.md lists every field as the registry has it (search names, export columns, types, meanings):
+    a field added to catalogue/store/fields.py without regenerating the page fails here."""
+    from whist_catalogue.scripts.reports.fields import COMMAND, PAGE, page
+
+    written = PAGE.read_text()
+    assert written == page(), f"docs/fields.md is stale: run {COMMAND}"
+    assert "| `frac` (`fraction`, `fractional`) | number | — | — | the fractional part q − ⌊q⌋ |" in written
+    assert "| — | — | `best_leads_west` | uint32 |" in written

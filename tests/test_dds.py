@@ -2,7 +2,7 @@
 
 Random 4-suit deals of up to 13 cards a hand, mapped to bridge as in
 ``whist_catalogue.scripts.benchmarks.dds`` (West → North, East → East, notrump,
-the free low cards to South and West): outcomes and first leads against DDS's
+the free low cards to South and West: the two-hand benchmark's mapping, whose test is tests/test_twohand_dds.py): outcomes and first leads against DDS's
 every optimal lead, and every legal card of random positions — trick starts and
 after the lead — against DDS's score of every card.  The 2,000-deal and
 1,000-position run, with the speed ratio, is that script (docs/benchmarks.md).
@@ -11,7 +11,6 @@ after the lead — against DDS's score of every card.  The 2,000-deal and
 import random
 
 from whist_catalogue.scripts.benchmarks.dds import (
-    bridge_deal,
     dds_moves,
     dds_outcome,
     random_deal,
@@ -25,11 +24,8 @@ from whist_catalogue.theory.small_suits import SuitTable
 TABLE = SuitTable()
 
 
-def test_the_mapping_to_bridge():
+def test_dds_on_a_small_deal():
     suits = parse_multisuit("AQ/KJ, 7/6")
-    deal = bridge_deal(suits)
-    # South and West get the highest free cards: here the empty suits' top cards, which they can never lead.
-    assert deal.to_pbn() == "N:AQ.7.. KJ.6.. ..AKQ. ...AKQ"
     assert dds_outcome(suits, "W") == (2, {(0, 14), (0, 12), (1, 7)})
     # 7/6 is worth 1 − ε₀, East's exit: East leads the 6 and West makes 2, not 3 (Lemma 9.3).
     assert dds_outcome(suits, "E") == (2, {(1, 6)})

@@ -11,7 +11,7 @@ from whist_catalogue.theory.multisuit import LeadRule, qualifying_suits
 from whist_catalogue.theory.packed import (
     MAX_SUMMANDS,
     complexity_packed,
-    lead_suit_packed,
+    lead_suits_packed,
     pack,
     rho_packed,
     sign_packed,
@@ -53,7 +53,7 @@ def test_the_lead_suit_is_the_rule_of_10_4(vs):
         rule, allowed = qualifying_suits(vs, leader)
         expected = max(allowed, key=lambda i: (vs[i].complexity, -i))
         codes = [None if v is None else pack(v) for v in vs]
-        assert lead_suit_packed(codes, leader) == (rule.value, expected)
+        assert lead_suits_packed(codes)[0 if leader == "W" else 1] == (rule.value, expected)
         assert LeadRule(rule.value) is rule
 
 
@@ -71,4 +71,4 @@ def test_out_of_range():
     with pytest.raises(InvalidValueError):
         pack(Value(Fraction(1, 2**25)))
     with pytest.raises(ValueError):
-        lead_suit_packed([None, None], "W")
+        lead_suits_packed([None, None])

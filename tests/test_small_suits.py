@@ -2,7 +2,8 @@
 
 import pytest
 
-from whist_catalogue.engine.levels import levels, masks
+from whist_catalogue.engine.levels import levels
+from whist_catalogue.theory.ranking import level_masks
 from whist_catalogue.errors import DealTooLargeError, InvalidDealError
 from whist_catalogue.store.solvers import ComputingSolver
 from whist_catalogue.theory.deals import Deal
@@ -18,7 +19,7 @@ def test_every_deal_up_to_8_equals_the_engine_value_and_lowest_best_leads():
     seen = 0
     for level in levels(TABLE_MAX_N, moves=True):
         n = level.n
-        for r, west in enumerate(masks(n)):
+        for r, west in enumerate(level_masks(n)):
             deal = Deal(n, int(west))
             solution = level.solution(deal)
             assert unpack(codes[deal.key]) == solution.value, deal
@@ -35,7 +36,7 @@ def test_every_deal_up_to_8_equals_the_engine_value_and_lowest_best_leads():
 def test_solutions_from_the_table_equal_the_definition_up_to_5():
     table, recursive = SuitTable(), RecursiveSolver()
     for n in range(1, 6):
-        for west in masks(n):
+        for west in level_masks(n):
             deal = Deal(n, int(west))
             assert table.solve(deal) == recursive.solve(deal)
 

@@ -38,7 +38,7 @@ from whist_catalogue.engine.plan import (CHUNK, REMAP_DEALS, EnginePlan, beyond_
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
-from whist_catalogue.theory.ranking import binomial_table, level_masks, level_size, rank
+from whist_catalogue.theory.ranking import binomial_table, level_size, rank
 from whist_catalogue.theory.solution import ENGINE, SolverBase, SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import Value
 
@@ -372,8 +372,3 @@ class EngineSolver(SolverBase):
         if deal.n == 0:
             return Value(0)
         return self.level(deal.n).value_of(deal)
-
-
-def masks(n: int) -> np.ndarray:
-    """West's masks of level n in rank order (re-exported for callers of the engine)."""
-    return level_masks(n)

@@ -14,14 +14,9 @@ from fractions import Fraction
 from math import comb
 from typing import Mapping
 
-import numpy as np
-
-from whist_catalogue.constants import SCALE_BITS
-from whist_catalogue.engine.encoding import decode_value
-from whist_catalogue.theory.jit import kernel
 from whist_catalogue.theory.values import Infinitesimal, Value, rho
 
-__all__ = ["LevelStatistics", "value_class", "value_counts_from_arrays", "VALUE_CLASSES", "VALUE_CLASS_QUERIES"]
+__all__ = ["LevelStatistics", "value_class", "VALUE_CLASSES", "VALUE_CLASS_QUERIES"]
 
 VALUE_CLASSES = ("integer", "half-integer", "dyadic", "positive infinitesimal", "negative infinitesimal", "fuzzy")
 
@@ -104,28 +99,3 @@ def _outcome(v: Value) -> str:
 def _inf_order(code: str) -> tuple[int, int]:
     x = Infinitesimal.from_code(code)
     return (x.rank, int(x.is_fuzzy))
-
-
-@kernel
-def _histogram(numer, inf, shift, width, out):
-    for i in range(numer.shape[0]):
-        out[(numer[i] >> shift) * width + (inf[i] + width // 2)] += 1
-
-
-def value_counts_from_arrays(n: int, numerator: np.ndarray, infinitesimal: np.ndarray) -> dict[Value, int]:
-    """Count the values of a level held as engine arrays (:mod:`whist_catalogue.engine.encoding`)."""
-    if n == 0:
-        return {Value(0): int(numerator.shape[0])}
-    # An n-card value has denominator ≤ 2^(n−1), so dropping the low bits is exact.
-    shift = SCALE_BITS - (n - 1)
-    if shift < 0 or np.any(numerator & ((1 << shift) - 1)):
-        raise ArithmeticError(f"level {n}: a value has a denominator beyond 2^{n - 1}")
-    width = 2 * (2 * n + 4)
-    top = int(numerator.max()) >> shift
-    out = np.zeros((top + 1) * width, np.int64)
-    _histogram(numerator, infinitesimal, shift, width, out)
-    counts = {}
-    for code in np.flatnonzero(out):
-        num, inf = divmod(int(code), width)
-        counts[decode_value(num << shift, inf - width // 2)] = int(out[code])
-    return counts

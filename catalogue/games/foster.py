@@ -170,13 +170,6 @@ class UpperEnvelope:
         h = Fraction(h)
         return self.constant(h) + sum((max(c.payoff0(h), c.payoff1(h)) for c in self.choices), Fraction(0))
 
-    def piece_at(self, h: Fraction | int) -> Piece:
-        """The piece containing h (the left one at a breakpoint)."""
-        for piece in self.pieces:
-            if h <= piece.end:
-                return piece
-        raise ValueError(f"h = {h} is outside [0, 1]")
-
     def minimax(self) -> FosterSolution:
         """A's minimax h*, the value, and B's optimal mixture (step 3 of the module docstring)."""
         for k, piece in enumerate(self.pieces):

@@ -192,10 +192,6 @@ class RealRoot:
     lower: Fraction
     upper: Fraction
 
-    @property
-    def is_rational(self) -> bool:
-        return self.lower == self.upper
-
     def _at(self, s: Fraction) -> Fraction:
         value = Fraction(0)
         for c in self.coefficients:

@@ -178,16 +178,6 @@ class MatrixGameSolution:
             return False
         return True
 
-    @property
-    def support1(self) -> tuple[int, ...]:
-        """The rows player 1 plays with positive probability."""
-        return tuple(i for i, p in enumerate(self.player1) if p)
-
-    @property
-    def support2(self) -> tuple[int, ...]:
-        """The columns player 2 plays with positive probability."""
-        return tuple(j for j, p in enumerate(self.player2) if p)
-
 
 # --- closed form for 2×2 --------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ __all__ = [
     "parse_nfg",
     "read_game",
     "to_nfg",
+    "write_nfg",
 ]
 
 MAX_STRATEGIES = 200
@@ -324,6 +325,18 @@ def to_nfg(game: StrategicForm, comment: str = "") -> str:
 
 
 # --- files -----------------------------------------------------------------------------------------
+
+
+def write_nfg(path: str | Path, game: StrategicForm) -> None:
+    """Write ``game`` as a ``.nfg`` file (:func:`to_nfg`), whole and then renamed: a failed write leaves no half file,
+    and a file of the same name intact."""
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        partial.write_text(to_nfg(game, comment="written by whist-catalogue"), encoding="utf-8")
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def read_game(path: str | Path) -> StrategicForm:

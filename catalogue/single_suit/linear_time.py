@@ -48,7 +48,6 @@ __all__ = [
     "LinearResult",
     "solve_vector",
     "solve_linear",
-    "h_whist_linear",
     "whist_outcome_linear",
     "ValueDetection",
     "detect_simple_value",
@@ -194,11 +193,6 @@ def _h_whist(c: np.ndarray, s: np.ndarray, n: int, lo: int, hi: int) -> int:
 def solve_linear(deal: Deal) -> LinearResult:
     """Theorem 10.1 on a :class:`Deal`."""
     return solve_vector(owner_vector(deal))
-
-
-def h_whist_linear(deal: Deal) -> int:
-    """H of Theorem 9.1, in linear time."""
-    return solve_linear(deal).h
 
 
 def whist_outcome_linear(deal: Deal) -> Outcome:

@@ -222,7 +222,8 @@ def _fields() -> dict[str, Field]:
                 "docs/search.md, counterexample(…)", kernel=_counterexample(bit))
           for bit, name in enumerate(CHECK_NAMES)),
         Field("holdup", "bool", "against some lead beatable below the ace, ducking is strictly better than winning"
-              " cheaply in the order of labeled values (the engine's check conjecture_12_4_labeled)",
+              " cheaply in the order of labeled values (the engine's check conjecture_12_4_labeled; no counterexample to"
+              " the paper's Conjecture 12.4, which is about outcomes)",
               "docs/conjectures.md", search="flag", bit=CHECK_NAMES.index("conjecture_12_4_labeled"), export=False),
         Field("best_leads_west", "uint32", "West's best leads as a mask of cards (bit k−1 for card k); costly: α of "
               "every deal", "multi-suit paper §7.2", kernel=lambda c: c.best_leads()[0], header="Best leads W",

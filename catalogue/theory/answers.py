@@ -45,6 +45,7 @@ __all__ = [
     "BeyondSolvers",
     "OutcomeAnswer",
     "FirstCards",
+    "ValueJson",
     "BeyondOutcome",
     "MovesAnswer",
     "LINEAR_METHOD",
@@ -245,6 +246,17 @@ class _CardJson(dict):
 _card_json = _CardJson().__getitem__
 
 
+class ValueJson(dict):
+    """Packed value → its JSON object's text, each written once: a batch meets few distinct values (what
+    :meth:`OutcomeAnswer.json_line` takes)."""
+
+    def __missing__(self, code: int) -> str:
+        from whist_catalogue.theory.packed import unpack
+
+        found = self[code] = _to_json(unpack(code).to_json())
+        return found
+
+
 def _cards_json(cards: Sequence[Card]) -> str:
     return ", ".join(map(_card_json, cards))
 
@@ -303,11 +315,7 @@ class OutcomeAnswer(NamedTuple):
         return SEARCH if self.codes is None else THEORY
 
     def to_json(self) -> dict[str, object]:
-        from whist_catalogue.theory.packed import unpack
-
-        codes = () if self.codes is None or self.total is None else (*self.codes, self.total)
-        values = {code: _to_json(unpack(code).to_json()) for code in codes}
-        return json.loads(self.json_line(values))
+        return json.loads(self.json_line(ValueJson()))
 
     def json_line(self, values: Mapping[int, str]) -> str:
         west, east = self.outcome
@@ -419,7 +427,7 @@ class MovesAnswer(NamedTuple):
             line["method"] = "linear-time (single-suit paper, Theorem 10.1, for each deal one trick on)"
         return line
 
-    def json_line(self) -> str:
+    def json_line(self, values: Mapping[int, str] | None = None) -> str:
         return _to_json(self.to_json()) + "\n"
 
     def text(self) -> str:

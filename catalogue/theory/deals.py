@@ -18,7 +18,7 @@ from collections import Counter
 import re
 from functools import lru_cache
 from itertools import compress
-from typing import TYPE_CHECKING, Iterator, TypeAlias
+from typing import TYPE_CHECKING, Callable, Iterator, TypeAlias
 
 from whist_catalogue.constants import MAX_HAND_SIZE
 from whist_catalogue.errors import (
@@ -42,7 +42,6 @@ __all__ = [
     "rank_suit_key",
     "parse_multisuit",
     "multisuit_parts",
-    "deal_label",
     "RANK_NAMES",
     "MAX_HAND_SIZE",
     "MAX_DEAL_CHARS",
@@ -176,6 +175,14 @@ class Deal(Immutable):
             hi += 1
         return tuple(range(lo, hi + 1))
 
+    def in_ranks(self) -> Suit | None:
+        """The deal on the top 2n ranks, its highest card the ace, when they fit one suit of 13 cards (n ≤ 6);
+        else None."""
+        if 2 * self.n > 13:
+            return None
+        top = 14 - 2 * self.n  # card k is rank top + k
+        return Suit(tuple(top + c for c in self.west_cards), tuple(top + c for c in self.east_cards), Notation.RANKS)
+
     # -- derived deals --------------------------------------------------------------------
     def swapped(self) -> Deal:
         """D̄: the East and West hands interchanged (§5.1)."""
@@ -217,10 +224,6 @@ class Deal(Immutable):
         from whist_catalogue.theory.display import html_of
 
         return html_of(self)
-
-
-def deal_label(key: DealKey) -> str:
-    return Deal.from_key(key).label
 
 
 class Notation(enum.Enum):
@@ -443,16 +446,9 @@ def _numbers(side: str) -> int:
 
 
 def parse_suit(text: str) -> Suit:
-    """Parse one symmetric suit in any notation of docs/spec.md §2 (see :func:`_parse_suit`)."""
-    # A batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable.
-    if len(text) > 64:
-        return _parse_suit(text)
-    return _parse_suit_cached(text)
-
-
-def _parse_suit(text: str) -> Suit:
-    """:func:`_read_suit`, refusing a suit whose hands differ in size (the theory's deals are symmetric)."""
-    suit = _read_suit(text)
+    """Parse one symmetric suit in any notation of docs/spec.md §2: :func:`read_suit`, refusing a suit whose hands
+    differ in size (the theory's deals are symmetric)."""
+    suit = read_suit(text)
     if not suit.symmetric:
         raise AsymmetricSuitError(
             f"asymmetric suit {suit}: West holds {counted(len(suit.west), 'card')}, East {len(suit.east)}"
@@ -506,12 +502,12 @@ def _read_suit(text: str) -> Suit:
     return _suit(_parse_ranks(west_text, text), _parse_ranks(east_text, text), Notation.RANKS, text)
 
 
-_parse_suit_cached = lru_cache(maxsize=8192)(_parse_suit)
 _read_suit_cached = lru_cache(maxsize=8192)(_read_suit)
 
 
 def read_suit(text: str) -> Suit:
-    """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached."""
+    """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached — a
+    batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable."""
     return _read_suit(text) if len(text) > 64 else _read_suit_cached(text)
 
 
@@ -576,12 +572,17 @@ def parse_multisuit(text: str) -> tuple[Suit, ...]:
         pass  # said again below, naming the suit at fault
     if not text.strip():
         raise InvalidDealError("empty deal")
+    return _read_suits(parts, parse_suit, text)
+
+
+def _read_suits(parts: list[str], read: Callable[[str], Suit], text: str) -> tuple[Suit, ...]:
+    """Each suit's text read by ``read``; an error names the suit at fault, counted from 1, when there are several."""
     suits = []
     for i, part in enumerate(parts):
         if not part.strip():
             raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
         try:
-            suits.append(parse_suit(part))
+            suits.append(read(part))
         except InvalidDealError as exc:
             if len(parts) == 1:
                 raise
@@ -724,17 +725,8 @@ def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
     parts = multisuit_parts(body)
     if not body.strip():
         raise InvalidDealError(f"empty deal: {text!r}")
-    suits = []
-    for i, part in enumerate(parts):
-        if not part.strip():
-            raise InvalidDealError(f"empty suit {i + 1} in {text!r}")
-        try:
-            suits.append(read_suit(part))
-        except InvalidDealError as exc:
-            if len(parts) == 1:
-                raise
-            raise type(exc)(f"suit {i + 1}: {exc}") from None
-    return TwoHandDeal(tuple(suits), trump_suit(named, trumps, len(suits), text))
+    suits = _read_suits(parts, read_suit, text)
+    return TwoHandDeal(suits, trump_suit(named, trumps, len(suits), text))
 
 
 def split_trumps(text: str) -> tuple[str | None, str]:

@@ -43,11 +43,7 @@ def as_suit(deal: Deal | Suit) -> Suit:
     a larger one as its owner string's card numbers."""
     if isinstance(deal, Suit):
         return deal
-    cards = 2 * deal.n
-    if cards <= 13:
-        top = 14 - cards  # card k is rank top + k: the highest card is the ace
-        return Suit(tuple(top + c for c in deal.west_cards), tuple(top + c for c in deal.east_cards), Notation.RANKS)
-    return Suit(deal.west_cards, deal.east_cards, Notation.OWNER)
+    return deal.in_ranks() or Suit(deal.west_cards, deal.east_cards, Notation.OWNER)
 
 
 def _symbol(k: int) -> str:

@@ -83,9 +83,6 @@ class OutcomeDistribution:
         """N = n₁ + … + n_k: the tricks of the whole deal."""
         return sum(self.sizes)
 
-    def probability(self, outcome: Outcome | tuple[int, int]) -> Fraction:
-        return Fraction(self.counts.get(Outcome(*outcome), 0), self.deals)
-
     def probabilities(self) -> dict[Outcome, Fraction]:
         return {o: Fraction(c, self.deals) for o, c in self.counts.items()}
 

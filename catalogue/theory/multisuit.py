@@ -221,10 +221,6 @@ class Evaluation(NamedTuple):
     east_lead: Lead
 
     @property
-    def deals(self) -> tuple[Deal, ...]:
-        return tuple(map(Deal.from_key, self.keys))
-
-    @property
     def suit_values(self) -> tuple[Value, ...]:
         return tuple(unpack(c) for c in self.codes)
 

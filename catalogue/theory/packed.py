@@ -37,7 +37,6 @@ __all__ = [
     "rho_packed",
     "sign_packed",
     "complexity_packed",
-    "lead_suit_packed",
     "lead_suits_packed",
 ]
 
@@ -145,8 +144,9 @@ def _suit_facts(code: int) -> tuple[int, Complexity, int]:
 
 
 def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tuple[str, int]]:
-    """:func:`lead_suit_packed` for West and for East at once, the deal's suits read in one pass (a batch's
-    hot loop): the most complex suit with a positive and with a negative infinitesimal, and the numbers."""
+    """The clause of §10.4 and the suit it gives West, and East (as :func:`~.multisuit.choose_lead`), the deal's
+    suits read in one pass (a batch's hot loop): ``codes`` holds each suit's code, None for an empty suit; among
+    the suits the clause allows the most complex is taken, the first one on a tie."""
     positive = negative = None  # (complexity, suit) of the most complex so far; the first one on a tie
     numbers = []
     for suit, code in enumerate(codes):
@@ -177,13 +177,3 @@ def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tup
             chosen = complexity, suit
     assert chosen is not None  # a sum's denominator is at most its summands' greatest
     return (COMPLEX_NUMBER, chosen[1]), (COMPLEX_NUMBER, chosen[1])
-
-
-def lead_suit_packed(codes: Sequence[int | None], leader: str) -> tuple[str, int]:
-    """The clause of §10.4 and the suit a leader takes (as :func:`~.multisuit.choose_lead`).
-
-    ``codes`` holds each suit's code, None for an empty suit.  Among the suits the
-    clause allows, the most complex is taken, the first one on a tie.
-    """
-    west, east = lead_suits_packed(codes)
-    return west if leader == "W" else east

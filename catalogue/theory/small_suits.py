@@ -53,8 +53,9 @@ def encode_table(solutions: Iterable[SuitSolution]) -> bytes:
 
 
 @cache
-def _table_arrays() -> tuple[array, array, array]:
-    """The file's (keys, packed values, leads two a deal), keys ascending."""
+def table_arrays() -> tuple[array, array, array]:
+    """The shipped table as read: (keys ascending, packed values, lowest best leads two a deal), every deal with
+    1 ≤ n ≤ :data:`TABLE_MAX_N` — whole arrays, for the two-hand search's leaves."""
     # A plain file beside this module (the package is installed unzipped); importlib.resources
     # would cost more start-up than reading the table does.
     with open(os.path.join(os.path.dirname(__file__), TABLE_FILE), "rb") as f:
@@ -71,16 +72,10 @@ def _table_arrays() -> tuple[array, array, array]:
     return keys, codes, leads
 
 
-def table_arrays() -> tuple[array, array, array]:
-    """The shipped table as read: (keys ascending, packed values, lowest best leads two a deal), every deal with
-    1 ≤ n ≤ :data:`TABLE_MAX_N` — for a reader that wants whole arrays (the two-hand search's leaves)."""
-    return _table_arrays()
-
-
 @cache
 def preloaded(max_n: int = TABLE_MAX_N) -> tuple[dict[DealKey, int], dict[DealKey, tuple[int, int]]]:
     """(packed value by key, (West's, East's) lowest best lead by key) for every deal with 1 ≤ n ≤ max_n."""
-    keys, codes, leads = _table_arrays()
+    keys, codes, leads = table_arrays()
     count = bisect_left(keys, 1 << (2 * max_n + 1))  # keys grow with n: level max_n ends here
     return dict(zip(keys[:count], codes[:count])), dict(zip(keys[:count], zip(leads[: 2 * count : 2],
                                                                                    leads[1 : 2 * count : 2])))
@@ -123,10 +118,6 @@ class SuitTable(SolverBase):
         self._codes.update(codes)
         self._leads.update(leads)
         self._loaded_n = max_n
-
-    def preloads(self, n: int) -> bool:
-        """Whether the table answers the deals with n cards a hand itself."""
-        return self._preloads(n)
 
     def inner(self, deal: Deal) -> Solver:
         """The solver the table asks for ``deal`` (:class:`DealTooLargeError` when it has none)."""

@@ -4,12 +4,11 @@ Usage: ``python -m whist_catalogue.scripts.benchmarks.dds [--deals 2000] [--posi
 [--cli-db CATALOGUE] [--save-deals FILE]``
 (needs the ``test`` extra: ``endplay``, Bo Haglund's DDS).
 
-A whist deal becomes a bridge deal in notrump: West → North, East → East; each
-whist suit sits on the top ranks of a bridge suit (whist suits of n cards a hand
-use the top 2n ranks, so a 13-card whist hand fits a pack); the free low cards
-go to South and West, who can never win a trick — every card of theirs is below
-every card of North's and East's in its suit, and notrump has no ruffs — so
-North's tricks are whist-West's.  At most 4 whist suits, each of at most 6 cards a hand.
+A whist deal becomes a bridge deal in notrump as the two-hand benchmark maps one
+(:func:`whist_catalogue.scripts.benchmarks.twohand.bridge_deal`): West → North, East → East; each
+whist suit on the top ranks of a bridge suit; the free low cards to South and West, who can never win
+a trick — every card of theirs is below every card of North's and East's in its suit, and notrump has no
+ruffs — so North's tricks are whist-West's.  At most 4 whist suits, each of at most 6 cards a hand.
 
 The script, in one run on the same seeded deals, checks and times:
 
@@ -40,11 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from whist_catalogue.theory.deals import Notation, Suit
+from whist_catalogue.scripts.benchmarks.twohand import RANKS, bridge_deal
+from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player as Side  # endplay's Player is another (the four seats)
-
-RANKS = "AKQJT98765432"
-_SUIT_LETTERS = "SHDC"
 
 
 def random_deal(rng: random.Random, cards: int = 13, suits: int = 4) -> tuple[Suit, ...]:
@@ -77,65 +74,33 @@ def live_suits(suits: Sequence[Suit]) -> list[int]:
     return [i for i, s in enumerate(suits) if s.n]
 
 
-def bridge_deal(suits: Sequence[Suit]):
-    """The endplay ``Deal`` of the mapping above: notrump, nobody on lead yet."""
-    from endplay.types import Deal, Denom
-
-    cards = sum(s.n for s in suits)
-    if len(suits) > 4 or any(r not in range(2, 15) for s in suits for r in s.west + s.east):
-        raise ValueError("a bridge pack has 4 suits of ranks 2…A")
-    north, east, low = [], [], []
-    for i, s in enumerate(suits):
-        north.append("".join(RANKS[14 - r] for r in reversed(s.west)))
-        east.append("".join(RANKS[14 - r] for r in reversed(s.east)))
-        # Free cards below the suit's lowest whist card: they can never win a trick.
-        low += [(i, r) for r in range(min(s.west + s.east, default=15) - 1, 1, -1)]
-    low += [(i, r) for i in range(len(suits), 4) for r in range(14, 1, -1)]
-    # South and West need as many cards as North and East: take the highest free cards, alternately.
-    low.sort(key=lambda c: -c[1])
-    chosen = low[: 2 * cards]
-    if len(chosen) < 2 * cards:
-        raise ValueError("not enough free low cards for South and West")
-    south: list[list[str]] = [[] for _ in range(4)]
-    west: list[list[str]] = [[] for _ in range(4)]
-    for k, (i, r) in enumerate(chosen):
-        (south if k % 2 == 0 else west)[i].append(RANKS[14 - r])
-    hands = [".".join(north), ".".join(east), ".".join("".join(h) for h in south), ".".join("".join(h) for h in west)]
-    deal = Deal("N:" + " ".join(hands))
-    deal.trump = Denom.nt
-    return deal
-
-
-def _card(suit: int, rank: int):
-    from endplay.types import Card
-
-    return Card(_SUIT_LETTERS[suit] + RANKS[14 - rank])
-
-
-def _whist(card) -> tuple[int, int]:
-    return int(card.suit), int(card.rank).bit_length() - 1  # endplay's ranks are bits: the ace is 1 << 14
-
-
-def dds_scores(deal, mode) -> list[tuple[tuple[int, int], int]]:
-    """DDS's cards for the player to move and the tricks that player's side takes from there (endplay)."""
+def dds_scores(position, mode) -> list[tuple[tuple[int, int], int]]:
+    """DDS's cards (whist suit, rank) for the player to move of a :func:`dds_position`, and the tricks that player's
+    side takes from there (endplay)."""
     from endplay.dds import solve_board
 
-    return [(_whist(c), t) for c, t in solve_board(deal, mode)]
+    board, whist = position
+    # endplay's ranks are bits: the ace is 1 << 14
+    return [(whist[(int(c.suit), int(c.rank).bit_length() - 1)], t) for c, t in solve_board(board, mode)]
 
 
 def dds_position(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None = None):
-    """A bridge position: the trick's leader on lead, after ``led`` (suit, rank) and the low cards that follow."""
-    from endplay.types import Player
+    """A bridge position — the board, and its cards as whist cards (suit, rank) — with the trick's leader on lead,
+    after ``led`` (suit, rank) and the low cards that follow."""
+    from endplay.types import Card, Player
 
-    deal = bridge_deal(suits)
-    deal.first = Player.north if leader == "W" else Player.east
+    live = live_suits(suits)  # a two-hand deal has no empty suit: the bridge suits are the nonempty ones
+    board, cards = bridge_deal(TwoHandDeal(tuple(suits[i] for i in live)))
+    whist = {bridge: (live[suit], rank) for bridge, (suit, rank) in cards.items()}
+    board.first = Player.north if leader == "W" else Player.east
     if led is not None:
-        deal.play(_card(*led))
+        suit, rank = next(bridge for bridge, card in whist.items() if card == led)
+        board.play(Card("SHDC"[suit] + RANKS[14 - rank]))
         if leader == "E":
             # South and West follow (or discard) with low cards; then North, whist-West, is to play.
             for _ in range(2):
-                deal.play(deal.legal_moves()[0])
-    return deal
+                board.play(board.legal_moves()[0])
+    return board, whist
 
 
 def west_tricks(suits: Sequence[Suit], to_play: str, side_tricks: int) -> int:
@@ -243,12 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"moves: {args.positions} positions, {cards} legal cards agree with DDS", flush=True)
 
     # 3. speed, all on the same deals in this one run
-    boards = []
-    for suits in deals:
-        pair = []
-        for leader in "WE":
-            pair.append(dds_position(suits, leader))
-        boards.append(pair)
+    boards = [[dds_position(suits, leader)[0] for leader in "WE"] for suits in deals]
     from endplay.dds import solve_board
 
     dds = Timing("DDS solve_board, one optimal card, both leaders", [])

@@ -49,7 +49,6 @@ from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 
 RANKS = "AKQJT98765432"
-_BRIDGE_SUITS = "SHDC"
 
 Card = tuple[int, int]
 """A whist card: (suit index, real rank)."""

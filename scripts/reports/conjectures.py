@@ -32,10 +32,6 @@ from whist_catalogue.scripts.progress import LevelProgress
 ROOT = Path(__file__).resolve().parents[2]  # the repository: scripts/reports/conjectures.py
 
 
-def _frac_key(text: str) -> Fraction:
-    return Fraction(text)
-
-
 def render(reports: list[LevelReport], seconds: float, peak_gib: float, command: str) -> str:
     data = [r.to_json() for r in reports]
     max_n = data[-1]["n"]
@@ -76,7 +72,7 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
         "| fractional part | first n | deals at n = %d |" % max_n,
         "|---:|---:|---:|",
     ]
-    for f in sorted(first, key=_frac_key):
+    for f in sorted(first, key=Fraction):
         out.append(f"| {f} | {first[f]} | {data[-1]['fractional_parts'].get(f, 0):,} |")
     # Infinitesimals.
     infs: dict[str, int] = {}

@@ -20,11 +20,12 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "catalogue" / "theory" / 
 
 def engine_solutions(max_n: int = TABLE_MAX_N) -> Iterator[SuitSolution]:
     """Every deal with 1 ≤ n ≤ max_n, with its value and best moves, from the engine."""
-    from whist_catalogue.engine.levels import levels, masks
+    from whist_catalogue.engine.levels import levels
     from whist_catalogue.theory.deals import Deal
+    from whist_catalogue.theory.ranking import level_masks
 
     for level in levels(max_n, moves=True):
-        for r, west in enumerate(masks(level.n)):
+        for west in level_masks(level.n):
             yield level.solution(Deal(level.n, int(west)))
 
 
