@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                    help=f"largest hand size, 1…{MAX_BUILD_N} (default {DEFAULT_MAX_N})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--no-games", action="store_true", help="do not store the solved matrix games")
+    p.add_argument("--endings", type=whole_number, default=None, metavar="K",
+                   help="also store the table of two-hand endings, every position of 1…K cards a hand in a pack's "
+                   "four suits, trumps or not (docs/two-hand.md); K ≤ 15, an estimate of time, disk and memory "
+                   "is said first (K = 13: about half an hour and 60 MB on two cores)")
     from whist_catalogue.scripts.scan_command import add_cluster_arguments
 
     add_cluster_arguments(p)
@@ -126,15 +130,21 @@ def run_build(args: argparse.Namespace) -> int:
     location = database_location(args.db)
     if args.workdir and not args.cluster:
         raise UsageError("--workdir goes with --cluster")
+    endings = 0 if args.endings is None else args.endings
+    if args.endings is not None:
+        from whist_catalogue.store.endings import check_endings_target
+
+        check_endings_target(endings)  # before the catalogue is touched
     if args.cluster:
         from whist_catalogue.engine.cluster import chunk_computer, connect, parse_address, work_directory
 
         parse_address(args.cluster)  # a malformed address fails before the catalogue is touched
         with connect(args.cluster) as client, work_directory(args.workdir) as workdir:
             steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db),
-                                compute_chunks=chunk_computer(client, workdir))
+                                compute_chunks=chunk_computer(client, workdir), endings=endings)
             return _run_build_steps(args, steps)
-    return _run_build_steps(args, build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db)))
+    return _run_build_steps(args, build_steps(location, max_n, games=not args.no_games,
+                                              create_parent=is_default_location(args.db), endings=endings))
 
 
 def _run_build_steps(args: argparse.Namespace, steps) -> int:
@@ -142,7 +152,8 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
 
     enabled = False if args.no_progress else None
     with LevelProgress("valuing", enabled=enabled) as bar, \
-            ProgressBar("solving games", " games", enabled=enabled) as games:
+            ProgressBar("solving games", " games", enabled=enabled) as games, \
+            ProgressBar("endings", " positions", enabled=enabled, unit_scale=True) as endings:
         while True:
             try:
                 event = next(steps)
@@ -162,8 +173,19 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 bar.close()
             elif event.stage == "games":
                 games.show(event.done, event.total, postfix=event.message)
-            elif event.stage == "repair":
+            elif event.stage in ("repair", "endings-repair"):
                 sys.stderr.write(f"whist-catalogue: {event.message}\n")
+            elif event.stage == "endings-plan":
+                bar.close()
+                games.close()
+                sys.stderr.write(f"whist-catalogue: {event.message}\n")
+                sys.stderr.flush()
+            elif event.stage == "endings-load":
+                endings.stage(event.message)
+            elif event.stage == "endings":
+                endings.show(event.done, event.total, desc=f"endings k={event.n}")
+            elif event.stage == "endings-level":
+                endings.close()
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
@@ -188,6 +210,13 @@ def build_summary_text(summary) -> str:  # noqa: ANN001 - a BuildSummary (not im
     if summary.repaired:
         said.append(f"{_levels(summary.repaired)} {'was' if len(summary.repaired) == 1 else 'were'} damaged "
                     "and stored again")
+    if summary.endings is not None:
+        table = summary.endings
+        held = f"the table of endings holds k = {_ranges(table.complete)}" if table.complete \
+            else "the table of endings holds no level"
+        if table.stored:
+            held += f", this run stored k = {_ranges(table.stored)} ({table.stored_bytes / 1e6:.1f} MB of chunks)"
+        said.append(held)
     said.append(f"{summary.seconds:.1f} s")
     return "; ".join(said)
 
@@ -311,7 +340,23 @@ def run_stats(args: argparse.Namespace) -> int:
         bar.show(len(wanted), len(wanted))
         if not wanted and not args.json:
             sys.stdout.write("no complete level in the catalogue\n")
+        if not args.n:
+            _print_endings(catalogue, args.json)
     return EXIT_OK
+
+
+def _print_endings(catalogue, as_json: bool) -> None:  # noqa: ANN001 - a Catalogue (no SQLAlchemy at registration)
+    """The table of two-hand endings the catalogue holds, a level a line (JSON: an object a level)."""
+    from whist_catalogue.store.endings import CatalogueEndings
+
+    levels = CatalogueEndings(catalogue).levels()
+    for info in levels:
+        if info.complete and info.problem is not None:
+            raise catalogue.damaged(info.problem)
+        if as_json:
+            emit_json(info.to_json())
+        else:
+            sys.stdout.write(info.text() + "\n")
 
 
 def _print_stats(stats: dict) -> None:

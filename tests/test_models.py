@@ -12,8 +12,10 @@ def test_every_constraint_and_index_is_named():
             assert index.name and index.name.startswith(f"ix_{table.name}_")
         for constraint in table.constraints:
             assert constraint.name, (table.name, constraint)
-    # The level store alone: no table of per-deal rows (docs/architecture.md, "One storage").
-    assert {t.name for t in Base.metadata.sorted_tables} == {"level", "level_chunk", "solved_game"}
+    # The level store alone: no table of per-deal rows (docs/architecture.md, "One storage"); the table of
+    # two-hand endings stored the same way.
+    assert {t.name for t in Base.metadata.sorted_tables} == {"level", "level_chunk", "solved_game", "ending_level",
+                                                             "ending_chunk"}
 
 
 def test_the_level_row_checksum_covers_every_cell_a_reader_uses():

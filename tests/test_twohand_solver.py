@@ -94,7 +94,7 @@ def test_thousands_of_random_deals_of_up_to_6_cards_a_hand():
         assert_equals_minimax(deal, solutions, memo=True)
 
 
-def test_random_deals_of_7_cards_a_hand_the_largest_endings_in_the_table():
+def test_random_deals_of_7_cards_a_hand_endings_of_the_table():
     """80 seeded deals of 7 cards a hand (every one of them an ending of the table when in at most 4 suits)."""
     rng = random.Random(7777)
     deals = [random_deal(rng, 7, rng.randint(2, 5)) for _ in range(80)]

@@ -83,7 +83,7 @@ def _verify(path: Path, *options: str) -> tuple[int, str]:
 def test_a_fresh_catalogue_verifies_with_every_check_and_the_full_recomputation(built):
     report = verify(built, sample=2, seed=1, full=True)
     assert report.ok, report.all_problems
-    assert report.checks == ["integrity", "level metadata", "levels", "stray chunks", "solved games"]
+    assert report.checks == ["integrity", "level metadata", "levels", "stray chunks", "solved games", "endings"]
     assert all(c.checksum_ok and c.recomputed == c.expected_rows == c.row_count for c in report.levels)
     with open_catalogue(built) as catalogue:
         assert all(i.checksum is not None and i.problem is None for i in catalogue.levels())

@@ -54,6 +54,7 @@ from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
 from whist_catalogue.errors import CatalogueDamagedError, ChunkError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
+from whist_catalogue.store.endings import EndingsSummary, build_endings, check_endings_target
 from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_count, level_row_checksum,
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
@@ -81,7 +82,8 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
 
-Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "done"]
+Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "endings-repair",
+                "endings-plan", "endings-load", "endings", "endings-level", "done"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +97,10 @@ class BuildProgress:
     ``load`` (level n read back from the catalogue to resume above it), ``compute``
     (``done`` of ``total`` deals of level n valued and their chunks committed),
     ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
-    skipped if it was complete), ``games`` (``done`` of ``total`` solved games) and
-    ``done`` (once, at the end).  Events come at least every
+    skipped if it was complete), ``games`` (``done`` of ``total`` solved games), the table
+    of two-hand endings' ``endings-…`` stages (:func:`whist_catalogue.store.endings.build_endings`:
+    ``endings`` is ``done`` of ``total`` positions of its level ``n`` = k) and ``done``
+    (once, at the end).  Events come at least every
     second or so in every stage, so closing the generator cancels promptly.
     """
 
@@ -131,6 +135,8 @@ class BuildSummary:
     seconds: float = 0.0
     file_bytes: int | None = None
     """Size of the SQLite file (with its WAL), None for a server."""
+    endings: EndingsSummary | None = None
+    """What the run did to the table of two-hand endings (``build --endings K``), None when not asked."""
 
     @property
     def bytes_per_deal(self) -> float | None:
@@ -154,6 +160,7 @@ class BuildSummary:
             # four significant figures: a catalogue to n = 17 stores 0.03213 bytes a deal, which one decimal
             # place rounded to 0.0
             "bytes_per_deal": None if self.bytes_per_deal is None else float(f"{self.bytes_per_deal:.4g}"),
+            **(self.endings.to_json() if self.endings is not None else {}),
         }
 
 
@@ -571,6 +578,7 @@ def build_steps(
     games: bool = True,
     create_parent: bool = False,
     compute_chunks: ChunkComputer | None = None,
+    endings: int = 0,
 ) -> Generator[BuildProgress, None, BuildSummary]:
     """Build (or resume) the catalogue at ``location`` up to ``max_n`` cards a hand; see the module docstring.
 
@@ -578,10 +586,13 @@ def build_steps(
     is the :class:`BuildSummary`.  Closing it early (the app's cancel button) rolls back the
     transaction in progress — at most one chunk, or one level's completion — within a second
     or two at n = 16; every committed chunk is kept for the next run.  ``compute_chunks`` (a
-    :data:`ChunkComputer`) values chunks elsewhere, e.g. on a cluster.
+    :data:`ChunkComputer`) values chunks elsewhere, e.g. on a cluster.  ``endings`` = K > 0 then stores levels
+    1 … K of the table of two-hand endings (:func:`whist_catalogue.store.endings.build_endings`).
     """
     if not 1 <= max_n <= MAX_BUILD_N:
         raise DealTooLargeError(f"--max-n must be between 1 and {MAX_BUILD_N}, got {max_n}")
+    if endings:
+        check_endings_target(endings)
     started = time.perf_counter()
     loc = parse_location(location)
     lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
@@ -647,6 +658,10 @@ def build_steps(
                 for event in _store_games(session):
                     summary.solved_games = before + event.done
                     yield event
+            if endings:
+                summary.endings = EndingsSummary()
+                for step in build_endings(session, loc, endings, summary.endings):
+                    yield BuildProgress(*step)  # type: ignore[arg-type]  # its stages are among Stage's
             with session.begin():
                 state = _levels_state(session)
             summary.complete = sorted(n for n, row in state.items() if row.complete)

@@ -15,6 +15,11 @@ agree.
   single-suit quantities) is derived when asked (:mod:`whist_catalogue.store.derived`).
 * :class:`SolvedGameRow` (``solved_game``) — the matrix games of docs/spec.md §6 as
   JSON, filled by ``build``.
+* :class:`EndingLevelRow` (``ending_level``) and :class:`EndingChunkRow` (``ending_chunk``) — the table of
+  two-hand endings (:mod:`whist_catalogue.twohand.endings`, docs/two-hand.md): per level k its positions, chunk
+  size, West's tricks counted and bytes under a SHA-256 of the row
+  (:func:`whist_catalogue.store.endings.ending_row_checksum`), and its values as chunks, each with its SHA-256;
+  filled by ``build --endings K``, level by level as the level store is.
 
 Until the fifth migration levels n ≤ 10 also had a ``deal`` row per deal; the chunks hold the same values, and
 ``export`` writes the same table (docs/dataset.md, "The old deal table").
@@ -33,6 +38,8 @@ __all__ = [
     "LevelRow",
     "SolvedGameRow",
     "LevelChunkRow",
+    "EndingLevelRow",
+    "EndingChunkRow",
     "solved_game_checksum",
     "NAMING_CONVENTION",
     "SCHEMA_VERSION_TABLE",
@@ -117,6 +124,55 @@ class LevelChunkRow(Base):
 
     def __repr__(self) -> str:
         return f"LevelChunkRow(n={self.n}, chunk={self.chunk}, start={self.start}, stop={self.stop})"
+
+
+class EndingLevelRow(Base):
+    """What is known about level k of the table of two-hand endings: complete or not, and how to check it."""
+
+    __tablename__ = "ending_level"
+
+    k: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
+    """Cards a hand of the level's positions."""
+    complete: Mapped[bool] = mapped_column(sa.Boolean(create_constraint=True, name="complete_bool"))
+    """True only once every chunk of the level is stored (set in the transaction that checksums the row)."""
+    positions: Mapped[int] = mapped_column(sa.BigInteger)
+    """The level's positions (:func:`whist_catalogue.twohand.endings.positions`)."""
+    chunk_positions: Mapped[int | None] = mapped_column(sa.Integer)
+    """Positions a chunk (the last chunk of the level may hold fewer)."""
+    statistics: Mapped[str | None] = mapped_column(sa.Text)
+    """JSON: ``west_tricks``, how many positions West on lead takes 0, 1, …, k tricks in — counted at build time."""
+    stored_bytes: Mapped[int | None] = mapped_column(sa.BigInteger)
+    """Bytes of the level's chunks (compressed), as stored."""
+    checksum: Mapped[str | None] = mapped_column(sa.String(64))
+    """SHA-256 (hex) of the row's cells a reader uses (:func:`whist_catalogue.store.endings.ending_row_checksum`),
+    set when the level completes."""
+    software_version: Mapped[str | None] = mapped_column(sa.String(32))
+    built_at: Mapped[datetime | None] = mapped_column(sa.DateTime(timezone=True))
+    build_seconds: Mapped[float | None] = mapped_column(sa.Float)
+    """Wall time spent computing and storing the level."""
+
+    def __repr__(self) -> str:
+        return f"EndingLevelRow(k={self.k}, complete={self.complete}, positions={self.positions})"
+
+
+class EndingChunkRow(Base):
+    """One chunk of a level of the table of endings: the values of positions [start, stop)
+    (:func:`whist_catalogue.store.endings.encode_ending_chunk`)."""
+
+    __tablename__ = "ending_chunk"
+
+    k: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
+    chunk: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
+    start: Mapped[int] = mapped_column(sa.BigInteger)
+    stop: Mapped[int] = mapped_column(sa.BigInteger)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+    checksum: Mapped[str] = mapped_column(sa.String(64))
+    """SHA-256 (hex) of ``data``."""
+
+    __table_args__ = (CheckConstraint("stop > start", "range_nonempty"),)
+
+    def __repr__(self) -> str:
+        return f"EndingChunkRow(k={self.k}, chunk={self.chunk}, start={self.start}, stop={self.stop})"
 
 
 class SolvedGameRow(Base):

@@ -17,6 +17,9 @@
    ``full``: every deal's value and check bits compared with the level recomputed by the engine.
 4. **stray chunks** — no chunk of a level the level table does not list.
 5. **solved games** — each stored game equals its checksum and the game solved again now.
+6. **endings** — the table of two-hand endings (:func:`whist_catalogue.store.endings.check_endings`): its rows
+   under their checksums, every chunk of every complete level as recorded, the counts, and a sample of positions
+   searched again without the table (``full``: every level computed again from the one below).
 
 The catalogue passes only if every check holds.  ``progress(step, done, total)`` counts deals: each level
 weighs what it holds, so the bar moves as the work does, and says ``done`` only when every check has run.
@@ -36,6 +39,7 @@ import sqlalchemy as sa
 
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import database_errors
+from whist_catalogue.store.endings import check_endings
 from whist_catalogue.store.levels import check_level_store, level_row_problem, raw_level_rows
 
 __all__ = ["LevelCheck", "VerifyReport", "VerifyContext", "CHECKS", "verify", "RECURSIVE_MAX_N", "DEFAULT_SAMPLE",
@@ -98,6 +102,10 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     """The checks that ran, in order."""
+    ending_levels: list[int] = field(default_factory=list)
+    """Levels of the table of two-hand endings checked whole (every chunk, the counts, a sample searched again)."""
+    ending_positions: int = 0
+    ending_sampled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -119,6 +127,9 @@ class VerifyReport:
             f" ({deals:,} deals), checksums {'match' if all(c.checksum_ok for c in complete) else 'DIFFER'},"
             f" {sampled} sampled deals recomputed{full}"
         )
+        if self.ending_levels:
+            text += (f"; the table of endings: k = {_span(self.ending_levels)} checked ({self.ending_positions:,}"
+                     f" positions), {self.ending_sampled} sampled positions searched again")
         problems = self.all_problems
         if problems:
             shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
@@ -133,8 +144,22 @@ class VerifyReport:
             "levels": [c.to_json() for c in self.levels],
             "problems": self.all_problems,
             "notes": self.notes,
+            "ending_levels": self.ending_levels,
+            "ending_positions": self.ending_positions,
+            "ending_sampled": self.ending_sampled,
             "summary": self.summary(),
         }
+
+
+def _span(ks: list[int]) -> str:
+    """``1–13``, ``4``, ``1–3, 5``."""
+    parts: list[str] = []
+    for k in sorted(ks):
+        if parts and parts[-1].split("–")[-1] == str(k - 1):
+            parts[-1] = f"{parts[-1].split('–')[0]}–{k}"
+        else:
+            parts.append(str(k))
+    return ", ".join(parts)
 
 
 @dataclass
@@ -198,7 +223,8 @@ def _check_postgresql_indexes(ctx: VerifyContext) -> None:
     indexes = sa.text(
         "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
         "JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam "
-        "WHERE t.relname IN ('level', 'level_chunk', 'solved_game') AND a.amname = 'btree' "
+        "WHERE t.relname IN ('level', 'level_chunk', 'solved_game', 'ending_level', 'ending_chunk') "
+        "AND a.amname = 'btree' "
         "AND t.relnamespace = to_regnamespace(current_schema())::oid ORDER BY c.relname"
     )
     allowed = sa.text("SELECT has_function_privilege('bt_index_check(regclass, boolean)', 'EXECUTE')")
@@ -404,6 +430,7 @@ CHECKS: list[tuple[str, Check]] = [
     ("levels", check_levels),
     ("stray chunks", check_stray_chunks),
     ("solved games", check_solved_games),
+    ("endings", check_endings),
 ]
 """The checks :func:`verify` runs, in order: (name, function of a :class:`VerifyContext`)."""
 

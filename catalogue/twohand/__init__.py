@@ -5,8 +5,9 @@
 * :mod:`.bits` — a position's cards in one 64-bit word, and what a trick does to them;
 * :mod:`.leaves` — the theory's exact leaves: a position whose suits are all even is answered by
   Theorem 9.1 of the multi-suit paper, ρ(Σ val), from the preloaded suits;
-* :mod:`.endings` — every ending of at most 7 cards a hand in at most 4 suits, solved once by retrograde
-  analysis and shipped as a table;
+* :mod:`.endings` — every ending of k cards a hand in a pack's four suits, solved once by retrograde analysis,
+  level by level, each position once (the side suits a multiset, four bits a value): shipped for k ≤ 8, stored
+  in the catalogue for larger k (docs/two-hand.md);
 * :mod:`.kernels` — the exact search (Numba): null-window alpha-beta trick by trick on canonical
   positions, a transposition table, sure-trick bounds, equivalent cards searched once;
 * :mod:`.jit` — Numba's cache of those kernels, stale whenever any file compiled into them changes;

@@ -17,7 +17,7 @@ highest trump wins, else the highest card of the suit led).  Equivalent cards ar
 of each run); the leads are tried the table's first, then each suit's top winners, then the rest from the
 highest, and the replies the cheapest winning card (or ruff) first.  The table keeps, for each position,
 bounds on West's tricks and the card that decided.  Before searching a position: an ending of at most
-:data:`~.endings.MAX_ENDING_N` cards a hand is looked up (:mod:`.endings`); a position whose suits are all
+as many cards a hand as the table of endings holds is looked up (:mod:`.endings`); a position whose suits are all
 even is a theory leaf (:mod:`.leaves`, Theorem 9.1 of the multi-suit paper); the leader's sure tricks bound
 West's tricks from one side.  Exact values come from a few null-window questions (MTD(f)-style stepping from a
 guess: for the second leader, the first leader's result).
@@ -32,7 +32,7 @@ import numpy as np
 from whist_catalogue.twohand.bits import (
     bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
-from whist_catalogue.twohand.endings import MAX_ENDING_N, MAX_ENDING_SUITS, ending_value
+from whist_catalogue.twohand.endings import ending_value
 from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.leaves import LEAF_MAX_N, rho
 
@@ -132,7 +132,7 @@ def _survey(W, B, lead, tmask, codes):
 
 # The recursion is one function typed once, so that every call meets one compiled version (Numba would
 # otherwise specialise it on literal arguments, and recursion between specialisations fails to link).
-@kernel("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int8[::1], int64[::1])")
+@kernel("boolean(uint64, uint64, int64, int64, int64, uint64, uint64[:, ::1], int64[::1], int64[::1], int64[::1])")
 def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     """Does West take at least t of the tricks left, from the start of a trick?  ``only``: the bit of the one
     lead to consider (then the answer is that lead's, and the table is neither read nor written), or 0."""
@@ -141,9 +141,11 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
         return True
     if t > k:
         return False
-    if k <= MAX_ENDING_N and ends.shape[0] > 0 and pop(B) <= MAX_ENDING_SUITS + 1 and only == _ZERO:
-        stats[STAT_ENDINGS] += 1
-        return ending_value(W, B, tf, lead, k, ends) >= t
+    if only == _ZERO and k <= ends[0]:
+        known = ending_value(W, B, tf, lead, k, ends)
+        if known >= 0:
+            stats[STAT_ENDINGS] += 1
+            return known >= t
     stats[STAT_NODES] += 1
     tmask = trump_mask(B, tf)
     leaf, sure, winners = _survey(W, B, lead, tmask, codes)

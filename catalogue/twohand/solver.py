@@ -12,8 +12,13 @@ Where the answer comes from:
   result by one trick of look-ahead (:mod:`whist_catalogue.theory.moves`), the line by the lead rule of §10.4
   (:func:`whist_catalogue.theory.multisuit.optimal_line`); no search.  Only here does an answer carry a value
   of V.
+* **catalogue** — a position the catalogue's table of endings answers by itself (``endings=`` a table from
+  :mod:`whist_catalogue.store.endings`): its value, and every legal card's result one trick on, are positions of
+  the table, which the kernels look up; the line of play goes on by search where the table has no position.
 * **search** — every other position: the null-window search of :mod:`.kernels`, which itself stops at every
-  symmetric position it reaches (a theory leaf, :mod:`.leaves`); the answer says how many it met.
+  symmetric position it reaches (a theory leaf, :mod:`.leaves`) and at every ending of the table of endings
+  (:mod:`.endings`, shipped up to :data:`~.endings.MAX_ENDING_N` cards a hand: a position of the shipped table
+  is looked up, its first cards one trick on); the answer says how many it met.
 
 Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of different sizes
 (``UnevenHandsError``), a card twice (``DuplicateCardError``), a trump suit the deal does not have
@@ -35,13 +40,14 @@ from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
-from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
+from whist_catalogue.theory.answers import SEARCH, FirstCards, MovesAnswer, OutcomeAnswer, source_text
 from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
 from whist_catalogue.twohand.batch import beyond_search, first_best
+from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
 from whist_catalogue.twohand.position import Position, as_position
@@ -64,7 +70,7 @@ about 3,000 positions (16 cards: 55,000), so a table that stays in the processor
 one that does not: 2^18 entries search 13-card deals about 10 % faster than 2^22 (100 MB) and 16-card ones 15 %
 (docs/benchmarks.md), with 0.1–1 % more positions."""
 
-Source = Literal["theory", "search"]
+Source = Literal["theory", "catalogue", "search"]
 _new_tuple = tuple.__new__  # a named tuple built without its Python-level __new__: a batch builds thousands
 
 
@@ -112,7 +118,8 @@ class TwoHandSolution(NamedTuple):
     """West on lead, then East, for a whole deal; the one leader's answer for a position."""
     source: Source
     """``"theory"``: a symmetric position answered from its suits' values (Theorem 9.1), no search;
-    ``"search"``: the exact search."""
+    ``"catalogue"``: the catalogue's table of endings (the position and every card's result are its positions);
+    ``"search"``: the exact search (with the shipped table's endings as leaves)."""
     value: Value | None = None
     """Σ val(suit), for an answer from the theory only: a deal outside the theory has no value in V."""
     nodes: int = 0
@@ -178,8 +185,8 @@ class TwoHandSolution(NamedTuple):
         ``leader``, the card ``led`` and ``west_tricks``; an optimal ``line`` of play when it was asked for
         (per leader for a whole deal)."""
         out = self.record().to_json()
-        if self.source == "search":
-            out.update(nodes=self.nodes, theory_leaves=self.theory_leaves, endings=self.endings)
+        if self.source != "theory":
+            out.update(source=self.source, nodes=self.nodes, theory_leaves=self.theory_leaves, endings=self.endings)
         position = self.position
         if position.leader is None:
             west, east = self.answers
@@ -207,9 +214,12 @@ class TwoHandSolution(NamedTuple):
         """The command line's text (:meth:`record`), the search's counters, and each optimal line of play."""
         position = self.position
         lines = self.record().text().rstrip("\n").split("\n")
+        if self.source in _TABLES:
+            lines[1] = lines[1].replace(source_text(SEARCH, None, 0), f"{_TABLES[self.source]} ({position.deal.n} cards"
+                                        " a hand): outside the theory, no value in V")
         if position.leader is not None:
             lines.insert(1, f"  {position.text()[len(position.deal.text()) + 2:-1]}")  # who led what
-        if self.source == "search":
+        if self.source != "theory":
             lines.append(f"  searched  {self.nodes:,} positions, {self.theory_leaves:,} of them answered by Theorem"
                          f" 9.1, and {self.endings:,} endings looked up")
         count = len(position.suits)
@@ -224,6 +234,7 @@ class TwoHandSolution(NamedTuple):
 
 
 _SYMBOL = ("♠", "♥", "♦", "♣")
+_TABLES = {"catalogue": "from the catalogue's table of endings"}
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
@@ -294,12 +305,28 @@ def clear_table() -> None:
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
-_NO_ENDINGS = np.zeros(0, dtype=np.int8)
+_NO_ENDINGS = np.zeros(1, dtype=np.int64)  # a table of no level
 
 
-def _kernel_tables(theory: bool, endings: bool) -> tuple[np.ndarray, np.ndarray]:
+def _ending_words(endings: bool | EndingTable) -> EndingTable | None:
+    if isinstance(endings, EndingTable):
+        return endings
+    return ending_table() if endings else None
+
+
+def _kernel_tables(theory: bool, endings: bool | EndingTable) -> tuple[np.ndarray, np.ndarray]:
     """The leaves' suit values and the endings' table the kernels read (empty: turned off)."""
-    return (leaf_codes() if theory else _NO_LEAVES), (ending_table() if endings else _NO_ENDINGS)
+    table = _ending_words(endings)
+    return (leaf_codes() if theory else _NO_LEAVES), (_NO_ENDINGS if table is None else table.words)
+
+
+def _table_source(layout: _Layout, n: int, lead: int, led_bit: int, table: EndingTable | None) -> Source:
+    """Where a searched position's answer comes from: the catalogue's table when it holds the position and every
+    position one trick on, else the search (the shipped table's endings are the search's leaves)."""
+    if table is None or table.origin != "catalogue" or n > table.max_k \
+            or not table.answers(layout.west, layout.starts, layout.trumps, lead, led_bit):
+        return "search"
+    return "catalogue"
 
 
 def _check_size(deal: TwoHandDeal) -> None:
@@ -308,13 +335,17 @@ def _check_size(deal: TwoHandDeal) -> None:
 
 
 def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
-           theory: bool = True, endings: bool = True) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]]]:
+           theory: bool = True, endings: bool | EndingTable = True
+           ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]]]:
     """The search on many deals and positions at once, one call of the kernel (:func:`.kernels.solve_batch`), from
     their words (:mod:`.bits`: West's cards, the suits' starts and sentinel, the trump flag), each with its leader
     (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of a card led (0: none).  Returns, for each,
     West's tricks (``[with West on lead, with East on lead]``, or ``[from the position, 0]``), each legal card's
     result by bit for each leader (−1 for the others: ``[[…], […]]``, the second empty-handed for a position),
-    and the search's counters (:data:`.kernels.N_STATS`).  Numbers in, numbers out: what a Dask worker runs."""
+    and the search's counters (:data:`.kernels.N_STATS`).  Numbers in, numbers out: what a Dask worker runs.
+    ``endings`` a :class:`~.endings.EndingTable` (the catalogue's: :meth:`whist_catalogue.store.endings.
+    CatalogueEndings.table_for` the same words) looks positions up there; those it answers by itself
+    (:meth:`~.endings.EndingTable.answers`) are the catalogue's answers."""
     count = len(Ws)
     width = 2 * max((int(w).bit_count() for w in Ws), default=0)  # every card in play is below bit 2n
     values = np.zeros((count, 2), dtype=np.int64)
@@ -416,10 +447,11 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     )
 
 
-def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoHandSolution:
+def _search(position: Position, line: bool, theory: bool, endings: bool | EndingTable) -> TwoHandSolution:
     deal = position.deal
     layout = _layout(deal)
     codes, ends = _kernel_tables(theory, endings)
+    source: Source = "search"
     stats = np.zeros(kernels.N_STATS, dtype=np.int64)
     W, B = np.uint64(layout.west), np.uint64(layout.starts)
     answers: list[LeaderAnswer] = []
@@ -438,7 +470,8 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
                                               ends, stats, results)
         played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
         answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
-    return TwoHandSolution(position, tuple(answers), "search", None, int(stats[kernels.STAT_NODES]),
+        source = _table_source(layout, deal.n, lead, led_bit, _ending_words(endings))
+    return TwoHandSolution(position, tuple(answers), source, None, int(stats[kernels.STAT_NODES]),
                            int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
 
 
@@ -446,14 +479,17 @@ def _search(position: Position, line: bool, theory: bool, endings: bool) -> TwoH
 
 
 def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
-          theory: bool = True, endings: bool = True, table: SuitTable | None = None) -> TwoHandSolution:
+          theory: bool = True, endings: bool | EndingTable = True, table: SuitTable | None = None
+          ) -> TwoHandSolution:
     """The exact answer for a deal (both leaders) or a position (its leader; after a lead, the follower).
 
     ``trumps`` names the trump suit of a deal whose text names none (``"H"``, ``"♥"``, ``"2"``, or a 0-based
     int).  ``line``: an optimal line of play too.  ``theory=False`` searches a symmetric deal as any other,
     without the theory's leaves, and ``endings=False`` without the table of endings (:mod:`.endings`): for
-    checking the one against the other.  ``table`` values symmetric deals'
-    suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable` with a solver).
+    checking the one against the other; ``endings`` a :class:`~.endings.EndingTable` (the catalogue's,
+    :mod:`whist_catalogue.store.endings`) answers from that table instead of the shipped one.  ``table`` values
+    symmetric deals' suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable`
+    with a solver).
     """
     position = as_position(deal, trumps)
     known = _theory_table(position.deal, table) if theory else None
@@ -464,7 +500,7 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
-               line: bool = False, theory: bool = True, endings: bool = True,
+               line: bool = False, theory: bool = True, endings: bool | EndingTable = True,
                table: SuitTable | None = None) -> list[TwoHandSolution]:
     """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
     card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
@@ -486,7 +522,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
-                endings: bool, table: SuitTable | None) -> list[TwoHandSolution]:
+                endings: bool | EndingTable, table: SuitTable | None) -> list[TwoHandSolution]:
     positions = [as_position(d, trumps) for d in deals]
     plans: list[SuitTable | None] = []
     for position in positions:
@@ -502,11 +538,13 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
         values, results, stats = search([x.west for x in layouts], [x.starts for x in layouts],
                                         [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
                                         theory=theory, endings=endings)
+        looked_up = _ending_words(endings)
         for i, layout, (west, east), (west_results, east_results), counts in zip(batch, layouts, values, results,
                                                                                  stats):
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
-            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, "search", None, counts[kernels.STAT_NODES],
+            source = _table_source(layout, positions[i].deal.n, -1, 0, looked_up)
+            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
                                                   counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
     for i, (position, known) in enumerate(zip(positions, plans)):
         if out[i] is None:
