@@ -110,6 +110,11 @@ PLACEHOLDERS = {
 }
 
 
+NO_SEARCH_YET = ("No search yet: type one above and press Enter, click one of the papers' conjectures, or click a "
+                 "cell of the statistics to list its deals.")
+"""What the results say before any search."""
+
+
 def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
                abort_requested=None) -> tuple[int, str]:
     """Write every deal matching ``expression`` to a file for analysis (run in a worker); returns the row count
@@ -283,6 +288,11 @@ class QueryBuilder(QGroupBox):
         rows_box = QVBoxLayout(rows_widget)
         rows_box.setContentsMargins(0, 0, 0, 0)
         rows_box.addLayout(self.rows_layout)
+        # An empty builder says what it is for, instead of a blank box.
+        self.empty_note = QLabel("No conditions yet: “+ condition” adds one, or type a search below and it "
+                                 "appears here as conditions.")
+        self.empty_note.setStyleSheet("color: palette(mid)")
+        rows_box.addWidget(self.empty_note)
         rows_box.addStretch(1)
         self.rows_area = scrolled(rows_widget)
         self.rows_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -301,6 +311,7 @@ class QueryBuilder(QGroupBox):
         row.submitted.connect(self.submitted)
         self.rows.append(row)
         self.rows_layout.addWidget(row)
+        self.empty_note.hide()
         self._emit()
         QTimer.singleShot(0, lambda: self.rows_area.ensureWidgetVisible(row) if row in self.rows else None)
         return row
@@ -311,6 +322,7 @@ class QueryBuilder(QGroupBox):
             self.rows.remove(row)
             row.setParent(None)
             row.deleteLater()
+            self.empty_note.setVisible(not self.rows)
             self._emit()
 
     def clear_rows(self) -> None:
@@ -318,6 +330,7 @@ class QueryBuilder(QGroupBox):
             self.rows.remove(row)
             row.setParent(None)
             row.deleteLater()
+        self.empty_note.show()
 
     def expression(self) -> str:
         parts = [p for p in (r.expression() for r in self.rows) if p]
@@ -479,7 +492,11 @@ class SearchView(QWidget):
         to_end.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         to_end.triggered.connect(self.go_to_last_result)
         self.results_view.addAction(to_end)
-        self.count_label = QLabel("")
+        # Until a search has run, the results say how to start one rather than show an empty table.
+        self.results_view.hide()
+        self.count_label = QLabel(NO_SEARCH_YET)
+        self.count_label.setWordWrap(True)
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         enlarge(self.count_label, 1)
         # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
         self.busy_bar = BusyBar()
@@ -603,6 +620,7 @@ class SearchView(QWidget):
             self.counting.cancel()
             self.count = None
             self.results.clear()
+            self.results_view.hide()
             self.count_label.setText("")
             self._stop_busy_bar()
             self.message.show_error(str(exc))
@@ -613,6 +631,7 @@ class SearchView(QWidget):
         self.results_view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self._after_load = None
         self.results.set_query(self.catalogue, text)
+        self.results_view.show()
         self.results.fetchMore()
         self.count = None
         self.count_label.setText("Counting …")

@@ -281,3 +281,17 @@ def test_the_view_is_built_by_short_steps():
     from whist_catalogue.gui.search_view import SearchView
 
     assert len(inspect.getsource(SearchView.__init__).splitlines()) <= 60
+
+
+def test_before_any_search_the_results_and_the_builder_say_how_to_start(qtbot, window, search):
+    """Issue 30's empty white boxes: the view opens with a hint, not a blank table or a blank builder; a search
+    shows the table, and an unreadable one hides it again beside its message."""
+    from whist_catalogue.gui.search_view import NO_SEARCH_YET
+
+    assert not search.results_view.isVisible() and search.count_label.text() == NO_SEARCH_YET
+    assert search.builder.empty_note.isVisible() and not search.builder.rows
+    run(qtbot, window, search, "n = 2")
+    assert search.results_view.isVisible() and search.results.rowCount() == 6
+    assert not search.builder.empty_note.isVisible() and len(search.builder.rows) == 1
+    run(qtbot, window, search, "n = = 2")
+    assert not search.results_view.isVisible() and search.message.is_error

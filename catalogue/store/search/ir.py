@@ -12,6 +12,8 @@ Constants are exact: ``3+3/8``, ``0.375``, ``e2`` (ε₂), ``-e0``, ``2-e2``, ``
 
 from __future__ import annotations
 
+import operator
+
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -428,14 +430,10 @@ class _Compiler:
         return equal if op == "=" else negation(equal)
 
 
-_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "=": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
+"""A comparison of the language, on numbers, Fractions or NumPy arrays alike."""
 _MIRROR = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
@@ -527,7 +525,7 @@ def _const_compare(node: Node, op: str, a: Any, b: Any) -> bool:
         return same == (op == "=")
     va, vb = _as_value(node, a), _as_value(node, b)
     if isinstance(va, _NonDyadic) or isinstance(vb, _NonDyadic):
-        return _OPS[op](va.number, vb.number)
+        return COMPARE[op](va.number, vb.number)
     return {"=": va == vb, "!=": va != vb, "<": va < vb, "<=": va <= vb, ">": va > vb, ">=": va >= vb}[op]
 
 
