@@ -14,6 +14,9 @@ the catalogue"; docs/level-store.md).
   as it is read; damage is :class:`~whist_catalogue.errors.CatalogueDamagedError` ("check failed: …", exit
   status 1), never an answer.  :meth:`CatalogueEndings.table_for` gives the search a table holding only the
   chunks some positions need: a position the catalogue's levels answer says so (source ``"catalogue"``).
+  :meth:`CatalogueEndings.search` (a batch's words: ``outcome`` and ``moves``, and :func:`search_task` on a Dask
+  worker) and :meth:`CatalogueEndings.solve` (one deal: the app's Multi-suit view) are where the command line and
+  the app answer from the catalogue's table.
 * **Verified** (:func:`check_endings`, a check of ``verify``): the rows, every chunk, the counts, and a sample of
   positions a level searched again without the table, both leaders.
 """
@@ -25,11 +28,13 @@ import json
 import os
 import random
 import struct
+import threading
 import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -37,12 +42,21 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
+from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
 
 if TYPE_CHECKING:
+    from whist_catalogue.theory.deals import TwoHandDeal
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.twohand.batch import Found
     from whist_catalogue.twohand.endings import EndingTable
+    from whist_catalogue.twohand.position import Position
+    from whist_catalogue.twohand.solver import TwoHandSolution
+
+Words = tuple[int, int, int, int, int]
+"""A position as the search takes it (:func:`whist_catalogue.twohand.solver.words`)."""
 
 __all__ = [
     "MAX_STORED_K",
@@ -59,6 +73,7 @@ __all__ = [
     "estimate_endings",
     "build_endings",
     "CatalogueEndings",
+    "search_task",
     "check_endings",
 ]
 
@@ -72,6 +87,9 @@ _LEVEL = 6
 """zlib's level for a chunk: 9 saves 3 % more here and takes twice as long."""
 CACHE_BYTES = 256 << 20
 """Decoded chunks a reader keeps (512 KiB each): a batch's positions meet the same chunks again."""
+SEARCH_BLOCK = 64
+"""Positions :meth:`CatalogueEndings.search` gives one table: 64 random 13-card deals need about 230 chunks of
+levels 12 and 13 (120 MB decoded), so that a batch's memory stays that and the cache's whatever its size."""
 
 _chunks = table_of(EndingChunkRow)
 _levels = table_of(EndingLevelRow)
@@ -535,11 +553,16 @@ class CatalogueEndings:
         self._rows: dict[int, dict[str, Any]] | None = None
         self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
         self._cached = 0
+        self._lock = threading.RLock()  # the app's workers share one reader: its cache is changed under the lock
 
     def _damaged(self, what: str) -> CatalogueDamagedError:
         return self.catalogue.damaged(what)
 
     def rows(self) -> dict[int, dict[str, Any]]:
+        with self._lock:
+            return self._read_rows()
+
+    def _read_rows(self) -> dict[int, dict[str, Any]]:
         if self._rows is None:
             try:
                 with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
@@ -560,6 +583,11 @@ class CatalogueEndings:
         """The levels stored whole (a damaged row is named when its level is read, not here)."""
         return frozenset(k for k, r in self.rows().items() if r["complete"] is True or r["complete"] == 1)
 
+    def reaches_beyond_shipped(self) -> bool:
+        """Whether the catalogue holds a level the shipped table does not (k > :data:`~whist_catalogue.constants.
+        MAX_ENDING_N`): only then does it answer a deal the search would not answer alike."""
+        return max(self.complete_levels(), default=0) > MAX_ENDING_N
+
     def _row(self, k: int) -> dict[str, Any]:
         row = self.rows().get(k)
         if row is None or not row["complete"]:
@@ -572,6 +600,10 @@ class CatalogueEndings:
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
         """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
         (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
+        with self._lock:
+            return self._chunk(k, index, keep)
+
+    def _chunk(self, k: int, index: int, keep: bool) -> np.ndarray:
         from whist_catalogue.twohand.endings import level_size
 
         found = self._chunks.get((k, index))
@@ -603,7 +635,7 @@ class CatalogueEndings:
         a card led (0: none) — beside the shipped levels; None when the catalogue holds no level above those.
         A position of ≤ K cards a hand is then answered from the catalogue's table
         (:meth:`~whist_catalogue.twohand.endings.EndingTable.answers`, source ``"catalogue"``)."""
-        from whist_catalogue.twohand.endings import CHUNK_POSITIONS, MAX_ENDING_N, EndingTable, endings
+        from whist_catalogue.twohand.endings import CHUNK_POSITIONS, EndingTable, endings
 
         shipped = endings()
         stored = {k for k in self.complete_levels() if k > MAX_ENDING_N}
@@ -625,10 +657,42 @@ class CatalogueEndings:
                 {c: part for c, part in _split(shipped.level(k), k)}
         return EndingTable.of_chunks(chunks, "catalogue")
 
+    def search(self, words: Sequence[Words], block: int = SEARCH_BLOCK) -> Found:
+        """:func:`whist_catalogue.twohand.batch.search_task` of these positions (the command line's batch), each
+        answered from the catalogue's table where its levels hold it and every position one trick on (source
+        ``"catalogue"``), else searched; ``block`` positions a table (:data:`SEARCH_BLOCK`)."""
+        from whist_catalogue.twohand.batch import search_task
+
+        values: list[list[int]] = []
+        results: list[list[list[int]]] = []
+        sources: list[str] = []
+        for start in range(0, len(words), block):
+            part = words[start : start + block]
+            table = self.table_for(part)
+            found = search_task(part, table if table is not None else True)
+            values += found[0]
+            results += found[1]
+            sources += found[2]
+        return values, results, sources
+
+    def solve(self, deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
+              table: SuitTable | None = None) -> TwoHandSolution:
+        """:func:`whist_catalogue.twohand.solver.solve` of one deal or position (the app's Multi-suit view), answered
+        from the catalogue's table when its levels hold the position and every position one trick on (source
+        ``"catalogue"``): the theory's when every suit is even, else searched."""
+        from whist_catalogue.twohand.position import as_position
+        from whist_catalogue.twohand.solver import solve, words
+
+        position = as_position(deal, trumps)
+        found = None
+        if not position.deal.symmetric and MAX_ENDING_N < position.deal.n <= MAX_SEARCH_N:
+            found = self.table_for([words(position)])
+        return solve(position, line=line, table=table, endings=found if found is not None else True)
+
     def level_table(self, top: int) -> EndingTable:
         """Whole levels 1 … ``top`` (the shipped ones, then the catalogue's), for the search to use as leaves or a
         benchmark to load; every chunk checked."""
-        from whist_catalogue.twohand.endings import MAX_ENDING_N, EndingTable, chunk_count, endings
+        from whist_catalogue.twohand.endings import EndingTable, chunk_count, endings
 
         shipped = endings()
         table = EndingTable.allocate({k: range(chunk_count(k)) for k in range(1, top + 1)}, "catalogue")
@@ -637,6 +701,22 @@ class CatalogueEndings:
             for c in range(chunk_count(k)):
                 table.chunk_view(k, c)[:] = parts[c] if parts is not None else self.chunk(k, c, keep=False)
         return table
+
+
+@lru_cache(maxsize=4)
+def _opened(location: str) -> CatalogueEndings:
+    """The catalogue at ``location`` opened once in this process (a Dask worker's), for its table of endings."""
+    from whist_catalogue.store.reader import open_catalogue
+
+    return CatalogueEndings(open_catalogue(location))
+
+
+def search_task(words: Sequence[Words], location: str) -> Found:
+    """:meth:`CatalogueEndings.search` of the catalogue at ``location``: what a Dask worker runs for ``outcome`` and
+    ``moves --cluster`` when the catalogue's table reaches beyond the shipped one.  The worker opens the catalogue
+    itself, once (a SQLite file on the disk the workers share, as ``scan --cluster``'s share their levels, or a
+    database server's URL), and reads only the chunks its positions need."""
+    return _opened(location).search(words)
 
 
 def _split(values: np.ndarray, k: int) -> Iterator[tuple[int, np.ndarray]]:
