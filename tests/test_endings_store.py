@@ -353,3 +353,15 @@ def test_verify_full_computes_every_level_again_and_finds_a_changed_value(built,
     assert not report.ok
     assert "level 5 of the table of endings, chunk 0: differs from the level computed again from level 4" in \
         report.all_problems
+
+
+def test_on_a_local_cluster_the_workers_answer_from_the_catalogue_too(built):
+    """``--cluster local:2``: each worker reads the chunks its deals need from the catalogue itself; the output is
+    byte for byte the in-process output, the catalogue's answers among it."""
+    stdin = "\n".join(d.text() for d in _every_level(7, 25)) + "\n"
+    argv = [sys.executable, "-m", "whist_catalogue", "outcome", "--json", "--cards", "--db", str(built), "-"]
+    here = subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=REPO, timeout=600)
+    there = subprocess.run([*argv, "--cluster", "local:2"], input=stdin, capture_output=True, text=True, cwd=REPO,
+                           timeout=600)
+    assert here.returncode == there.returncode == 0, there.stderr
+    assert here.stdout == there.stdout and '"source": "catalogue"' in here.stdout
