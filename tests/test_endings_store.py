@@ -37,11 +37,10 @@ TOP = MAX_ENDING_N + 1
 """The largest level these tests store: 9, the first beyond the shipped table (12 chunks, a few seconds)."""
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("endings") / "endings.sqlite"
-    build(path, 3, games=False, endings=TOP)
-    return path
+@pytest.fixture
+def built(endings_catalogue) -> Path:
+    """The session's catalogue with the table up to k = TOP (conftest.py), which no test here changes."""
+    return endings_catalogue
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session
 from whist_catalogue import __version__
 from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
-from whist_catalogue.store.database import database_errors
+from whist_catalogue.store.database import database_errors, recorded_time
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
 
 if TYPE_CHECKING:
@@ -229,11 +229,12 @@ class EndingInfo:
     west_tricks: list[int] | None
     """How many positions West on lead takes 0, 1, …, k tricks in."""
     problem: str | None = None
+    built_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"ending_level": self.k, "complete": self.complete, "positions": self.positions,
                 "stored_bytes": self.stored_bytes, "build_seconds": self.build_seconds,
-                "west_tricks": self.west_tricks}
+                "built_at": self.built_at.isoformat() if self.built_at else None, "west_tricks": self.west_tricks}
 
     def text(self) -> str:
         if not self.complete:
@@ -255,7 +256,8 @@ def _info(row: Mapping[str, Any]) -> EndingInfo:
         positions=row["positions"] if type(row["positions"]) is int else 0,
         stored_bytes=row["stored_bytes"] if type(row["stored_bytes"]) is int else None,
         build_seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-        west_tricks=_counts(row) if row["complete"] else None, problem=problem)
+        west_tricks=_counts(row) if row["complete"] else None, problem=problem,
+        built_at=recorded_time(row["built_at"]))
 
 
 # -- the estimate ------------------------------------------------------------------------------------------

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from whist_catalogue.constants import CHECK_NAMES, MAX_BUILD_N
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.values import Outcome, Value
 
-__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges"]
+__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges", "level_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,18 +142,21 @@ class LevelInfo:
         }
 
 
-def level_ranges(ns: list[int]) -> str:
-    """``1…10, 12`` for [1, …, 10, 12]."""
+def level_ranges(ns: Iterable[int]) -> str:
+    """``1–10, 12`` for [1, …, 10, 12]: runs of levels with an en dash, as every text of the package writes a range
+    of levels (the command line, the app, the engine's plan)."""
     parts: list[list[int]] = []
-    run: list[int] = []
     for n in sorted(ns):
-        if run and n != run[-1] + 1:
-            parts.append(run)
-            run = []
-        run.append(n)
-    if run:
-        parts.append(run)
-    return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
+        if parts and n == parts[-1][-1] + 1:
+            parts[-1].append(n)
+        else:
+            parts.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in parts)
+
+
+def level_span(ns: Sequence[int]) -> str:
+    """``level 15``, ``levels 1–14``, ``levels 1–3, 5``: levels in words."""
+    return f"level {ns[0]}" if len(ns) == 1 else f"levels {level_ranges(ns)}"
 
 
 @dataclass(frozen=True, slots=True)
