@@ -124,12 +124,9 @@ class StatusView(QWidget):
         self.endings_view = CopyTableView()
         self.endings_view.setModel(self.endings_model)
         fit_table(self.endings_view, stretch_last=True)
-        column = QVBoxLayout(box)
-        column.addWidget(self.headline)
-        column.addWidget(self.details)
-        column.addWidget(self.levels_view, 2)
-        column.addWidget(self.endings_heading)
-        column.addWidget(self.endings_view, 1)
+        self.tables = QVBoxLayout(box)
+        for widget in (self.headline, self.details, self.levels_view, self.endings_heading, self.endings_view):
+            self.tables.addWidget(widget)
         return box
 
     def _build_box(self) -> QGroupBox:
@@ -243,10 +240,13 @@ class StatusView(QWidget):
         self.refreshed.emit()
 
     def _show_endings(self) -> None:
-        """The table's levels, when the catalogue lists any (else no empty table that looks broken)."""
+        """The table's levels, when the catalogue lists any (else no empty table that looks broken); the two tables
+        share the height by their rows."""
         self.endings_model.set_rows(self._ending_levels)
         for widget in (self.endings_heading, self.endings_view):
             widget.setVisible(bool(self._ending_levels))
+        self.tables.setStretchFactor(self.levels_view, max(1, self.levels_model.rowCount()))
+        self.tables.setStretchFactor(self.endings_view, max(1, len(self._ending_levels)))
 
     @Slot()
     def _describe_plan(self) -> None:
