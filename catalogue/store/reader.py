@@ -355,13 +355,6 @@ class Catalogue(SolverBase):
             raise NotInCatalogue(f"the empty deal is in no level of catalogue {self.location}")
         return self.records([deal])[0]
 
-    def get_record(self, deal: Deal, default: DealRecord | None = None) -> DealRecord | None:
-        """The deal's record, or ``default`` when its level is not complete."""
-        try:
-            return self.record(deal)
-        except NotInCatalogue:
-            return default
-
     # -- search and the dataset (:mod:`whist_catalogue.store.search`, :mod:`whist_catalogue.store.dataset`) -----
     def count(self, expression: str | None = None, *, level: int | None = None,
               progress: LevelProgress | None = None) -> int:

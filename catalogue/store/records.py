@@ -75,15 +75,6 @@ class DealRecord:
             "east": [str(c) for c in mask_positions(self.move_masks[1], east)],
         }
 
-    def best_replies(self) -> dict[str, dict[str, list[str]]]:
-        """For each lead (card number), the other side's best replies."""
-        n, west, east = self.n, self.deal.west_cards, self.deal.east_cards
-        masks = self.move_masks
-        return {
-            "east": {str(w): [str(c) for c in mask_positions(masks[2 + i], east)] for i, w in enumerate(west)},
-            "west": {str(e): [str(c) for c in mask_positions(masks[2 + n + j], west)] for j, e in enumerate(east)},
-        }
-
     def to_json(self) -> dict[str, Any]:
         """One ``search --json`` line."""
         return {
