@@ -310,7 +310,7 @@ def test_the_estimate_is_said_before_the_work(tmp_path):
     code, _, err = run_cli("build", "--max-n", "2", "--db", str(tmp_path / "e.sqlite"), "--no-games",
                            "--endings", "6")
     assert code == 0
-    lines = [line for line in err.splitlines() if "the table of endings, k = 1 … 6" in line]
+    lines = [line for line in err.splitlines() if "the table of endings, k = 1–6" in line]
     assert len(lines) == 1 and f"{sum(positions(k) for k in range(1, 7)):,} positions" in lines[0]
     estimate = estimate_endings([], 13)
     assert estimate.levels == tuple(range(1, 14)) and 10 * 60 < estimate.seconds < 3 * 3600

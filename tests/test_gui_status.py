@@ -111,7 +111,7 @@ def test_the_table_of_endings_is_listed_and_built_from_the_view(qtbot, db, endin
     status.max_n.setValue(2)
     status.games.setChecked(False)
     status.endings.setValue(4)
-    assert "Then the table of endings, k = 1 … 4: " in status.plan_label.text()
+    assert "Then the table of endings, k = 1–4: " in status.plan_label.text()
     with qtbot.waitSignal(status.build_finished, timeout=120_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
     said = status.message.text()

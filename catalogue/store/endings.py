@@ -46,6 +46,7 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
+from whist_catalogue.store.records import level_ranges
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.deals import TwoHandDeal
@@ -304,7 +305,7 @@ class EndingsEstimate:
     def describe(self) -> str:
         if not self.levels:
             return "the table of endings: every level asked for is complete"
-        span = f"k = {self.levels[0]}" if len(self.levels) == 1 else f"k = {self.levels[0]} … {self.levels[-1]}"
+        span = f"k = {level_ranges(self.levels)}"
         minutes = self.seconds / 60
         when = f"about {self.seconds:.0f} s" if minutes < 2 else f"about {minutes:.0f} min" if minutes < 120 \
             else f"about {minutes / 60:.1f} h"
