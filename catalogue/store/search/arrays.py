@@ -21,7 +21,7 @@ import numpy as np
 from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.store.fields import FIELDS, DealColumns
 from whist_catalogue.store.records import SearchCoverage
-from whist_catalogue.store.search.ir import (ByValue, Comparison, Constant, Expr, Levels, Logic, Arithmetic,
+from whist_catalogue.store.search.ir import (COMPARE, ByValue, Comparison, Constant, Expr, Levels, Logic, Arithmetic,
                                              Column, columns_of, condition_of, with_children)
 from whist_catalogue.errors import SearchSyntaxError
 from whist_catalogue.theory.deals import Deal
@@ -50,14 +50,6 @@ class _Unknown:
 
 UNKNOWN = _Unknown()
 
-_NUMPY_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "=": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
 _ARITHMETIC = {"+": np.add, "-": np.subtract, "*": np.multiply}
 
 
@@ -112,7 +104,7 @@ def evaluate(expr: Expr, column: Callable[[str], Any], by_value: Callable[[Expr]
                 return UNKNOWN
             if not (_fits(left, right) and _fits(right, left)):
                 left, right = _wide(left), _wide(right)
-            result = _NUMPY_COMPARE[op](left, right)
+            result = COMPARE[op](left, right)
             return bool(result) if isinstance(result, np.bool_) else result
         case Logic("not", (inner,)):
             value = evaluate(inner, column, by_value)

@@ -12,6 +12,7 @@ Constants are exact: ``3+3/8``, ``0.375``, ``e2`` (ε₂), ``-e0``, ``2-e2``, ``
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,7 +29,7 @@ from whist_catalogue.theory.values import Infinitesimal, Value, is_dyadic
 __all__ = [
     "FIELDS", "ALIASES", "CHECK_ALIASES", "MAX_ROWS", "Expr", "Column", "Constant", "Arithmetic", "Comparison",
     "Logic", "Levels", "ByValue", "TRUE", "FALSE", "all_of", "any_of", "negation", "children", "with_children",
-    "columns_of", "compile_condition", "compile_search", "condition_of", "check_page", "describe_fields",
+    "columns_of", "compile_condition", "compile_search", "condition_of", "check_page", "describe_fields", "COMPARE",
 ]
 
 MAX_ROWS = 10**15
@@ -428,14 +429,9 @@ class _Compiler:
         return equal if op == "=" else negation(equal)
 
 
-_OPS: dict[str, Callable[[Any, Any], Any]] = {
-    "=": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-}
+COMPARE: dict[str, Callable[[Any, Any], Any]] = {"=": operator.eq, "!=": operator.ne, "<": operator.lt,
+                                                  "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+"""The search language's comparisons, on numbers here and on a chunk's arrays in :mod:`.arrays`."""
 _MIRROR = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
@@ -527,7 +523,7 @@ def _const_compare(node: Node, op: str, a: Any, b: Any) -> bool:
         return same == (op == "=")
     va, vb = _as_value(node, a), _as_value(node, b)
     if isinstance(va, _NonDyadic) or isinstance(vb, _NonDyadic):
-        return _OPS[op](va.number, vb.number)
+        return COMPARE[op](va.number, vb.number)
     return {"=": va == vb, "!=": va != vb, "<": va < vb, "<=": va <= vb, ">": va > vb, ">=": va >= vb}[op]
 
 
