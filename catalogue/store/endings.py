@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
 from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
+from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
@@ -240,8 +241,7 @@ class EndingInfo:
     def text(self) -> str:
         if not self.complete:
             return f"endings k = {self.k}: incomplete (interrupted or not yet built)"
-        size = f"{self.stored_bytes / 1e6:.1f} MB" if self.stored_bytes and self.stored_bytes >= 100_000 else \
-            f"{self.stored_bytes or 0:,} bytes"
+        size = amount(self.stored_bytes or 0)
         mean = sum(t * c for t, c in enumerate(self.west_tricks or [])) / max(self.positions, 1)
         seconds = f", built in {self.build_seconds:,.1f} s" if self.build_seconds is not None else ""
         return (f"endings k = {self.k}: {self.positions:,} positions in {size} of chunks{seconds}; West on lead"
@@ -305,15 +305,10 @@ class EndingsEstimate:
     def describe(self) -> str:
         if not self.levels:
             return "the table of endings: every level asked for is complete"
-        span = f"k = {level_ranges(self.levels)}"
-        minutes = self.seconds / 60
-        when = f"about {self.seconds:.0f} s" if minutes < 2 else f"about {minutes:.0f} min" if minutes < 120 \
-            else f"about {minutes / 60:.1f} h"
-        size = f"{self.bytes / 1e6:,.0f} MB" if self.bytes >= 1e6 else f"{self.bytes / 1e3:,.0f} kB"
-        memory = f"{self.memory / 1e9:.1f} GB" if self.memory >= 1e9 else f"{max(self.memory / 1e6, 1):,.0f} MB"
         rates = "at the rates of its largest level" if self.measured else "at the development machine's rates, idle"
-        return (f"the table of endings, {span}: {self.positions:,} positions, {when} on two cores and {size} of"
-                f" disk, {memory} of memory for the table at its peak ({rates})")
+        return (f"the table of endings, k = {level_ranges(self.levels)}: {self.positions:,} positions, about"
+                f" {duration(self.seconds)} on two cores and {amount(self.bytes)} of disk, {amount(self.memory)} of"
+                f" memory for the table at its peak ({rates})")
 
 
 def estimate_endings(infos: Sequence[EndingInfo], target: int) -> EndingsEstimate:
