@@ -24,6 +24,7 @@ __all__ = [
     "MAX_RANKED_N",
     "MAX_HAND_SIZE",
     "MAX_SEARCH_N",
+    "MAX_ENDING_N",
     "CHECK_NAMES",
 ]
 
@@ -65,6 +66,11 @@ threefold a card a hand: a 13-card deal takes under a millisecond, the slowest o
 trumps 30 ms, 20-card deals 0.2 s and up to 0.5 s (docs/benchmarks.md): 16 keeps every answer well under a
 second.  The position's layout would hold 30 (its cards and a sentinel in 62 bits); a symmetric deal the theory
 values has no such limit."""
+MAX_ENDING_N = 8
+"""The largest level of the table of two-hand endings shipped with the package
+(:mod:`whist_catalogue.twohand.endings`: 2,411,194 positions of 8 cards a hand, 1.2 MB in memory); larger levels
+are the catalogue's (``whist-catalogue build --endings K``).  Here so that the command line learns whether a
+catalogue's table reaches further without loading the search (NumPy, Numba)."""
 
 # -- names every part agrees on --------------------------------------------------------------------
 CHECK_NAMES = (

@@ -1,11 +1,14 @@
 """The multi-suit view: any two-person deal — uneven suits, voids, a trump suit — its outcome, every first card's
 result, and play against the app.
 
-Every answer is :func:`whist_catalogue.twohand.solver.solve`'s, and says where it comes from: a deal whose suits
-are all even is the theory's (nobody can ever ruff or discard, so trumps change nothing) — each suit's value, the
-sum, the outcome ρ(Σ val) (Theorem 9.1 of the multi-suit paper) and each side's first lead with the clause of §10.4
-that chose it (the solution's :class:`~whist_catalogue.theory.multisuit.Evaluation`); any other deal has no value
-in V, and its outcome, results and first leads come from the exact search.  Its text is the command line's
+Every answer is :func:`whist_catalogue.twohand.solver.solve`'s — through the catalogue's table of two-hand endings
+when it reaches beyond the shipped one (:meth:`whist_catalogue.store.endings.CatalogueEndings.solve`, as the command
+line's ``outcome`` answers) — and says where it comes from: a deal whose suits are all even is the theory's (nobody
+can ever ruff or discard, so trumps change nothing) — each suit's value, the sum, the outcome ρ(Σ val) (Theorem 9.1
+of the multi-suit paper) and each side's first lead with the clause of §10.4 that chose it (the solution's
+:class:`~whist_catalogue.theory.multisuit.Evaluation`); any other deal has no value in V, and its outcome, results
+and first leads come from the catalogue's table of endings when its levels hold the deal, else from the exact
+search.  Its text is the command line's
 (:meth:`~whist_catalogue.twohand.solver.TwoHandSolution.text`).  Play is :class:`whist_catalogue.twohand.play.Play`
 through :class:`whist_catalogue.gui.play_panel.PlayPanel`.
 """
@@ -54,6 +57,7 @@ from whist_catalogue.theory.solution import Solver
 from whist_catalogue.twohand.position import Position
 
 if TYPE_CHECKING:
+    from whist_catalogue.store.endings import CatalogueEndings
     from whist_catalogue.twohand.solver import TwoHandSolution
 
 __all__ = ["MultiSuitCalculator", "answer_deal", "DEAL_28", "EXAMPLES"]
@@ -89,15 +93,16 @@ HELP = (
 
 
 _SIDES: tuple[tuple[Player, str], ...] = (("W", "West"), ("E", "East"))
+_FOUND_BY = {"search": "by search", "catalogue": "from the catalogue's table of endings"}
 
 
-def answer_deal(deal: TwoHandDeal, solver: Solver) -> TwoHandSolution:
+def answer_deal(deal: TwoHandDeal, solver: Solver, endings: CatalogueEndings | None = None) -> TwoHandSolution:
     """The deal's answer (in a worker): the theory's with ``solver``'s values (the catalogue, or the engine with its
-    plan and progress), else the search's."""
+    plan and progress), else the catalogue's table of ``endings`` where it holds the deal, else the search's."""
     from whist_catalogue.twohand.solver import solve  # loads Numba's search: here, in the worker
 
-    solution = solve(deal, table=SuitTable(solver), line=False)
-    if solution.source == "search":
+    solution = (endings.solve if endings is not None else solve)(deal, table=SuitTable(solver), line=False)
+    if solution.source != "theory":
         # The search after a lead is another kernel, which Numba loads on its first call (half a second): loaded
         # here, so that the first card played against the app does not stall the window.
         first = solution.answers[0].moves[0]
@@ -330,8 +335,13 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     # -- analysis ----------------------------------------------------------------------------------
     def show_deal(self, deal: TwoHandDeal) -> None:
         """Answer the deal in a worker; meanwhile the previous deal's results are greyed."""
+        try:
+            endings = self.context.endings()
+        except WhistError as exc:  # the catalogue's table found damaged: named, never an answer
+            self._failed(exc)
+            return
         subject = "Valuing the suits" if deal.symmetric else "Searching the deal"
-        self.start_analysis(subject, answer_deal, deal, self.context.solver)
+        self.start_analysis(subject, answer_deal, deal, self.context.solver, endings)
 
     # -- display -------------------------------------------------------------------------------------
     def _clear(self) -> None:
@@ -371,13 +381,14 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
             widget.setVisible(theory)
         self.sum_label.setText(solution.value.text() if solution.value is not None else "—")
         tricks, o = deal.n, record.outcome
-        self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else "Outcome (by search)")
+        found_by = _FOUND_BY.get(solution.source, "")
+        self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else f"Outcome ({found_by})")
         self.outcome_label.setText(
             f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
             f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
         )
         self.lead_heading.setText("First lead (the rule of §10.4, then a best lead of that suit)" if theory
-                                  else "First lead (the first best card in the order written, by search)")
+                                  else f"First lead (the first best card in the order written, {found_by})")
         for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):
             said = f"<b>{name} leads {card_label(led, count, card)}</b> — {why}"
             if found is not None:

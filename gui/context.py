@@ -7,20 +7,25 @@ The catalogue is thread-safe; the engine (which appends levels as it computes
 them) is not, so its part of the chain is serialised by a lock — and a
 catalogue hit never waits for it.  The catalogue itself (the store, for search,
 statistics and status) is opened lazily; anything that goes wrong there
-becomes a message, not a crash.
+becomes a message, not a crash.  Its table of two-hand endings, when it reaches
+beyond the shipped one, answers the Multi-suit view's deals
+(:func:`whist_catalogue.store.solvers.catalogue_endings`).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from whist_catalogue.gui.workers import WorkerPool
 from whist_catalogue.store.settings import database_location
-from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, default_solver
+from whist_catalogue.store.solvers import ChainSolver, ComputingSolver, catalogue_endings, default_solver
 from whist_catalogue.theory.solution import Solver
+
+if TYPE_CHECKING:
+    from whist_catalogue.store.endings import CatalogueEndings
 
 __all__ = ["AppContext"]
 
@@ -37,6 +42,8 @@ class AppContext(QObject):
         self.pool = WorkerPool(self)
         self._solver: Solver | None = None
         self._catalogue: Any = None
+        self._endings: CatalogueEndings | None = None
+        self._endings_asked = False
         self.catalogue_problem: str | None = None
         """Why the catalogue could not be opened (for the views that read it), or None."""
         self.solver_problem: str | None = None
@@ -64,6 +71,7 @@ class AppContext(QObject):
         if self._catalogue is not None:
             self._catalogue.close()
         self._catalogue = None
+        self._endings, self._endings_asked = None, False
         self.catalogue_problem = None
         self.catalogue_changed.emit()
 
@@ -84,6 +92,16 @@ class AppContext(QObject):
                 self.catalogue_problem = str(exc)
                 return None
         return self._catalogue
+
+    def endings(self) -> CatalogueEndings | None:
+        """The catalogue's table of two-hand endings when it reaches beyond the shipped one, else None (no catalogue:
+        the search answers, as without one).  Asked once per catalogue, from the GUI thread; the reader is shared by
+        the workers (it is thread-safe).  A table found damaged raises, as every read of the catalogue does."""
+        if not self._endings_asked:
+            catalogue = self.catalogue()
+            self._endings = catalogue_endings(catalogue=catalogue) if catalogue is not None else None
+            self._endings_asked = True
+        return self._endings
 
     # -- values ------------------------------------------------------------------------------
     @property

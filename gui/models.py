@@ -34,6 +34,8 @@ __all__ = [
     "SuitValuesModel",
     "GridModel",
     "LevelStatusModel",
+    "human_size",
+    "EndingLevelsModel",
     "SearchResultsModel",
     "fetch_page",
     "CHECKS",
@@ -387,6 +389,52 @@ class LevelStatusModel(RowListModel):
         if role != Qt.ItemDataRole.DisplayRole or section < 0 or orientation != Qt.Orientation.Horizontal:
             return None
         return self.HEADERS[section] if section < len(self.HEADERS) else None
+
+
+def human_size(size: int | None) -> str:
+    """Bytes in decimal units (1 MB = 10^6 bytes), as the command line prints them."""
+    if size is None:
+        return "— (a database server)"
+    value = float(size)
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1000
+    return f"{size} bytes"
+
+
+class EndingLevelsModel(RowListModel):
+    """The catalogue's table of two-hand endings, a level a row (:class:`whist_catalogue.store.endings.EndingInfo`):
+    complete or not, its positions, its chunks' bytes, when it was built and how long it took."""
+
+    HEADERS = ("k", "Status", "Positions", "Stored", "Built", "Seconds")
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        info = self.row_at(index)
+        if info is None:
+            return None
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return str(info.k)
+            if col == 1:
+                return ("damaged" if info.problem else "complete") if info.complete else "not complete"
+            if col == 2:
+                return f"{info.positions:,}"
+            if col == 3:
+                return human_size(info.stored_bytes) if info.stored_bytes is not None else "—"
+            if col == 4:
+                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
+            return f"{info.build_seconds:,.1f}" if info.build_seconds is not None else "—"
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return RIGHT if col in (0, 2, 3, 5) else LEFT
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1:
+            return QBrush(STRONG_GREEN if info.complete and not info.problem else STRONG_RED)
+        if role == Qt.ItemDataRole.ToolTipRole and col == 1:
+            return info.problem
+        return None
+
+    headerData = LevelStatusModel.headerData  # no row numbers: k says which level
 
 
 # -- search results, paged in a worker ---------------------------------------------------------

@@ -1,6 +1,7 @@
 """Catalogue status: what the database holds, and building or extending it in a worker.
 
-The levels and their metadata come from :meth:`whist_catalogue.store.reader.Catalogue.levels`,
+The levels and their metadata come from :meth:`whist_catalogue.store.reader.Catalogue.levels`, the table of two-hand
+endings' from :meth:`whist_catalogue.store.endings.CatalogueEndings.levels` (docs/two-hand.md),
 the size from :func:`whist_catalogue.store.build.file_size`; the build is
 :func:`whist_catalogue.store.build.build_steps`, the same generator of progress events the
 command line's progress bar consumes.  It runs in a worker: the window stays
@@ -10,7 +11,6 @@ which rolls back the level in progress (every finished level stays valid).
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import time
 
@@ -30,34 +30,19 @@ from PySide6.QtWidgets import (
 from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
-from whist_catalogue.gui.models import LevelStatusModel
-from whist_catalogue.gui.widgets import CopyTableView, MessageBar, ValueLabel, button, error_text, fit_table, row, wrapped
+from whist_catalogue.gui.models import EndingLevelsModel, LevelStatusModel, human_size
+from whist_catalogue.gui.widgets import (CopyTableView, MessageBar, ValueLabel, button, error_text, fit_table, heading,
+                                         row, wrapped)
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
                                          file_size)
 from whist_catalogue.store.database import parse_location
-from whist_catalogue.store.records import level_ranges
+from whist_catalogue.store.endings import MAX_STORED_K, CatalogueEndings, EndingInfo, estimate_endings
+from whist_catalogue.store.records import level_ranges, level_span
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
-
-
-def human_size(size: int | None) -> str:
-    """Bytes in decimal units (1 MB = 10^6 bytes), as the command line prints them."""
-    if size is None:
-        return "— (a database server)"
-    value = float(size)
-    for unit in ("bytes", "kB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
-        value /= 1000
-    return f"{size} bytes"
-
-
-def level_span(ns: Sequence[int]) -> str:
-    """``level 15``, ``levels 15–16``: the levels a build adds, in words."""
-    return f"level {ns[0]}" if len(ns) == 1 else f"levels {level_ranges(list(ns))}"
 
 
 def describe_progress(event: BuildProgress) -> str:
@@ -74,6 +59,12 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Level {event.n}: {event.message}"
     if event.stage == "games":
         return f"Solved games: {event.done} of {event.total} ({event.message})"
+    if event.stage == "endings":
+        return f"Table of endings, k = {event.n}: {event.done:,} of {event.total:,} positions"
+    if event.stage == "endings-level":
+        return f"Table of endings, k = {event.n}: {event.message}"
+    if event.stage in ("endings-plan", "endings-load", "endings-repair"):
+        return event.message[:1].upper() + event.message[1:]
     return "Done"
 
 
@@ -92,6 +83,8 @@ class StatusView(QWidget):
         self._max_n_seen = 0
         self._levels: list = []
         """The open catalogue's levels: their recorded sizes make the build's estimate of disk."""
+        self._ending_levels: list[EndingInfo] = []
+        """… and its table of endings' levels, which make that table's estimate."""
         self._games_stored = 0
         self._stage: BuildProgress | None = None
         self._stage_started = 0.0
@@ -125,10 +118,15 @@ class StatusView(QWidget):
         self.levels_view.setModel(self.levels_model)
         fit_table(self.levels_view, stretch_last=True)
         box = QGroupBox("What the catalogue holds")
-        column = QVBoxLayout(box)
-        column.addWidget(self.headline)
-        column.addWidget(self.details)
-        column.addWidget(self.levels_view, 1)
+        self.endings_heading = heading("The table of two-hand endings (docs/two-hand.md): every position of k cards"
+                                       " a hand, West's tricks, for the search and the Multi-suit view")
+        self.endings_model = EndingLevelsModel(self)
+        self.endings_view = CopyTableView()
+        self.endings_view.setModel(self.endings_model)
+        fit_table(self.endings_view, stretch_last=True)
+        self.tables = QVBoxLayout(box)
+        for widget in (self.headline, self.details, self.levels_view, self.endings_heading, self.endings_view):
+            self.tables.addWidget(widget)
         return box
 
     def _build_box(self) -> QGroupBox:
@@ -143,6 +141,14 @@ class StatusView(QWidget):
         self.games.setChecked(True)
         self.games.setToolTip("also store chemin-de-fer and Le Her (N = 3 … 52)")
         self.games.toggled.connect(self._describe_plan)
+        self.endings = QSpinBox()
+        self.endings.setRange(0, MAX_STORED_K)
+        self.endings.setSpecialValueText("none")
+        self.endings.setToolTip("also store the table of two-hand endings, every position of 1 … k cards a hand "
+                                "(build --endings K; levels already complete are kept)")
+        self.endings.valueChanged.connect(self._describe_plan)
+        endings_label = QLabel("endings up to &k =")
+        endings_label.setBuddy(self.endings)
         self.build_button = button("&Build", "value and store every deal up to n", self.start_build)
         self.cancel_button = button("&Cancel", "stop: the level in progress is rolled back, finished ones kept",
                                     self.cancel_build)
@@ -153,7 +159,8 @@ class StatusView(QWidget):
         self.progress_label.hide()
         box = QGroupBox("Build or extend (in the background: keep using the other views)")
         column = QVBoxLayout(box)
-        column.addLayout(row(max_label, self.max_n, self.games, 12, self.build_button, self.cancel_button))
+        column.addLayout(row(max_label, self.max_n, self.games, 12, endings_label, self.endings, 12, self.build_button,
+                             self.cancel_button))
         for widget in (self.plan_label, self.progress, self.progress_label):
             column.addWidget(widget)
         return box
@@ -173,6 +180,8 @@ class StatusView(QWidget):
             self.levels_view.hide()  # no catalogue: no empty table that looks broken
             self._max_n_seen = 0
             self._levels = []
+            self._ending_levels = []
+            self._show_endings()
             self._games_stored = 0
             if not self.busy:
                 self.progress_label.setText("")
@@ -192,6 +201,7 @@ class StatusView(QWidget):
         try:
             levels = catalogue.levels()
             games = catalogue.solved_games()
+            self._ending_levels = CatalogueEndings(catalogue).levels()
         except WhistError as exc:
             self.message.show_error(str(exc))
             self.refreshed.emit()
@@ -201,6 +211,7 @@ class StatusView(QWidget):
             self.progress_label.setText("")  # a finished or cancelled build's last line is history
         self.levels_model.set_rows(levels)
         self.levels_view.show()
+        self._show_endings()
         complete = [i.n for i in levels if i.complete]
         self._max_n_seen = catalogue.max_n
         deals = sum(i.row_count for i in levels if i.complete)
@@ -228,18 +239,32 @@ class StatusView(QWidget):
         self._describe_plan()
         self.refreshed.emit()
 
+    def _show_endings(self) -> None:
+        """The table's levels, when the catalogue lists any (else no empty table that looks broken); the two tables
+        share the height by their rows."""
+        self.endings_model.set_rows(self._ending_levels)
+        for widget in (self.endings_heading, self.endings_view):
+            widget.setVisible(bool(self._ending_levels))
+        self.tables.setStretchFactor(self.levels_view, max(1, self.levels_model.rowCount()))
+        self.tables.setStretchFactor(self.endings_view, max(1, len(self._ending_levels)))
+
     @Slot()
     def _describe_plan(self) -> None:
         target = self.max_n.value()
         have = self._max_n_seen
+        endings = ""
+        if self.endings.value():
+            # The core's words, as build --endings says them before it starts.
+            endings = f" Then {estimate_endings(self._ending_levels, self.endings.value()).describe()}."
         if target <= have:
-            self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games.")
+            self.plan_label.setText(f"Levels 1 … {target} are already complete; Build only checks the solved games."
+                                    + endings)
             return
         games = self.games.isChecked() and self._games_stored < len(SOLVED_GAMES)
         plan = estimate_build(self._levels, target, games=games)
         # The core's words, as the command line's build says them before it starts.
         self.plan_label.setText(f"Build: {plan.describe()} on this machine ({plan.basis()}; more while other "
-                                "programs keep the processor busy). Cancel keeps every finished level.")
+                                "programs keep the processor busy). Cancel keeps every finished level." + endings)
 
     @Slot()
     def choose_file(self) -> None:
@@ -261,7 +286,7 @@ class StatusView(QWidget):
             self.message.show_error(str(exc))
             return
         self.last_summary = None
-        for widget in (self.build_button, self.max_n, self.choose_button):
+        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
             widget.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setRange(0, 0)
@@ -273,7 +298,7 @@ class StatusView(QWidget):
         self._ticker.start()
         self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
         self.task.run(build_steps, str(location), self.max_n.value(), games=self.games.isChecked(),
-                      create_parent=is_default_location(self.context.db))
+                      create_parent=is_default_location(self.context.db), endings=self.endings.value())
 
     @Slot()
     def cancel_build(self) -> None:
@@ -310,14 +335,17 @@ class StatusView(QWidget):
         self._stage = event
         text = describe_progress(event)
         self.progress_label.setText(text)
-        if event.stage in ("compute", "games") and event.total:
-            self.progress.setRange(0, event.total)
-            self.progress.setValue(event.done)
-            self.progress.setFormat(f"valuing level {event.n}: %p %" if event.stage == "compute" else "solved games: %p %")
-        elif event.stage in ("compile", "load", "finish"):
+        if event.stage in ("compute", "games", "endings") and event.total:
+            # A level of endings counts billions of positions: the bar counts in thousandths (Qt's range is int32).
+            scale = max(1, event.total // 1000) if event.stage == "endings" else 1
+            self.progress.setRange(0, event.total // scale)
+            self.progress.setValue(event.done // scale)
+            self.progress.setFormat({"compute": f"valuing level {event.n}: %p %", "games": "solved games: %p %",
+                                     "endings": f"endings k = {event.n}: %p %"}[event.stage])
+        elif event.stage in ("compile", "load", "finish", "endings-load"):
             self.progress.setRange(0, 0)  # busy, and the label says with what
             self.progress.setFormat(text)
-        elif event.stage == "level":
+        elif event.stage in ("level", "endings-level"):
             self.context.reset()  # the new level is readable now
 
     def _built(self, summary: BuildSummary) -> None:
@@ -327,6 +355,9 @@ class StatusView(QWidget):
         else:
             said = "nothing to store"
         held = f"{level_span(summary.complete)} complete" if summary.complete else "no complete level"
+        table = summary.endings
+        if table is not None and table.stored:
+            said += f", the table of endings k = {level_ranges(table.stored)} ({human_size(table.stored_bytes)})"
         self._finished(f"Built in {summary.seconds:.1f} s: {said}; the catalogue holds {held}.")
 
     def _failed(self, exc: Exception) -> None:
@@ -341,7 +372,7 @@ class StatusView(QWidget):
         self.progress_label.setText("")
         self.progress.hide()
         self.progress_label.hide()
-        for widget in (self.build_button, self.max_n, self.choose_button):
+        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.context.reset()  # reopen: the solver and the other views see the new levels

@@ -196,49 +196,31 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
 def build_summary_text(summary) -> str:  # noqa: ANN001 - a BuildSummary (not imported: registering loads no SQLAlchemy)
     """One line for people: what the catalogue holds now and what this run added, each figure about the
     levels it names (the file's size counts every complete level, those above --max-n included)."""
+    from whist_catalogue.store.records import level_ranges, level_span
+
     size = ""
     if summary.file_bytes is not None:
         size = f", {summary.file_bytes / 1e6:.1f} MB"
-    said = [f"catalogue {summary.location}: {_levels(summary.complete)} complete ({summary.deals:,} deals{size})"
+    said = [f"catalogue {summary.location}: {level_span(summary.complete)} complete ({summary.deals:,} deals{size})"
             if summary.complete else f"catalogue {summary.location}: no complete level"]
     if summary.stored:
         added = f"{summary.stored_bytes / 1e6:.1f} MB of chunks" if summary.stored_bytes >= 100_000 else \
             f"{summary.stored_bytes:,} bytes of chunks"
-        said.append(f"this run stored {_levels(summary.stored)} ({added})")
+        said.append(f"this run stored {level_span(summary.stored)} ({added})")
     else:
         said.append("nothing to store")
     if summary.repaired:
-        said.append(f"{_levels(summary.repaired)} {'was' if len(summary.repaired) == 1 else 'were'} damaged "
+        said.append(f"{level_span(summary.repaired)} {'was' if len(summary.repaired) == 1 else 'were'} damaged "
                     "and stored again")
     if summary.endings is not None:
         table = summary.endings
-        held = f"the table of endings holds k = {_ranges(table.complete)}" if table.complete \
+        held = f"the table of endings holds k = {level_ranges(table.complete)}" if table.complete \
             else "the table of endings holds no level"
         if table.stored:
-            held += f", this run stored k = {_ranges(table.stored)} ({table.stored_bytes / 1e6:.1f} MB of chunks)"
+            held += f", this run stored k = {level_ranges(table.stored)} ({table.stored_bytes / 1e6:.1f} MB of chunks)"
         said.append(held)
     said.append(f"{summary.seconds:.1f} s")
     return "; ".join(said)
-
-
-def _levels(ns: list[int]) -> str:
-    """``level 15``, ``levels 1–14``, ``levels 1–3, 5``."""
-    return ("level " if len(ns) == 1 else "levels ") + _ranges(ns)
-
-
-def _ranges(ns: list[int]) -> str:
-    parts, start, prev = [], None, None
-    for n in sorted(ns):
-        if start is None:
-            start = prev = n
-        elif prev is not None and n == prev + 1:
-            prev = n
-        else:
-            parts.append(f"{start}" if start == prev else f"{start}–{prev}")
-            start = prev = n
-    if start is not None:
-        parts.append(f"{start}" if start == prev else f"{start}–{prev}")
-    return ", ".join(parts)
 
 
 # -- search -------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
-from whist_catalogue.constants import MAX_BUILD_N, MAX_ENGINE_N
+from whist_catalogue.constants import MAX_BUILD_N, MAX_ENDING_N, MAX_ENGINE_N
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, InvalidDealError, UsageError, WhistError
 from whist_catalogue.scripts.cli import OWN_PROCESS, DealText, deal_arguments
 from whist_catalogue.theory.deals import (
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
     from whist_catalogue.store.solvers import SuitAnswer
     from whist_catalogue.engine.plan import EnginePlan
     from whist_catalogue.theory.labeled import Player
-    from whist_catalogue.twohand.batch import Reading
+    from whist_catalogue.store.endings import CatalogueEndings
+    from whist_catalogue.twohand.batch import Found, Reading
     from whist_catalogue.scripts.progress import ProgressBar
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
@@ -254,7 +255,8 @@ def _batches(items: Sequence[str], size: int = _BATCH) -> Iterator[list[DealText
 Words = tuple[int, int, int, int, int]
 """A deal or position for the search (:func:`whist_catalogue.twohand.batch.search_task`)."""
 _Answer = Callable[[DealText], "str | tuple[Reading, Words]"]
-_Render = Callable[["Reading", list[int], list[list[int]]], str]
+_Render = Callable[["Reading", list[int], list[list[int]], str], str]
+"""A searched deal's line from its reading, West's tricks, each card's result by bit, and the answer's source."""
 
 
 class _Done:
@@ -271,15 +273,38 @@ class _Done:
 
 
 class _Search:
-    """Where a batch's deals outside the theory are searched: in this process."""
+    """Where a batch's deals outside the theory are searched: in this process — answered from the catalogue's table
+    of endings when it reaches beyond the shipped one (asked once, at the first deal it could answer)."""
 
     block = _BATCH
+
+    def __init__(self, db: str | None) -> None:
+        self.db = db
+        self._asked = False
+        self._endings: CatalogueEndings | None = None
+
+    def endings(self, words: list[Words]) -> "CatalogueEndings | None":
+        """The catalogue's table of endings, when some of these deals are larger than the shipped table's and the
+        catalogue holds a level beyond it; asked of the catalogue once (:func:`~whist_catalogue.store.solvers.
+        catalogue_endings`), so that a batch costs nothing more when it has no table."""
+        if not self._asked:
+            if all(w[0].bit_count() <= MAX_ENDING_N for w in words):
+                return None
+            from whist_catalogue.store.solvers import catalogue_endings
+
+            self._endings, self._asked = catalogue_endings(self.db), True
+        return self._endings
 
     def submit(self, words: list[Words]) -> "_Done | Future":
         from whist_catalogue.twohand.batch import search_task
 
         _load_search()
-        return _Done(search_task(words))
+        endings = self.endings(words)
+        return _Done(search_task(words) if endings is None else endings.search(words))
+
+    def close(self) -> None:
+        if self._endings is not None:
+            self._endings.catalogue.close()
 
 
 def _load_search() -> None:
@@ -306,29 +331,46 @@ def _load_search() -> None:
 
 
 class _ClusterSearch(_Search):
-    """… or on a Dask cluster, a task a block of deals (``--cluster``)."""
+    """… or on a Dask cluster, a task a block of deals (``--cluster``); with the catalogue's table of endings, each
+    worker reads the chunks its deals need from the catalogue itself (:func:`whist_catalogue.store.endings.
+    search_task`)."""
 
     block = _CLUSTER_BLOCK
 
-    def __init__(self, client: "Client") -> None:
+    def __init__(self, db: str | None, client: "Client") -> None:
+        super().__init__(db)
         self.client = client
 
     def submit(self, words: list[Words]) -> "_Done | Future":
-        from whist_catalogue.twohand.batch import search_task
+        endings = self.endings(words)
+        if endings is None:
+            from whist_catalogue.twohand.batch import search_task
 
-        return self.client.submit(search_task, words, pure=False)
+            return self.client.submit(search_task, words, pure=False)
+        from whist_catalogue.store.endings import search_task as catalogue_task
+        from whist_catalogue.store.settings import database_location
+
+        return self.client.submit(catalogue_task, words, database_location(self.db), pure=False)
 
 
 @contextmanager
-def _searching(address: str | None) -> Iterator[_Search]:
-    if address is None:
-        yield _Search()
+def _searching(args: argparse.Namespace) -> Iterator[_Search]:
+    if args.cluster is None:
+        search = _Search(args.db)
+        try:
+            yield search
+        finally:
+            search.close()
         return
     from whist_catalogue.engine.cluster import connect, parse_address
 
-    parse_address(address)  # a malformed address fails before anything starts
-    with connect(address) as client:
-        yield _ClusterSearch(client)
+    parse_address(args.cluster)  # a malformed address fails before anything starts
+    with connect(args.cluster) as client:
+        search = _ClusterSearch(args.db, client)
+        try:
+            yield search
+        finally:
+            search.close()
 
 
 class _Pending(NamedTuple):
@@ -391,9 +433,9 @@ def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: 
 def _write(pending: _Pending, render: _Render) -> None:
     lines = pending.lines
     if pending.found is not None:
-        values, results = cast("tuple[list[list[int]], list[list[list[int]]]]", pending.found.result())
-        for (i, reading), v, r in zip(pending.searched, values, results):
-            lines[i] = render(reading, v, r)
+        values, results, sources = cast("Found", pending.found.result())
+        for (i, reading), v, r, source in zip(pending.searched, values, results, sources):
+            lines[i] = render(reading, v, r, source)
     sys.stdout.write("".join(lines))  # one write a batch: stdout may be unbuffered
     if pending.problem is not None:
         raise pending.problem
@@ -401,7 +443,7 @@ def _write(pending: _Pending, render: _Render) -> None:
 
 
 def run_outcome(args: argparse.Namespace) -> int:
-    with _table(args) as table, _searching(args.cluster) as search:
+    with _table(args) as table, _searching(args) as search:
         _run_outcome(args, table, search)
     return 0
 
@@ -438,8 +480,8 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
         except WhistError as exc:
             raise written.located(exc) from None
 
-    def searched(reading: Reading, values: list[int], results: list[list[int]]) -> str:
-        return _line(outcome_answer(reading, values, results, args.cards), as_json)
+    def searched(reading: Reading, values: list[int], results: list[list[int]], source: str) -> str:
+        return _line(outcome_answer(reading, values, results, args.cards, source), as_json)
 
     _answer_batches(args.deals, answer, searched, search)
 
@@ -510,7 +552,7 @@ def _parse_led(text: str, suits: tuple[Suit, ...]) -> tuple[int, int]:
 
 
 def run_moves(args: argparse.Namespace) -> int:
-    with _table(args) as table, _searching(args.cluster) as search:
+    with _table(args) as table, _searching(args) as search:
         _run_moves(args, table, search)
     return 0
 
@@ -556,8 +598,8 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
                                  [(r.suit, suits[r.suit].card_name(r.card), r.west_tricks) for r in found.results],
                                  found.beyond if found.source == LINEAR_TIME else "", THEORY, trump), as_json)
 
-    def searched(reading: Reading, values: list[int], results: list[list[int]]) -> str:
-        return _line(moves_answer(reading, to_play, results[0]), as_json)
+    def searched(reading: Reading, values: list[int], results: list[list[int]], source: str) -> str:
+        return _line(moves_answer(reading, to_play, results[0], source), as_json)
 
     _answer_batches(args.deals, answer, searched, search)
 

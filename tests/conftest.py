@@ -31,3 +31,15 @@ def small_catalogue(tmp_path_factory):
     path = tmp_path_factory.mktemp("catalogue") / "small.sqlite"
     build(str(path), 7, games=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def endings_catalogue(tmp_path_factory):
+    """A catalogue of every deal with n ≤ 3 and the table of two-hand endings up to k = 9, the first level beyond
+    the shipped table (12 chunks, a few seconds): what the command line and the app answer from it."""
+    from whist_catalogue.store.build import build
+    from whist_catalogue.twohand.endings import MAX_ENDING_N
+
+    path = tmp_path_factory.mktemp("endings") / "endings.sqlite"
+    build(path, 3, games=False, endings=MAX_ENDING_N + 1)
+    return path

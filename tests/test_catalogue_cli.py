@@ -162,7 +162,7 @@ def test_search_names_what_build_adds_and_what_lies_beyond(built):
     """Issue 18: ``search 'n != 1'`` ended "levels 15…30 are not in the catalogue (… build --max-n 30 adds them)",
     but build stops at 18."""
     code, out, err = run_cli("search", "--count", "n != 1", "--db", str(built))
-    assert code == 0 and err == (f"searched levels 2…{MAX_N}; levels {MAX_N + 1}…18 are not in the catalogue"
-                                 " (whist-catalogue build --max-n 18 adds them); levels 19…30 lie beyond every"
+    assert code == 0 and err == (f"searched levels 2–{MAX_N}; levels {MAX_N + 1}–18 are not in the catalogue"
+                                 " (whist-catalogue build --max-n 18 adds them); levels 19–30 lie beyond every"
                                  " catalogue (build stores n ≤ 18; value and outcome compute such deals one at a"
                                  " time)\n")

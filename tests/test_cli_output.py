@@ -39,7 +39,7 @@ def test_long_commands_report_progress_on_stderr_when_it_is_not_a_terminal(built
 def test_build_progress_lines_and_no_progress_silences_them(tmp_path):
     code, _, err = run_cli("build", "--max-n", "3", "--db", str(tmp_path / "a.sqlite"), "--no-games")
     assert code == 0 and "\r" not in err and "0.00/1.00" not in err
-    assert err.startswith("whist-catalogue: 28 deals to value and store (levels 1…3): about ")  # the estimate first
+    assert err.startswith("whist-catalogue: 28 deals to value and store (levels 1–3): about ")  # the estimate first
     assert all(line.split(" n=")[0] == "valuing" or line.startswith(("n=", "solving", "whist-catalogue: ",
                                                                                    "engine ready"))
                for line in err.splitlines()), err

@@ -62,14 +62,14 @@ def test_values_in_the_papers_notation_with_their_json():
 def test_a_solution_and_a_multi_suit_analysis(tmp_path):
     suit = parse_suit("KQT/AJ9")
     html = solve(suit.deal)._repr_html_()
-    assert "1 + 1/2" in html and "West takes 1 trick with West on lead, 2 with East on lead" in html
+    assert "1 + 1/2" in html and "West takes 1 trick with West on lead, 2 tricks with East on lead" in html
     assert "West: Q K" in html and "East: 9 J" in html  # the best leads, lowest first
     from whist_catalogue.store.solvers import default_solver
 
     analysis = analyse(parse_multisuit("KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"), default_solver())
     html = analysis._repr_html_()
     assert "10 + 1/2 ± ε₀" in html and "3 − ε₂" in html
-    assert "West takes 11 tricks with West on lead, 10 with East on lead" in html
+    assert "West takes 11 tricks with West on lead, 10 tricks with East on lead" in html
     assert "West leads the 8 of ♠; East leads the T of ♥" in html
 
 

@@ -25,20 +25,22 @@ from whist_catalogue.store.build import build
 from whist_catalogue.store.database import alembic_config, parse_location, upgrade
 from whist_catalogue.store.endings import CatalogueEndings, estimate_endings
 from whist_catalogue.store.reader import open_catalogue
+from whist_catalogue.store.solvers import catalogue_endings
+from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.twohand.endings import (CHUNK_POSITIONS, MAX_ENDING_N, built_endings, chunk_count, endings,
                                              positions)
-from whist_catalogue.twohand.solver import solve, solve_many
+from whist_catalogue.twohand.position import Position
+from whist_catalogue.twohand.solver import solve, solve_many, words
 
 REPO = Path(__file__).resolve().parents[1]
 TOP = MAX_ENDING_N + 1
 """The largest level these tests store: 9, the first beyond the shipped table (12 chunks, a few seconds)."""
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("endings") / "endings.sqlite"
-    build(path, 3, games=False, endings=TOP)
-    return path
+@pytest.fixture
+def built(endings_catalogue) -> Path:
+    """The session's catalogue with the table up to k = TOP (conftest.py), which no test here changes."""
+    return endings_catalogue
 
 
 @pytest.fixture(scope="module")
@@ -90,12 +92,9 @@ def test_a_catalogue_answers_the_positions_of_its_levels(built):
 
     deals = [random_two_hand(rng, TOP, trumps=i % 2 == 0, uneven=True) for i in range(40)]
     bigger = [random_two_hand(rng, TOP + 1, trumps=True, uneven=True) for _ in range(5)]
-    from whist_catalogue.twohand.solver import _layout
-
     with open_catalogue(built) as catalogue:
         stored = CatalogueEndings(catalogue)
-        words = [(x.west, x.starts, x.trumps, -1, 0) for x in (_layout(d) for d in deals + bigger)]
-        table = stored.table_for(words)
+        table = stored.table_for([words(Position(d)) for d in deals + bigger])
         assert table is not None and table.origin == "catalogue"
         assert 0 < len(table.held(TOP)) <= chunk_count(TOP)
         answered = solve_many(deals + bigger, endings=table)
@@ -105,8 +104,83 @@ def test_a_catalogue_answers_the_positions_of_its_levels(built):
         assert a.source == ("catalogue" if deal.n == TOP and len(deal.suits) <= 4 else "search"), deal.text()
     one = solve(deals[0], endings=table)
     assert one.source == "catalogue"
-    assert "\n  answered     from the catalogue's table of endings (9 cards a hand): outside the theory" in one.text()
+    assert "\n  answered     from the catalogue's table of endings: an uneven suit puts the deal outside the theory" \
+        in one.text()
     assert one.to_json()["source"] == "catalogue" and one.to_json()["outcome"] == searched[0].to_json()["outcome"]
+
+
+def _every_level(seed: int, count: int) -> list[TwoHandDeal]:
+    """``count`` seeded deals of each level the test catalogue holds, 1 … TOP cards a hand, trumps or not."""
+    from whist_catalogue.scripts.benchmarks.twohand import random_two_hand
+
+    rng = random.Random(seed)
+    return [random_two_hand(rng, k, trumps=i % 2 == 0, uneven=True) for k in range(1, TOP + 1) for i in range(count)]
+
+
+def test_outcome_and_moves_answer_from_the_catalogue_s_table(built, monkeypatch):
+    """``outcome`` and ``moves`` answer a deal of the catalogue's top level (beyond the shipped table) from its
+    table — ``source: "catalogue"``, "from the catalogue's table of endings" — with every number the search's
+    without any table, on seeded deals of every level the catalogue holds (the smaller ones are the shipped
+    table's, the search's leaves: answered alike with a catalogue or without); the default catalogue is asked as
+    ``--db`` is."""
+    deals = _every_level(3, 6)
+    texts = [d.text() for d in deals]
+    code, out, err = run_cli("outcome", "--json", "--cards", "--db", str(built), *texts)
+    assert code == 0, err
+    for deal, line, reference in zip(deals, map(json.loads, out.splitlines()), solve_many(deals, endings=False),
+                                     strict=True):
+        assert line["source"] == ("catalogue" if deal.n == TOP else "search"), deal.text()
+        assert {**line, "source": "search"} == reference.record().to_json(), deal.text()
+    code, out, err = run_cli("moves", "--leader", "E", "--json", "--db", str(built), *texts)
+    assert code == 0, err
+    for deal, line in zip(deals, map(json.loads, out.splitlines()), strict=True):
+        reference = solve(Position(deal, "E"), endings=False, line=False).record().to_json()
+        assert line == {**reference, "source": "catalogue" if deal.n == TOP else "search"}, deal.text()
+    # After a lead: the follower's cards, each a position of level TOP − 1 one trick on.
+    for deal in deals[-6:]:
+        suit = next(i for i, s in enumerate(deal.suits) if s.west)
+        card = deal.suits[suit].card_name(deal.suits[suit].west[0])
+        code, out, err = run_cli("moves", "--led", f"{suit + 1}:{card}", "--json", "--db", str(built), deal.text())
+        reference = solve(Position(deal, "W", (suit, deal.suits[suit].west[0])), endings=False, line=False)
+        assert code == 0 and json.loads(out) == {**reference.record().to_json(), "source": "catalogue"}, err
+    code, out, _ = run_cli("outcome", texts[-1])
+    assert "\n  answered     by search: " in out
+    monkeypatch.setenv("WHIST_CATALOGUE_DB", str(built))
+    code, out, _ = run_cli("outcome", texts[-1])
+    assert code == 0 and "\n  answered     from the catalogue's table of endings: an uneven suit" in out
+    assert "West leads" in out and ": a best first card, from the catalogue's table of endings\n" in out
+
+
+def test_the_app_s_answers_come_from_the_catalogue_s_table_too(built):
+    """:meth:`CatalogueEndings.solve` (the Multi-suit view's) answers as ``outcome`` does: from the catalogue's
+    table at its top level, else by search, the numbers equal to the search's without any table."""
+    deals = _every_level(5, 2)
+    with open_catalogue(built) as catalogue:
+        stored = catalogue_endings(catalogue=catalogue)
+        assert stored is not None
+        for deal, reference in zip(deals, solve_many(deals, endings=False), strict=True):
+            found = stored.solve(deal, line=False)
+            assert found.answers == reference.answers, deal.text()
+            assert found.source == ("catalogue" if deal.n == TOP else "search"), deal.text()
+
+
+def test_a_catalogue_without_the_table_costs_a_batch_nothing(tmp_path):
+    """A catalogue whose table of endings stops within the shipped one is asked once, with sqlite3 alone: a batch of
+    13-card deals answers as without it, by search, and never loads SQLAlchemy."""
+    path = tmp_path / "small.sqlite"
+    build(path, 2, games=False, endings=3)
+    from whist_catalogue.scripts.benchmarks.twohand import random_two_hand
+
+    rng = random.Random(2)
+    texts = [random_two_hand(rng, 13, trumps=True, uneven=True).text() for _ in range(3)]
+    program = ("import sys, json\n"
+               f"sys.argv = ['whist-catalogue', 'outcome', '--json', '--db', {str(path)!r}, *{texts!r}]\n"
+               "from whist_catalogue.scripts.main import _run\n"
+               "code = _run(None)\n"
+               "print(code, 'sqlalchemy' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert done.stderr.strip().endswith("0 False"), done.stderr
+    assert [json.loads(line)["source"] for line in done.stdout.splitlines()] == ["search"] * 3
 
 
 def test_kill_9_mid_level_then_resume(tmp_path, memory):
@@ -236,7 +310,7 @@ def test_the_estimate_is_said_before_the_work(tmp_path):
     code, _, err = run_cli("build", "--max-n", "2", "--db", str(tmp_path / "e.sqlite"), "--no-games",
                            "--endings", "6")
     assert code == 0
-    lines = [line for line in err.splitlines() if "the table of endings, k = 1 … 6" in line]
+    lines = [line for line in err.splitlines() if "the table of endings, k = 1–6" in line]
     assert len(lines) == 1 and f"{sum(positions(k) for k in range(1, 7)):,} positions" in lines[0]
     estimate = estimate_endings([], 13)
     assert estimate.levels == tuple(range(1, 14)) and 10 * 60 < estimate.seconds < 3 * 3600
@@ -278,3 +352,15 @@ def test_verify_full_computes_every_level_again_and_finds_a_changed_value(built,
     assert not report.ok
     assert "level 5 of the table of endings, chunk 0: differs from the level computed again from level 4" in \
         report.all_problems
+
+
+def test_on_a_local_cluster_the_workers_answer_from_the_catalogue_too(built):
+    """``--cluster local:2``: each worker reads the chunks its deals need from the catalogue itself; the output is
+    byte for byte the in-process output, the catalogue's answers among it."""
+    stdin = "\n".join(d.text() for d in _every_level(7, 25)) + "\n"
+    argv = [sys.executable, "-m", "whist_catalogue", "outcome", "--json", "--cards", "--db", str(built), "-"]
+    here = subprocess.run(argv, input=stdin, capture_output=True, text=True, cwd=REPO, timeout=600)
+    there = subprocess.run([*argv, "--cluster", "local:2"], input=stdin, capture_output=True, text=True, cwd=REPO,
+                           timeout=600)
+    assert here.returncode == there.returncode == 0, there.stderr
+    assert here.stdout == there.stdout and '"source": "catalogue"' in here.stdout

@@ -456,3 +456,31 @@ def test_a_search_gives_way_to_the_next_deal_and_to_esc(qtbot, window, calculato
     assert "Cancelled" in calculator.message.text() and calculator.analysis is None
     wait_idle(qtbot, window, calculator)
     assert calculator.suits_model.rowCount() == 0 and calculator.play_panel.play is None  # nothing stale arrived
+
+
+def test_a_deal_the_catalogue_s_table_holds_is_answered_from_it(qtbot, endings_catalogue):
+    """With a catalogue whose table of endings reaches 9 cards a hand, a 9-card deal outside the theory is answered
+    from that table — and says so — with every card's result the search's without any table; a 10-card deal is
+    searched."""
+    import random
+
+    from whist_catalogue.scripts.benchmarks.twohand import random_two_hand
+    from whist_catalogue.twohand.solver import solve
+
+    window = make_window(qtbot, endings_catalogue)
+    calculator = window.show_view("calculator")
+    rng = random.Random(4)
+    deal = random_two_hand(rng, 9, trumps=True, uneven=True)
+    enter(qtbot, window, calculator, deal.text())
+    assert calculator.source_label.text().startswith(
+        "<b>Answered from the catalogue's table of endings: an uneven suit puts the deal outside the theory")
+    assert calculator.outcome_heading.text() == "Outcome (from the catalogue's table of endings)"
+    reference = solve(deal, endings=False, line=False)
+    assert calculator.analysis.answers == reference.answers and calculator.analysis.source == "catalogue"
+    o = reference.outcome
+    assert o is not None and f"West on lead: West takes {o.west_leads} of the 9 tricks" in calculator.outcome_label.text()
+    assert "from the catalogue's table of endings" in calculator.summary_text()
+    bigger = random_two_hand(rng, 10, trumps=True, uneven=True)
+    enter(qtbot, window, calculator, bigger.text())
+    assert calculator.source_label.text().startswith("<b>Answered by search")
+    assert calculator.analysis.answers == solve(bigger, endings=False, line=False).answers

@@ -29,14 +29,14 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     assert status.last_summary is not None, status.message.text()
     assert status.last_summary.stored == [1, 2, 3, 4]
     assert status.levels_model.rowCount() == 4 and status.levels_view.isVisible()
-    assert "Levels 1…4: chunks" in status.details.text()
+    assert "Levels 1–4: chunks" in status.details.text()
     assert status.levels_model.index(3, 1).data() == "complete"
     assert status.levels_model.index(3, 2).data() == "70"
     qtmodeltester.check(status.levels_model)
     assert "n ≤ 4" in status.headline.text()
     said = status.message.text()
-    assert said.startswith("Built in ") and "stored levels 1…4 (" in said and "70 deal rows" not in said
-    assert "the catalogue holds levels 1…4 complete" in said
+    assert said.startswith("Built in ") and "stored levels 1–4 (" in said and "70 deal rows" not in said
+    assert "the catalogue holds levels 1–4 complete" in said
     # one level more: named once ("level 5", not "levels 5 … 5"), with rows since n ≤ 10
     status.max_n.setValue(5)
     assert f"{comb(10, 5):,} deals to value and store (level 5)" in status.plan_label.text()
@@ -77,7 +77,7 @@ def test_an_estimate_before_building_and_no_stale_progress_after_cancel(qtbot, d
     assert f"{sum(comb(2 * n, n) for n in range(1, 15)):,} deals" in plan
     # the engine's model (tests/test_estimates.py) and docs/benchmarks.md's 0.035 bytes a deal of disk: every level
     # is chunks since the per-deal rows went
-    assert "(levels 1…14): about " in plan and ", 1.9 MB of disk and " in plan and "docs/benchmarks.md" in plan
+    assert "(levels 1–14): about " in plan and ", 1.9 MB of disk and " in plan and "docs/benchmarks.md" in plan
     status.max_n.setValue(13)
     status.games.setChecked(False)
     events = []
@@ -91,3 +91,29 @@ def test_an_estimate_before_building_and_no_stale_progress_after_cancel(qtbot, d
     assert "cancelled" in status.message.text() and status.progress_label.text() == ""
     window.context.set_database(tmp_path / "other.sqlite")
     assert status.progress_label.text() == "" and "other.sqlite" in status.location_label.text()
+
+
+def test_the_table_of_endings_is_listed_and_built_from_the_view(qtbot, db, endings_catalogue, qtmodeltester):
+    """The table of two-hand endings' levels beside the single-suit levels (k, positions, bytes, when), and Build
+    with "endings up to k" stores them, its estimate said first as build --endings says it."""
+    from whist_catalogue.twohand.endings import positions
+
+    window = make_window(qtbot, endings_catalogue)
+    status = window.show_view("status")
+    model = status.endings_model
+    assert model.rowCount() == 9 and status.endings_view.isVisible()
+    qtmodeltester.check(model)
+    assert [model.index(r, 0).data() for r in range(9)] == [str(k) for k in range(1, 10)]
+    assert model.index(8, 1).data() == "complete" and model.index(8, 2).data() == f"{positions(9):,}"
+    assert model.index(8, 3).data().endswith(" kB") and model.index(8, 4).data()[:2] == "20"
+    window.context.set_database(db)  # a new file: no table, no empty box
+    assert status.endings_model.rowCount() == 0 and not status.endings_view.isVisible()
+    status.max_n.setValue(2)
+    status.games.setChecked(False)
+    status.endings.setValue(4)
+    assert "Then the table of endings, k = 1–4: " in status.plan_label.text()
+    with qtbot.waitSignal(status.build_finished, timeout=120_000):
+        qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
+    said = status.message.text()
+    assert said.startswith("Built in ") and ", the table of endings k = 1–4 (" in said, said
+    assert [model.index(r, 1).data() for r in range(model.rowCount())] == ["complete"] * 4

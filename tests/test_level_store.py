@@ -170,8 +170,8 @@ def test_a_search_says_which_levels_it_covered(chunked):
     code, out, err = run_cli("search", "--count", "frac = 3/8", "--db", str(chunks), "--json")
     assert json.loads(out)["levels"] == list(range(1, top + 1)) and json.loads(out)["missing_levels"] == []
     code, out, err = run_cli("search", "--count", f"n >= {top}", "--db", str(chunks))
-    assert err.startswith(f"searched levels {top}; levels {top + 1}…18 are not in the catalogue (whist-catalogue"
-                          " build --max-n 18 adds them); levels 19…30 lie beyond every catalogue")
+    assert err.startswith(f"searched levels {top}; levels {top + 1}–18 are not in the catalogue (whist-catalogue"
+                          " build --max-n 18 adds them); levels 19–30 lie beyond every catalogue")
 
 
 # -- build: resumable per chunk, atomic, progress ----------------------------------------------------------------

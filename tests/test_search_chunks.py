@@ -19,8 +19,8 @@ from whist_catalogue.single_suit.kernels import (chunk_quantities_kernel, chunk_
                                                   step_tables)
 from whist_catalogue.store.fields import FIELDS, DealColumns
 from whist_catalogue.store.reader import open_catalogue
-from whist_catalogue.store.search import (FALSE, MAX_DEPTH, UNKNOWN, ChunkQuery, Column, compile_condition,
-                                          evaluate, levels_asked, narrowing_hint)
+from whist_catalogue.store.search import (FALSE, MAX_DEPTH, UNKNOWN, VALUE_COLUMNS, Column, columns_of,
+                                          compile_condition, condition_of, evaluate, levels_asked, narrowing_hint)
 from whist_catalogue.theory.ranking import level_masks
 
 TOP = 7 if JIT else 6
@@ -195,7 +195,8 @@ def test_a_listing_streams_matches_in_key_order(chunks):
         with cat.iter_search("h = 1 and ace = W", offset=5) as stream:
             first = [next(stream).key for _ in range(3)]
         assert first == everything[5:8]
-        assert ChunkQuery("h = 1 and ace = W").deal_fields == ["ace", "h"]
+        # The per-deal fields it reads, the only ones DealColumns computes for it.
+        assert columns_of(condition_of("h = 1 and ace = W")) - VALUE_COLUMNS == {"ace", "h"}
 
 
 # -- what the command line says ---------------------------------------------------------------------------------

@@ -135,7 +135,8 @@ def test_not_in_catalogue_is_a_lookup_error(cat):
         cat.solve(big)
     with pytest.raises(LookupError):
         cat.value(big)
-    assert cat.get_record(big) is None
+    with pytest.raises(NotInCatalogue):
+        cat.record(big)
     with pytest.raises(NotInCatalogue):
         cat.record(Deal(0, 0))
 

@@ -26,12 +26,14 @@ in the paper; West's tricks are counted, so H > 0 favours West.  The empty deal
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
 
 from whist_catalogue.errors import InvalidDealError
-from whist_catalogue.single_suit.kernels import level_kernel
+from whist_catalogue.single_suit.kernels import (chunk_quantities_kernel, chunk_quantities_tables_kernel, level_kernel,
+                                                  step_tables)
 from whist_catalogue.theory.deals import Card, Deal
 from whist_catalogue.constants import MAX_RANKED_N
 from whist_catalogue.theory.ranking import level_masks
@@ -56,6 +58,8 @@ __all__ = [
     "quantities",
     "LevelQuantities",
     "level_quantities",
+    "STEP_TABLES_MAX_N",
+    "chunk_quantities",
 ]
 
 Player = Literal["W", "E"]
@@ -386,3 +390,31 @@ def level_quantities(n: int, masks: np.ndarray | None = None) -> LevelQuantities
     if bad >= 0:
         raise InvalidDealError(f"mask {int(masks[bad]):#b} is not a deal of level {n}")
     return LevelQuantities(n, masks, h_lower, h_upper, h, greedy_w, greedy_e, five_w, five_e, ace)
+
+
+STEP_TABLES_MAX_N = 16
+"""Up to this n :func:`chunk_quantities` reads T_k off two tables of 2^n rows (4 MB at n = 16), one per half of
+the deal's cards (:func:`whist_catalogue.single_suit.kernels.step_tables`); above it, card by card."""
+
+
+@lru_cache(maxsize=4)
+def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return step_tables(n, n)
+
+
+def chunk_quantities(n: int, masks: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(H̲, H̄, H, T_0) of the deals of level n given by West's ``masks`` (deals of level n, unchecked: a chunk's),
+    computing only what a search asks for: T_0 alone (``depth`` 0, the Five-card winners), with H̲ and H̄ (1) or
+    with H too (2, Theorem 9.1's conditions); the arrays not computed are empty.  Each deal by Theorem 10.1's
+    linear-time procedure, T_k read off :func:`~whist_catalogue.single_suit.kernels.step_tables` up to
+    :data:`STEP_TABLES_MAX_N`, card by card beyond (docs/benchmarks.md, "Deal-level searches over level 16")."""
+    size = masks.shape[0]
+    h_lower, h_upper = (np.empty(size if depth else 0, np.int8) for _ in range(2))
+    h = np.empty(size if depth == 2 else 0, np.int8)
+    t0 = np.empty(size, np.int8)
+    if n <= STEP_TABLES_MAX_N:
+        low, high = _step_tables(n)
+        chunk_quantities_tables_kernel(masks, n, depth, low, high, n, h_lower, h_upper, h, t0)
+    else:
+        chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
+    return h_lower, h_upper, h, t0

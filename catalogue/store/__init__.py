@@ -15,7 +15,8 @@
 * :mod:`.dataset` — levels as NumPy, pandas or Arrow columns, and the one export to a file;
 * :mod:`.verify` — integrity checks;
 * :mod:`.solvers` — where a deal's answer comes from: the catalogue, else the engine;
-* :mod:`.distributions` — where a distribution's per-level value counts come from.
+* :mod:`.distributions` — where a distribution's per-level value counts come from;
+* :mod:`.endings` — the table of two-hand endings: built, read (the positions a batch needs), checked.
 
 The only part of the package that imports SQLAlchemy.
 """

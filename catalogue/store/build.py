@@ -59,7 +59,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
-from whist_catalogue.store.records import LevelInfo, level_ranges
+from whist_catalogue.store.records import LevelInfo, level_span
 
 __all__ = [
     "BuildEstimate",
@@ -197,7 +197,7 @@ class BuildEstimate:
 
         if not self.levels:
             return "no level to value and store" + (f": about {duration(self.seconds)}" if self.seconds else "")
-        span = ("level " if len(self.levels) == 1 else "levels ") + level_ranges(list(self.levels))
+        span = level_span(self.levels)
         return (f"{self.deals:,} deals to value and store ({span}): about {duration(self.seconds)}, "
                 f"{amount(self.bytes)} of disk and {amount(self.memory)} of memory")
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+from datetime import datetime
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,7 @@ __all__ = [
     "corrupt_message",
     "damaged_message",
     "sqlite_maintenance",
+    "recorded_time",
     "BUSY_TIMEOUT_MS",
 ]
 
@@ -481,3 +483,14 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
     with engine.begin() as connection:
         command.upgrade(alembic_config(connection), revision)
+
+
+def recorded_time(cell: object) -> datetime | None:
+    """A ``built_at`` cell as read without SQLAlchemy's types (SQLite's text, PostgreSQL's timestamp), or None when
+    it holds no time."""
+    if isinstance(cell, str):
+        try:
+            cell = datetime.fromisoformat(cell)
+        except ValueError:
+            return None
+    return cell if isinstance(cell, datetime) else None

@@ -219,20 +219,11 @@ class ExportPlan:
         self.coverage = coverage
 
     def describe(self) -> str:
-        from whist_catalogue.engine.plan import duration  # the build's estimates say time the same way
-        from whist_catalogue.store.records import level_ranges
+        from whist_catalogue.engine.plan import amount, duration  # the build's estimates say size and time so
+        from whist_catalogue.store.records import level_span
 
         count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
-        return (f"exporting {count} of level{'s' if len(self.levels) != 1 else ''} {level_ranges(self.levels)}:"
-                f" about {_size_text(self.size)}, about {duration(self.seconds)}")
-
-
-def _size_text(size: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if size < 1000 or unit == "TB":
-            return f"{size:,.0f} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
-        size /= 1000
-    return ""
+        return f"exporting {count} of {level_span(self.levels)}: about {amount(self.size)}, about {duration(self.seconds)}"
 
 
 def _text_width(name: str, n: int, fmt: str) -> float:

@@ -14,6 +14,9 @@ the catalogue"; docs/level-store.md).
   as it is read; damage is :class:`~whist_catalogue.errors.CatalogueDamagedError` ("check failed: …", exit
   status 1), never an answer.  :meth:`CatalogueEndings.table_for` gives the search a table holding only the
   chunks some positions need: a position the catalogue's levels answer says so (source ``"catalogue"``).
+  :meth:`CatalogueEndings.search` (a batch's words: ``outcome`` and ``moves``, and :func:`search_task` on a Dask
+  worker) and :meth:`CatalogueEndings.solve` (one deal: the app's Multi-suit view) are where the command line and
+  the app answer from the catalogue's table.
 * **Verified** (:func:`check_endings`, a check of ``verify``): the rows, every chunk, the counts, and a sample of
   positions a level searched again without the table, both leaders.
 """
@@ -25,11 +28,13 @@ import json
 import os
 import random
 import struct
+import threading
 import time
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -37,12 +42,23 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from whist_catalogue import __version__
+from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
+from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
-from whist_catalogue.store.database import database_errors
+from whist_catalogue.store.database import database_errors, recorded_time
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
+from whist_catalogue.store.records import level_ranges
 
 if TYPE_CHECKING:
+    from whist_catalogue.theory.deals import TwoHandDeal
+    from whist_catalogue.theory.small_suits import SuitTable
+    from whist_catalogue.twohand.batch import Found
     from whist_catalogue.twohand.endings import EndingTable
+    from whist_catalogue.twohand.position import Position
+    from whist_catalogue.twohand.solver import TwoHandSolution
+
+Words = tuple[int, int, int, int, int]
+"""A position as the search takes it (:func:`whist_catalogue.twohand.solver.words`)."""
 
 __all__ = [
     "MAX_STORED_K",
@@ -59,6 +75,7 @@ __all__ = [
     "estimate_endings",
     "build_endings",
     "CatalogueEndings",
+    "search_task",
     "check_endings",
 ]
 
@@ -72,6 +89,9 @@ _LEVEL = 6
 """zlib's level for a chunk: 9 saves 3 % more here and takes twice as long."""
 CACHE_BYTES = 256 << 20
 """Decoded chunks a reader keeps (512 KiB each): a batch's positions meet the same chunks again."""
+SEARCH_BLOCK = 64
+"""Positions :meth:`CatalogueEndings.search` gives one table: 64 random 13-card deals need about 230 chunks of
+levels 12 and 13 (120 MB decoded), so that a batch's memory stays that and the cache's whatever its size."""
 
 _chunks = table_of(EndingChunkRow)
 _levels = table_of(EndingLevelRow)
@@ -211,17 +231,17 @@ class EndingInfo:
     west_tricks: list[int] | None
     """How many positions West on lead takes 0, 1, …, k tricks in."""
     problem: str | None = None
+    built_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"ending_level": self.k, "complete": self.complete, "positions": self.positions,
                 "stored_bytes": self.stored_bytes, "build_seconds": self.build_seconds,
-                "west_tricks": self.west_tricks}
+                "built_at": self.built_at.isoformat() if self.built_at else None, "west_tricks": self.west_tricks}
 
     def text(self) -> str:
         if not self.complete:
             return f"endings k = {self.k}: incomplete (interrupted or not yet built)"
-        size = f"{self.stored_bytes / 1e6:.1f} MB" if self.stored_bytes and self.stored_bytes >= 100_000 else \
-            f"{self.stored_bytes or 0:,} bytes"
+        size = amount(self.stored_bytes or 0)
         mean = sum(t * c for t, c in enumerate(self.west_tricks or [])) / max(self.positions, 1)
         seconds = f", built in {self.build_seconds:,.1f} s" if self.build_seconds is not None else ""
         return (f"endings k = {self.k}: {self.positions:,} positions in {size} of chunks{seconds}; West on lead"
@@ -237,7 +257,8 @@ def _info(row: Mapping[str, Any]) -> EndingInfo:
         positions=row["positions"] if type(row["positions"]) is int else 0,
         stored_bytes=row["stored_bytes"] if type(row["stored_bytes"]) is int else None,
         build_seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-        west_tricks=_counts(row) if row["complete"] else None, problem=problem)
+        west_tricks=_counts(row) if row["complete"] else None, problem=problem,
+        built_at=recorded_time(row["built_at"]))
 
 
 # -- the estimate ------------------------------------------------------------------------------------------
@@ -284,15 +305,10 @@ class EndingsEstimate:
     def describe(self) -> str:
         if not self.levels:
             return "the table of endings: every level asked for is complete"
-        span = f"k = {self.levels[0]}" if len(self.levels) == 1 else f"k = {self.levels[0]} … {self.levels[-1]}"
-        minutes = self.seconds / 60
-        when = f"about {self.seconds:.0f} s" if minutes < 2 else f"about {minutes:.0f} min" if minutes < 120 \
-            else f"about {minutes / 60:.1f} h"
-        size = f"{self.bytes / 1e6:,.0f} MB" if self.bytes >= 1e6 else f"{self.bytes / 1e3:,.0f} kB"
-        memory = f"{self.memory / 1e9:.1f} GB" if self.memory >= 1e9 else f"{max(self.memory / 1e6, 1):,.0f} MB"
         rates = "at the rates of its largest level" if self.measured else "at the development machine's rates, idle"
-        return (f"the table of endings, {span}: {self.positions:,} positions, {when} on two cores and {size} of"
-                f" disk, {memory} of memory for the table at its peak ({rates})")
+        return (f"the table of endings, k = {level_ranges(self.levels)}: {self.positions:,} positions, about"
+                f" {duration(self.seconds)} on two cores and {amount(self.bytes)} of disk, {amount(self.memory)} of"
+                f" memory for the table at its peak ({rates})")
 
 
 def estimate_endings(infos: Sequence[EndingInfo], target: int) -> EndingsEstimate:
@@ -535,11 +551,16 @@ class CatalogueEndings:
         self._rows: dict[int, dict[str, Any]] | None = None
         self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
         self._cached = 0
+        self._lock = threading.RLock()  # the app's workers share one reader: its cache is changed under the lock
 
     def _damaged(self, what: str) -> CatalogueDamagedError:
         return self.catalogue.damaged(what)
 
     def rows(self) -> dict[int, dict[str, Any]]:
+        with self._lock:
+            return self._read_rows()
+
+    def _read_rows(self) -> dict[int, dict[str, Any]]:
         if self._rows is None:
             try:
                 with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
@@ -560,6 +581,11 @@ class CatalogueEndings:
         """The levels stored whole (a damaged row is named when its level is read, not here)."""
         return frozenset(k for k, r in self.rows().items() if r["complete"] is True or r["complete"] == 1)
 
+    def reaches_beyond_shipped(self) -> bool:
+        """Whether the catalogue holds a level the shipped table does not (k > :data:`~whist_catalogue.constants.
+        MAX_ENDING_N`): only then does it answer a deal the search would not answer alike."""
+        return max(self.complete_levels(), default=0) > MAX_ENDING_N
+
     def _row(self, k: int) -> dict[str, Any]:
         row = self.rows().get(k)
         if row is None or not row["complete"]:
@@ -572,6 +598,10 @@ class CatalogueEndings:
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
         """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
         (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
+        with self._lock:
+            return self._chunk(k, index, keep)
+
+    def _chunk(self, k: int, index: int, keep: bool) -> np.ndarray:
         from whist_catalogue.twohand.endings import level_size
 
         found = self._chunks.get((k, index))
@@ -603,7 +633,7 @@ class CatalogueEndings:
         a card led (0: none) — beside the shipped levels; None when the catalogue holds no level above those.
         A position of ≤ K cards a hand is then answered from the catalogue's table
         (:meth:`~whist_catalogue.twohand.endings.EndingTable.answers`, source ``"catalogue"``)."""
-        from whist_catalogue.twohand.endings import CHUNK_POSITIONS, MAX_ENDING_N, EndingTable, endings
+        from whist_catalogue.twohand.endings import CHUNK_POSITIONS, EndingTable, endings
 
         shipped = endings()
         stored = {k for k in self.complete_levels() if k > MAX_ENDING_N}
@@ -625,10 +655,42 @@ class CatalogueEndings:
                 {c: part for c, part in _split(shipped.level(k), k)}
         return EndingTable.of_chunks(chunks, "catalogue")
 
+    def search(self, words: Sequence[Words], block: int = SEARCH_BLOCK) -> Found:
+        """:func:`whist_catalogue.twohand.batch.search_task` of these positions (the command line's batch), each
+        answered from the catalogue's table where its levels hold it and every position one trick on (source
+        ``"catalogue"``), else searched; ``block`` positions a table (:data:`SEARCH_BLOCK`)."""
+        from whist_catalogue.twohand.batch import search_task
+
+        values: list[list[int]] = []
+        results: list[list[list[int]]] = []
+        sources: list[str] = []
+        for start in range(0, len(words), block):
+            part = words[start : start + block]
+            table = self.table_for(part)
+            found = search_task(part, table if table is not None else True)
+            values += found[0]
+            results += found[1]
+            sources += found[2]
+        return values, results, sources
+
+    def solve(self, deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *, line: bool = True,
+              table: SuitTable | None = None) -> TwoHandSolution:
+        """:func:`whist_catalogue.twohand.solver.solve` of one deal or position (the app's Multi-suit view), answered
+        from the catalogue's table when its levels hold the position and every position one trick on (source
+        ``"catalogue"``): the theory's when every suit is even, else searched."""
+        from whist_catalogue.twohand.position import as_position
+        from whist_catalogue.twohand.solver import solve, words
+
+        position = as_position(deal, trumps)
+        found = None
+        if not position.deal.symmetric and MAX_ENDING_N < position.deal.n <= MAX_SEARCH_N:
+            found = self.table_for([words(position)])
+        return solve(position, line=line, table=table, endings=found if found is not None else True)
+
     def level_table(self, top: int) -> EndingTable:
         """Whole levels 1 … ``top`` (the shipped ones, then the catalogue's), for the search to use as leaves or a
         benchmark to load; every chunk checked."""
-        from whist_catalogue.twohand.endings import MAX_ENDING_N, EndingTable, chunk_count, endings
+        from whist_catalogue.twohand.endings import EndingTable, chunk_count, endings
 
         shipped = endings()
         table = EndingTable.allocate({k: range(chunk_count(k)) for k in range(1, top + 1)}, "catalogue")
@@ -637,6 +699,22 @@ class CatalogueEndings:
             for c in range(chunk_count(k)):
                 table.chunk_view(k, c)[:] = parts[c] if parts is not None else self.chunk(k, c, keep=False)
         return table
+
+
+@lru_cache(maxsize=4)
+def _opened(location: str) -> CatalogueEndings:
+    """The catalogue at ``location`` opened once in this process (a Dask worker's), for its table of endings."""
+    from whist_catalogue.store.reader import open_catalogue
+
+    return CatalogueEndings(open_catalogue(location))
+
+
+def search_task(words: Sequence[Words], location: str) -> Found:
+    """:meth:`CatalogueEndings.search` of the catalogue at ``location``: what a Dask worker runs for ``outcome`` and
+    ``moves --cluster`` when the catalogue's table reaches beyond the shipped one.  The worker opens the catalogue
+    itself, once (a SQLite file on the disk the workers share, as ``scan --cluster``'s share their levels, or a
+    database server's URL), and reads only the chunks its positions need."""
+    return _opened(location).search(words)
 
 
 def _split(values: np.ndarray, k: int) -> Iterator[tuple[int, np.ndarray]]:

@@ -23,7 +23,6 @@ column of ``export`` and :meth:`~whist_catalogue.store.reader.Catalogue.level`, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from math import comb
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
@@ -317,18 +316,6 @@ class Dictionary:
         return int(self.codes.shape[0])
 
 
-STEP_TABLES_MAX_N = 16
-"""Up to this n the per-deal quantities read T_k off two tables of 2^n rows (4 MB at n = 16), one per half of
-the deal's cards (:func:`whist_catalogue.single_suit.kernels.step_tables`); above it, card by card."""
-
-
-@lru_cache(maxsize=4)
-def _step_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    from whist_catalogue.single_suit.kernels import step_tables
-
-    return step_tables(n, n)
-
-
 _LEADS_BATCH = 4096
 """Deals whose α are held at once: n² int64 entries each, a few tens of MB at n = 16."""
 
@@ -423,19 +410,9 @@ class DealColumns:
             found = self._cache.get(f"_quantities{have}")
             if found is not None:
                 return found
-        from whist_catalogue.single_suit import kernels
+        from whist_catalogue.single_suit.formulas import chunk_quantities
 
-        masks, n = self.masks, self.n
-        size = masks.shape[0]
-        h_lower, h_upper = (np.empty(size if depth else 0, np.int8) for _ in range(2))
-        h = np.empty(size if depth == 2 else 0, np.int8)
-        t0 = np.empty(size, np.int8)
-        if n <= STEP_TABLES_MAX_N:
-            low, high = _step_tables(n)
-            kernels.chunk_quantities_tables_kernel(masks, n, depth, low, high, n, h_lower, h_upper, h, t0)
-        else:
-            kernels.chunk_quantities_kernel(masks, n, depth, h_lower, h_upper, h, t0)
-        found = (h_lower, h_upper, h, t0)
+        found = chunk_quantities(self.n, self.masks, depth)
         self._cache[f"_quantities{depth}"] = found
         return found
 

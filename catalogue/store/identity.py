@@ -15,14 +15,16 @@ import errno
 import os
 import re
 import sqlite3
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import quote
 
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError
 
 __all__ = ["SCHEMA_VERSION_TABLE", "SQLITE_MAGIC", "catalogue_path", "check_sqlite_file", "check_catalogue_file", "revisions",
-           "script_location"]
+           "script_location", "ending_top"]
 
 SCHEMA_VERSION_TABLE = "whist_catalogue_schema"
 """alembic's version table, under a name of our own: a database holding it is a catalogue."""
@@ -97,25 +99,13 @@ def check_sqlite_file(path: Path, *, hint: str) -> None:
 def check_catalogue_file(path: Path) -> None:
     """Raise :class:`CatalogueError` unless ``path`` is a SQLite catalogue of the schema this software reads.
 
-    Read-only, and ``immutable`` when no ``-wal`` lies beside the file, so nothing
-    on disk changes (no side files either).
+    Read-only (:func:`_reading`): nothing on disk changes.
     """
     check_sqlite_file(path, hint=f"whist-catalogue build --db {path}")
-    mode = "ro" if path.with_name(path.name + "-wal").exists() else "ro&immutable=1"
-    try:
-        connection = sqlite3.connect(f"file:{quote(str(path))}?mode={mode}", uri=True)
-        try:
-            tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            found = (connection.execute(f'SELECT version_num FROM "{SCHEMA_VERSION_TABLE}"').fetchall()
-                     if SCHEMA_VERSION_TABLE in tables else [])
-        finally:
-            connection.close()
-    except sqlite3.Error as exc:
-        # A file SQLite opens but finds malformed is damage (exit 1), as when it is found while reading.
-        damaged = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_CORRUPT
-        raise (CatalogueDamagedError if damaged else CatalogueError)(
-            f"catalogue {path} cannot be read ({exc}); run whist-catalogue verify on it, or build it again"
-        ) from None
+    with _reading(path) as connection:
+        tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        found = (connection.execute(f'SELECT version_num FROM "{SCHEMA_VERSION_TABLE}"').fetchall()
+                 if SCHEMA_VERSION_TABLE in tables else [])
     if not found:
         what = "an empty database" if not tables - {SCHEMA_VERSION_TABLE} else "a database of some other application"
         raise CatalogueError(f"not a catalogue: {path} is {what}")
@@ -126,3 +116,32 @@ def check_catalogue_file(path: Path) -> None:
     if found[0][0] != known[-1]:
         raise CatalogueError(f"catalogue {path} has an older schema (revision {found[0][0]});"
                              f" upgrade it with: whist-catalogue build --db {path}")
+
+
+def ending_top(path: Path) -> int:
+    """The largest level of the table of two-hand endings that the catalogue file at ``path`` (checked by
+    :func:`check_catalogue_file`) marks complete, 0 for none: one query, so that the command line learns whether
+    to answer a batch of two-hand deals from the catalogue (docs/two-hand.md) at no cost when it should not.
+    The level's row and chunks are checked when they are read."""
+    with _reading(path) as connection:
+        found = connection.execute("SELECT max(k) FROM ending_level WHERE complete").fetchone()[0]
+    return found if type(found) is int else 0
+
+
+@contextmanager
+def _reading(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to the SQLite file, ``immutable`` when no ``-wal`` lies beside it, so nothing on disk
+    changes (no side files either); SQLite's errors are the catalogue's, one it finds malformed damage (exit 1), as
+    when it is found while reading."""
+    mode = "ro" if path.with_name(path.name + "-wal").exists() else "ro&immutable=1"
+    try:
+        connection = sqlite3.connect(f"file:{quote(str(path))}?mode={mode}", uri=True)
+        try:
+            yield connection
+        finally:
+            connection.close()
+    except sqlite3.Error as exc:
+        damaged = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_CORRUPT
+        raise (CatalogueDamagedError if damaged else CatalogueError)(
+            f"catalogue {path} cannot be read ({exc}); run whist-catalogue verify on it, or build it again"
+        ) from None

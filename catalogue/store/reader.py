@@ -24,7 +24,6 @@ import json
 import os
 import threading
 import weakref
-from datetime import datetime
 from math import comb
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -39,7 +38,7 @@ from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
 from whist_catalogue.store import derived
-from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine
+from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
 from whist_catalogue.store.levels import ChunkCache, checked_chunk, level_counts, level_row_problem, raw_level_rows
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
@@ -74,18 +73,12 @@ def _info(row: dict[str, Any]) -> LevelInfo:
     n, problem = row["n"], level_row_problem(row)
     if type(n) is not int or not 1 <= n <= MAX_LEVEL_N or row["complete"] not in (True, False):
         raise MalformedContentError(problem or f"the level table names level n = {n!r}")
-    built = row["built_at"]
-    if isinstance(built, str):
-        try:
-            built = datetime.fromisoformat(built)
-        except ValueError:
-            built = None
     seconds = row["build_seconds"]
     return LevelInfo(
         n=n, complete=bool(row["complete"]), row_count=row["row_count"] if type(row["row_count"]) is int else 0,
         checksum=row["checksum"] if isinstance(row["checksum"], str) else None,
         software_version=row["software_version"] if isinstance(row["software_version"], str) else None,
-        built_at=built if isinstance(built, datetime) else None,
+        built_at=recorded_time(row["built_at"]),
         build_seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
         stored_bytes=row["stored_bytes"] if type(row["stored_bytes"]) is int else None,
         chunk_deals=row["chunk_deals"] if type(row["chunk_deals"]) is int else None,
@@ -361,13 +354,6 @@ class Catalogue(SolverBase):
         if deal.n == 0:
             raise NotInCatalogue(f"the empty deal is in no level of catalogue {self.location}")
         return self.records([deal])[0]
-
-    def get_record(self, deal: Deal, default: DealRecord | None = None) -> DealRecord | None:
-        """The deal's record, or ``default`` when its level is not complete."""
-        try:
-            return self.record(deal)
-        except NotInCatalogue:
-            return default
 
     # -- search and the dataset (:mod:`whist_catalogue.store.search`, :mod:`whist_catalogue.store.dataset`) -----
     def count(self, expression: str | None = None, *, level: int | None = None,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from whist_catalogue.constants import CHECK_NAMES, MAX_BUILD_N
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.values import Outcome, Value
 
-__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges"]
+__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges", "level_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +73,6 @@ class DealRecord:
         return {
             "west": [str(c) for c in mask_positions(self.move_masks[0], west)],
             "east": [str(c) for c in mask_positions(self.move_masks[1], east)],
-        }
-
-    def best_replies(self) -> dict[str, dict[str, list[str]]]:
-        """For each lead (card number), the other side's best replies."""
-        n, west, east = self.n, self.deal.west_cards, self.deal.east_cards
-        masks = self.move_masks
-        return {
-            "east": {str(w): [str(c) for c in mask_positions(masks[2 + i], east)] for i, w in enumerate(west)},
-            "west": {str(e): [str(c) for c in mask_positions(masks[2 + n + j], west)] for j, e in enumerate(east)},
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -142,18 +133,21 @@ class LevelInfo:
         }
 
 
-def level_ranges(ns: list[int]) -> str:
-    """``1…10, 12`` for [1, …, 10, 12]."""
+def level_ranges(ns: Iterable[int]) -> str:
+    """``1–10, 12`` for [1, …, 10, 12]: runs of levels with an en dash, as every text of the package writes a range
+    of levels (the command line, the app, the engine's plan)."""
     parts: list[list[int]] = []
-    run: list[int] = []
     for n in sorted(ns):
-        if run and n != run[-1] + 1:
-            parts.append(run)
-            run = []
-        run.append(n)
-    if run:
-        parts.append(run)
-    return ", ".join(f"{r[0]}…{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in parts)
+        if parts and n == parts[-1][-1] + 1:
+            parts[-1].append(n)
+        else:
+            parts.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 1 else str(r[0]) for r in parts)
+
+
+def level_span(ns: Sequence[int]) -> str:
+    """``level 15``, ``levels 1–14``, ``levels 1–3, 5``: levels in words."""
+    return f"level {ns[0]}" if len(ns) == 1 else f"levels {level_ranges(ns)}"
 
 
 @dataclass(frozen=True, slots=True)

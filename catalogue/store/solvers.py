@@ -9,6 +9,10 @@ for a single suit beyond all of it, give what the linear-time theory gives
 (Theorem 10.1 of the single-suit paper, Theorem 12.1 of the multi-suit paper):
 ``value``, ``outcome``, ``moves`` and the deal explorer all call them, so each says
 the same thing about a suit of any size, and names what it cannot give and why.
+
+A two-hand deal of more cards a hand than the shipped table of endings holds is answered from the catalogue's
+table of endings when that reaches it (docs/two-hand.md): :func:`catalogue_endings` says once whether it does,
+for the command line's batch and the app alike.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import os
 import threading
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, TypeVar
 
-from whist_catalogue.constants import MAX_ENGINE_N
+from whist_catalogue.constants import MAX_ENDING_N, MAX_ENGINE_N
 from whist_catalogue.errors import DealTooLargeError, IllegalMoveError
 from whist_catalogue.store.identity import catalogue_path
 from whist_catalogue.store.settings import database_location
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
     from whist_catalogue.engine.levels import EngineSolver
     from whist_catalogue.engine.plan import EnginePlan
     from whist_catalogue.single_suit.linear_time import LinearAnswer
+    from whist_catalogue.store.endings import CatalogueEndings
     from whist_catalogue.store.reader import Catalogue
     from whist_catalogue.theory.deals import Suit
     from whist_catalogue.theory.labeled import Player
@@ -40,7 +45,8 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.small_suits import SuitTable
     from whist_catalogue.theory.values import Outcome
 
-__all__ = ["ComputingSolver", "ChainSolver", "default_solver", "check_location", "SuitAnswer", "answer",
+__all__ = ["ComputingSolver", "ChainSolver", "default_solver", "check_location", "catalogue_endings", "SuitAnswer",
+           "answer",
            "answer_many", "MovesAnswer", "answer_moves", "PRELOADED", "CATALOGUE", "DEFINITION", "ENGINE",
            "LINEAR_TIME"]
 
@@ -216,6 +222,35 @@ def check_location(db: str | os.PathLike[str] | None) -> None:
     path = catalogue_path(location)
     if db is not None or path.exists():
         check_catalogue_file(path)
+
+
+def catalogue_endings(db: str | os.PathLike[str] | None = None, catalogue: Catalogue | None = None
+                      ) -> CatalogueEndings | None:
+    """The table of two-hand endings of the catalogue at ``db`` (or the default one; or of ``catalogue``, already
+    open) when it holds a level beyond the shipped table's (:data:`~whist_catalogue.constants.MAX_ENDING_N`), else
+    None: then the search answers as without a catalogue.  Asked once for a whole batch; a SQLite file is asked
+    without SQLAlchemy (:func:`~whist_catalogue.store.identity.ending_top`), so a catalogue without the table costs
+    a millisecond.  Close the returned reader's ``catalogue`` when it was opened here."""
+    from whist_catalogue.store.identity import ending_top
+
+    opened = catalogue is None
+    if catalogue is None:
+        location = database_location(db)
+        if "://" not in location:
+            path = catalogue_path(location)
+            if not path.exists() or ending_top(path) <= MAX_ENDING_N:
+                return None
+        from whist_catalogue.store.reader import open_catalogue
+
+        catalogue = open_catalogue(location)
+    from whist_catalogue.store.endings import CatalogueEndings
+
+    endings = CatalogueEndings(catalogue)
+    if endings.reaches_beyond_shipped():
+        return endings
+    if opened:
+        catalogue.close()
+    return None
 
 
 # -- the one decision: the chain, then linear time ----------------------------------------------

@@ -41,6 +41,7 @@ from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.endings import check_endings
 from whist_catalogue.store.levels import check_level_store, level_row_problem, raw_level_rows
+from whist_catalogue.store.records import level_ranges
 
 __all__ = ["LevelCheck", "VerifyReport", "VerifyContext", "CHECKS", "verify", "RECURSIVE_MAX_N", "DEFAULT_SAMPLE",
            "MAX_SAMPLE"]
@@ -128,7 +129,7 @@ class VerifyReport:
             f" {sampled} sampled deals recomputed{full}"
         )
         if self.ending_levels:
-            text += (f"; the table of endings: k = {_span(self.ending_levels)} checked ({self.ending_positions:,}"
+            text += (f"; the table of endings: k = {level_ranges(self.ending_levels)} checked ({self.ending_positions:,}"
                      f" positions), {self.ending_sampled} sampled positions searched again")
         problems = self.all_problems
         if problems:
@@ -149,17 +150,6 @@ class VerifyReport:
             "ending_sampled": self.ending_sampled,
             "summary": self.summary(),
         }
-
-
-def _span(ks: list[int]) -> str:
-    """``1–13``, ``4``, ``1–3, 5``."""
-    parts: list[str] = []
-    for k in sorted(ks):
-        if parts and parts[-1].split("–")[-1] == str(k - 1):
-            parts[-1] = f"{parts[-1].split('–')[0]}–{k}"
-        else:
-            parts.append(str(k))
-    return ", ".join(parts)
 
 
 @dataclass

@@ -18,8 +18,9 @@ and suits counted from 0 in JSON, from 1 in text (docs/spec.md §4).
 * :class:`MovesAnswer` — every legal card of the player to move with West's tricks from there on, from the
   theory (one trick of look-ahead on Theorem 9.1) or by search.
 
-Each says where it comes from (``source``: :data:`THEORY` or :data:`SEARCH`) and names the trump suit, if any
-(a symmetric deal with trumps is the theory's: nobody can ever ruff in it, so trumps change nothing).
+Each says where it comes from (``source``: :data:`THEORY`, :data:`SEARCH`, or :data:`CATALOGUE` — the catalogue's
+table of two-hand endings, docs/two-hand.md) and names the trump suit, if any (a symmetric deal with trumps is the
+theory's: nobody can ever ruff in it, so trumps change nothing).
 
 The records are named tuples, not dataclasses: a batch of deals must not import ``dataclasses``
 (docs/benchmarks.md).  A solver of other deals (uneven suits, trumps) extends them by building the same
@@ -51,6 +52,7 @@ __all__ = [
     "LINEAR_METHOD",
     "THEORY",
     "SEARCH",
+    "CATALOGUE",
     "source_text",
 ]
 
@@ -70,6 +72,10 @@ THEORY = "theory"
 """``source`` of an answer from the suits' values: Theorem 9.1 of the multi-suit paper (every suit even)."""
 SEARCH = "search"
 """``source`` of an answer found by the exact search: a deal with an uneven suit, outside the theory."""
+CATALOGUE = "catalogue"
+"""``source`` of an answer read from the catalogue's table of two-hand endings (``build --endings K``): a deal
+with an uneven suit whose position, and every position one trick on, the table holds.  (The shipped table's
+endings are the search's leaves: such an answer says :data:`SEARCH`.)"""
 
 
 def outcome_json(o: Outcome) -> dict[str, int]:
@@ -265,6 +271,9 @@ def source_text(source: str, trumps: int | None, count: int) -> str:
     """Where an answer comes from, in words (the line after the deal; the app's deal view says the same)."""
     if source == SEARCH:
         return "by search: an uneven suit puts the deal outside the theory, so it has no value in V"
+    if source == CATALOGUE:
+        return ("from the catalogue's table of endings: an uneven suit puts the deal outside the theory, so it has no"
+                " value in V")
     if trumps is None:
         return "from the suits' values (Theorem 9.1)"
     named = SUIT_SYMBOLS[trumps] if count <= len(SUIT_SYMBOLS) else f"suit {trumps + 1}"
@@ -286,8 +295,8 @@ def _suit_lines(cards: Sequence[Card], parts: Sequence[str], to_play: str, shown
 
 class OutcomeAnswer(NamedTuple):
     """``outcome``'s answer to a deal: its outcome and a first lead a side — from the suits' values, their sum
-    and the rule of §10.4 when every suit is even (Theorem 9.1), else by search, with no value (the deal has
-    none in V).
+    and the rule of §10.4 when every suit is even (Theorem 9.1), else by search or from the catalogue's table of
+    endings, with no value (the deal has none in V).
 
     Values are packed (:mod:`.packed`): ``json_line`` serialises each through ``values`` (code → JSON text),
     which a batch shares."""
@@ -308,11 +317,8 @@ class OutcomeAnswer(NamedTuple):
     """The trump suit, from 0; None for no trumps."""
     cards: FirstCards | None = None
     """Every legal first card of both leaders, when asked for (``outcome --cards``)."""
-
-    @property
-    def source(self) -> str:
-        """:data:`THEORY` or :data:`SEARCH`."""
-        return SEARCH if self.codes is None else THEORY
+    source: str = THEORY
+    """:data:`THEORY` (``codes`` and ``total`` set), :data:`SEARCH` or :data:`CATALOGUE` (both None)."""
 
     def to_json(self) -> dict[str, object]:
         return json.loads(self.json_line(ValueJson()))
@@ -321,7 +327,8 @@ class OutcomeAnswer(NamedTuple):
         west, east = self.outcome
         trumps = "null" if self.trumps is None else self.trumps
         if self.codes is None or self.total is None:
-            head = f'{{"deal": {_json_text(self.deal)}, "source": "search", "trumps": {trumps}, "suits": null, "value": null, '
+            head = (f'{{"deal": {_json_text(self.deal)}, "source": "{self.source}", "trumps": {trumps}, "suits": null, '
+                    '"value": null, ')
         else:
             head = (f'{{"deal": {_json_text(self.deal)}, "source": "theory", "trumps": {trumps}, '
                     f'"suits": [{", ".join(values[c] for c in self.codes)}], "value": {values[self.total]}, ')
@@ -415,7 +422,7 @@ class MovesAnswer(NamedTuple):
     linear: str = ""
     """Beyond every solver: why, each deal one trick on solved by the linear-time theory instead."""
     source: str = THEORY
-    """:data:`THEORY` (one trick of look-ahead on Theorem 9.1) or :data:`SEARCH`."""
+    """:data:`THEORY` (one trick of look-ahead on Theorem 9.1), :data:`SEARCH` or :data:`CATALOGUE`."""
     trumps: int | None = None
     """The trump suit, from 0; None for no trumps."""
 

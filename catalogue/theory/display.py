@@ -17,6 +17,7 @@ import html
 import json
 from typing import TYPE_CHECKING, Sequence
 
+from whist_catalogue.theory.answers import outcome_text
 from whist_catalogue.theory.deals import Deal, Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 
@@ -119,11 +120,6 @@ def _value_html(value: Value) -> str:
     return f'<span title="{exact}" style="font-size:110%">{html.escape(value.text())}</span>'
 
 
-def _outcome_text(west_leads: int, east_leads: int) -> str:
-    tricks = "trick" if west_leads == 1 else "tricks"
-    return f"West takes {west_leads} {tricks} with West on lead, {east_leads} with East on lead"
-
-
 def _solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> str:
     """A single suit's value, outcome and best leads, under its diagram (cards in the suit's own notation)."""
     shown = suit if suit is not None else solution.deal
@@ -136,7 +132,7 @@ def _solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> s
     return (
         f"<div>{_drawing([shown], str(shown))}<table>"
         f"<tr><th style='text-align:left'>value</th><td>{_value_html(solution.value)}</td></tr>"
-        f"<tr><th style='text-align:left'>outcome</th><td>{_outcome_text(outcome.west_leads, outcome.east_leads)}</td></tr>"
+        f"<tr><th style='text-align:left'>outcome</th><td>{outcome_text(outcome)}</td></tr>"
         f"<tr><th style='text-align:left'>best leads</th><td>{leads}</td></tr></table></div>"
     )
 
@@ -157,7 +153,7 @@ def _analysis_html(analysis: MultiSuitAnalysis) -> str:
         f"<div>{_drawing(analysis.suits)}<table>"
         f"<tr><th></th><th style='text-align:left'>suit</th><th style='text-align:left'>value</th></tr>{rows}"
         f"<tr><th></th><th style='text-align:left'>sum</th><td>{_value_html(analysis.value)}</td></tr></table>"
-        f"<p>{_outcome_text(outcome.west_leads, outcome.east_leads)} (Theorem 9.1). {leads}.</p></div>"
+        f"<p>{outcome_text(outcome)} (Theorem 9.1). {leads}.</p></div>"
     )
 
 

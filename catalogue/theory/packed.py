@@ -34,7 +34,9 @@ __all__ = [
     "MAX_SUMMANDS",
     "pack",
     "unpack",
+    "fields_packed",
     "rho_packed",
+    "rho_fields",
     "sign_packed",
     "complexity_packed",
     "lead_suits_packed",
@@ -67,8 +69,9 @@ def pack(value: Value) -> int:
     return (scaled.numerator << _NUMBER_SHIFT) + (x.index << _INDEX_SHIFT) + (west << _EXIT_SHIFT) + east
 
 
-def _fields(code: int) -> tuple[int, int, int, int]:
-    """(number·2^24, stoppers k, West's exits, East's exits) of a code."""
+def fields_packed(code: int) -> tuple[int, int, int, int]:
+    """(number·2^24, stoppers k, West's exits, East's exits) of a code.  Integer arithmetic only, so that Numba
+    compiles it as it is for the two-hand search's leaves (:mod:`whist_catalogue.twohand.leaves`)."""
     east = code & _COUNT_MASK
     west = (code >> _EXIT_SHIFT) & _COUNT_MASK
     index = (code >> _INDEX_SHIFT) & (_INDEX_SPAN - 1)
@@ -80,7 +83,7 @@ def _fields(code: int) -> tuple[int, int, int, int]:
 
 def unpack(code: int) -> Value:
     """The value of a code (of one value or of a sum of codes)."""
-    number, index, west, east = _fields(code)
+    number, index, west, east = fields_packed(code)
     if index:
         x = Infinitesimal.epsilon(index)
     else:
@@ -90,7 +93,7 @@ def unpack(code: int) -> Value:
 
 def sign_packed(code: int) -> int:
     """The sign of the infinitesimal part: +1 (positive), −1 (negative), 0 (for 0 and ±ε₀)."""
-    _, index, west, east = _fields(code)
+    _, index, west, east = fields_packed(code)
     if index:
         return 1 if index > 0 else -1
     return (1 if west else 0) - (1 if east else 0)
@@ -98,7 +101,13 @@ def sign_packed(code: int) -> int:
 
 def rho_packed(code: int) -> tuple[int, int]:
     """ρ (§6.5): West's tricks with West, and with East, on lead."""
-    number, index, west, east = _fields(code)
+    number, index, west, east = fields_packed(code)
+    return rho_fields(number, index, west, east)
+
+
+def rho_fields(number: int, index: int, west: int, east: int) -> tuple[int, int]:
+    """:func:`rho_packed` of a code's fields (:func:`fields_packed`): integer arithmetic only, so that Numba compiles
+    it as it is for the two-hand search's leaves — one ρ for the theory and the search."""
     below = number >> SCALE_BITS
     part = number & _FRACTION_MASK
     if part < _HALF:
@@ -126,7 +135,7 @@ def _denominator_bits(number: int) -> int:
 
 def complexity_packed(code: int) -> Complexity:
     """The complexity class of §6.4 (as :attr:`~.values.Value.complexity`)."""
-    number, index, west, east = _fields(code)
+    number, index, west, east = fields_packed(code)
     if index:
         return Complexity(1, abs(index))
     if west and east:
@@ -140,7 +149,7 @@ def complexity_packed(code: int) -> Complexity:
 @lru_cache(maxsize=65536)
 def _suit_facts(code: int) -> tuple[int, Complexity, int]:
     """(sign, complexity, log2 denominator) of one suit's code: a batch meets the same few values again and again."""
-    return sign_packed(code), complexity_packed(code), _denominator_bits(_fields(code)[0])
+    return sign_packed(code), complexity_packed(code), _denominator_bits(fields_packed(code)[0])
 
 
 def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tuple[str, int]]:
@@ -170,7 +179,7 @@ def lead_suits_packed(codes: Sequence[int | None]) -> tuple[tuple[str, int], tup
     if not numbers:
         raise ValueError("no cards left to lead")
     # Every suit a number: the same suits qualify for either leader.
-    whole = _denominator_bits(_fields(sum(code for code in codes if code is not None))[0])
+    whole = _denominator_bits(fields_packed(sum(code for code in codes if code is not None))[0])
     chosen = None
     for complexity, suit, bits in numbers:
         if bits >= whole and (chosen is None or complexity > chosen[0]):

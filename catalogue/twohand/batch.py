@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.errors import BeyondSearchError, IllegalMoveError, InvalidDealError
-from whist_catalogue.theory.answers import SEARCH, FirstCards, MovesAnswer, OutcomeAnswer
+from whist_catalogue.theory.answers import CATALOGUE, SEARCH, FirstCards, MovesAnswer, OutcomeAnswer
 from whist_catalogue.theory.deals import (
     SUIT_SYMBOLS, multisuit_parts, parse_two_hand, read_suit, split_trumps, suit_name, trump_suit, two_hand_suit,
 )
@@ -29,12 +29,14 @@ from whist_catalogue.theory.values import Outcome
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.labeled import Player
+    from whist_catalogue.twohand.endings import EndingTable
 
-__all__ = ["Reading", "DealReader", "beyond_search", "led_bit", "search_task", "outcome_answer", "moves_answer",
-           "first_best", "BY_SEARCH"]
+__all__ = ["Reading", "DealReader", "beyond_search", "led_bit", "Found", "search_task", "outcome_answer",
+           "moves_answer", "first_best", "BY_SEARCH"]
 
 BY_SEARCH = "a best first card, found by search"
 """Why a searched deal's first lead is best, in words (the theory's leads give the rule of §10.4)."""
+_WHY = {SEARCH: BY_SEARCH, CATALOGUE: "a best first card, from the catalogue's table of endings"}
 
 _SuitBits = tuple[int, int, int, tuple[str, ...]]
 """A suit read (:func:`~whist_catalogue.theory.deals.two_hand_suit`): West's cards as bits, West's and East's
@@ -157,17 +159,23 @@ def led_bit(reading: Reading, leader: Player, led: tuple[int, int]) -> int:
     return 1 << (reading.places[suit_index][0] + sorted(suit.west + suit.east).index(rank))
 
 
-def search_task(words: Sequence[tuple[int, int, int, int, int]]) -> tuple[list[list[int]], list[list[list[int]]]]:
+Found = tuple[list[list[int]], list[list[list[int]]], Sequence[str]]
+"""What a search of many positions gives (:func:`search_task`): West's tricks, each legal card's result by bit,
+and where each answer comes from."""
+
+
+def search_task(words: Sequence[tuple[int, int, int, int, int]], endings: bool | EndingTable = True) -> Found:
     """The search on many deals or positions, each given by its words (West's cards, the starts, the trump flag,
     the leader: −1 for a whole deal, 0 West, 1 East; the card led's bit, 0 for none): for each, West's tricks
-    (``values[d]``: with West, with East on lead; or from the position) and each legal card's result by bit
-    (:func:`~.solver.search`).  What a Dask worker runs for ``outcome``/``moves --cluster``; it loads the search
-    (Numba) where it runs."""
+    (``values[d]``: with West, with East on lead; or from the position), each legal card's result by bit and its
+    source (:func:`~.solver.search`; ``endings`` a table of endings, the catalogue's:
+    :meth:`whist_catalogue.store.endings.CatalogueEndings.search`).  What a Dask worker runs for
+    ``outcome``/``moves --cluster``; it loads the search (Numba) where it runs."""
     from whist_catalogue.twohand.solver import search
 
     columns = tuple(zip(*words)) if words else ((), (), (), (), ())
-    values, results, _ = search(*columns)
-    return values, results
+    values, results, _, sources = search(*columns, endings=endings)
+    return values, results, sources
 
 
 def _cards(reading: Reading, results: Sequence[int]) -> list[tuple[int, str, int]]:
@@ -178,19 +186,20 @@ def _cards(reading: Reading, results: Sequence[int]) -> list[tuple[int, str, int
             if x >= 0]
 
 
-def first_best(cards: Sequence[tuple[int, str, int]], value: int) -> tuple[int, str, str]:
+def first_best(cards: Sequence[tuple[int, str, int]], value: int, source: str = SEARCH) -> tuple[int, str, str]:
     """The first of the best cards in the order written, suit by suit, lowest first: what a searched deal's answer
-    names as each side's first lead (the theory's follow the rule of §10.4)."""
+    (or one from the catalogue's table, ``source``) names as each side's first lead (the theory's follow the rule of
+    §10.4)."""
     for suit, name, x in cards:
         if x == value:
-            return suit, name, BY_SEARCH
+            return suit, name, _WHY[source]
     raise AssertionError("the search's value is some card's result")
 
 
 def outcome_answer(reading: Reading, values: Sequence[int], results: Sequence[Sequence[int]],
-                   cards: bool = False) -> OutcomeAnswer:
-    """A whole deal's answer from the search: the outcome, the first best card of each leader in the order
-    written, and with ``cards`` every legal first card of both."""
+                   cards: bool = False, source: str = SEARCH) -> OutcomeAnswer:
+    """A whole deal's answer from the search (or the catalogue's table of endings, ``source``): the outcome, the
+    first best card of each leader in the order written, and with ``cards`` every legal first card of both."""
     # At the first trick every card of the leader's is legal, so each card has a result with its holder on lead
     # and −1 with the other: one pass sorts the cards to their leaders.
     west_results, east_results = results
@@ -205,11 +214,12 @@ def outcome_answer(reading: Reading, values: Sequence[int], results: Sequence[Se
             else:
                 to_east((i, name, y))
     return OutcomeAnswer(reading.text, reading.parts, None, None, Outcome(values[0], values[1]),
-                         first_best(west, values[0]), first_best(east, values[1]), reading.trump,
-                         FirstCards(west, east) if cards else None)
+                         first_best(west, values[0], source), first_best(east, values[1], source), reading.trump,
+                         FirstCards(west, east) if cards else None, source)
 
 
-def moves_answer(reading: Reading, to_play: Player, results: Sequence[int]) -> MovesAnswer:
-    """A position's answer from the search: every legal card of the player to move with West's tricks."""
+def moves_answer(reading: Reading, to_play: Player, results: Sequence[int], source: str = SEARCH) -> MovesAnswer:
+    """A position's answer from the search (or the catalogue's table of endings, ``source``): every legal card of
+    the player to move with West's tricks."""
     return MovesAnswer(reading.text, tuple(str(read_suit(p)) for p in reading.parts), to_play,
-                       _cards(reading, results), "", SEARCH, reading.trump)
+                       _cards(reading, results), "", source, reading.trump)

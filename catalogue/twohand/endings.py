@@ -39,6 +39,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 import numpy as np
 from numba import prange
 
+from whist_catalogue.constants import MAX_ENDING_N
 from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.bits import ONE, ZERO, bottoms, follower_wins, high, index, low, play, pop, segment, trump_mask
 
@@ -49,9 +50,6 @@ __all__ = [
     "build_level", "built_endings", "endings", "encode_endings", "write_endings",
 ]
 
-MAX_ENDING_N = 8
-"""The largest level shipped with the package: 2,411,194 positions of 8 cards a hand (1.2 MB in memory); larger
-levels are the catalogue's (``whist-catalogue build --endings K``)."""
 MAX_ENDING_SUITS = 4
 """The most suits a position of the table has: a pack's.  A position of more suits is searched."""
 MAX_SUIT_CARDS = 13
@@ -727,8 +725,8 @@ class EndingTable:
     def answers(self, W: int, B: int, tf: int, lead: int = -1, led: int = 0) -> bool:
         """Whether the table answers this position by itself: its value with ``lead`` on lead (−1: either side)
         and every legal card's result (after the card at bit ``led``, if one was led) are positions it holds."""
-        k = int(W).bit_count()
-        if k > self.max_k or self.words[k] == 0:
+        # After a lead only level k − 1 is asked: a table for such a position may hold nothing of level k.
+        if int(W).bit_count() - (1 if led else 0) > self.max_k:
             return False
         return bool(_answered(np.uint64(W), np.uint64(B), tf, lead, np.uint64(led), self.words))
 

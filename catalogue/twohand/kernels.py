@@ -240,28 +240,18 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     return found
 
 
-@kernel
+@kernel(inline="always")
 def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
-    """West's tricks from the start of a trick: null-window questions stepping from ``guess``."""
-    lo = np.int64(0)
-    hi = pop(W)
-    g = guess
-    while lo < hi:
-        t = min(max(g, lo + 1), hi)
-        if _ge(W, B, tf, lead, t, _ZERO, tt, codes, ends, stats):
-            lo = t
-            g = t + 1
-        else:
-            hi = t - 1
-            g = t - 1
-    return lo
+    """West's tricks from the start of a trick: null-window questions stepping from ``guess`` (no card led yet,
+    anywhere from none to every trick)."""
+    return _lead_value(W, B, tf, lead, _ZERO, guess, np.int64(0), pop(W), tt, codes, ends, stats)
 
 
 @kernel
 def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
-    """West's tricks from the start of this trick on when the leader plays p, known to lie in [lo, hi]: a lead
-    is worth at most the position's value to its leader, so with that value as a bound a best lead takes one
-    question, not two."""
+    """West's tricks from the start of this trick on when the leader plays p (``_ZERO``: none led yet), known to
+    lie in [lo, hi]: a lead is worth at most the position's value to its leader, so with that value as a bound a
+    best lead takes one question, not two."""
     g = guess
     while lo < hi:
         t = min(max(g, lo + 1), hi)

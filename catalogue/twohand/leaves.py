@@ -10,7 +10,8 @@ The suits' values come from the preloaded table of every suit with n ≤ 8
 (:mod:`whist_catalogue.theory.small_suits`), packed as in :mod:`whist_catalogue.theory.packed` so that the
 sum is an integer sum.  :func:`leaf_codes` lays them out as one int64 array indexed by the suit's integer
 key (docs/spec.md §2: West's mask over the suit's cards in play, lowest card first, plus the sentinel bit),
-every key below 2^17; :func:`rho` is :func:`~whist_catalogue.theory.packed.rho_packed` for the kernels.
+every key below 2^17; :func:`rho` is :func:`~whist_catalogue.theory.packed.rho_packed` compiled for the kernels
+(the theory's own integer arithmetic, one ρ for both).
 A position with an even suit of more than :data:`LEAF_MAX_N` cards a hand is no leaf: the search goes on.
 """
 
@@ -20,9 +21,9 @@ from functools import cache
 
 import numpy as np
 
-from whist_catalogue.constants import SCALE_BITS
-from whist_catalogue.theory.small_suits import TABLE_MAX_N, table_arrays
 from whist_catalogue.theory.jit import kernel
+from whist_catalogue.theory.packed import fields_packed, rho_fields
+from whist_catalogue.theory.small_suits import TABLE_MAX_N, table_arrays
 
 __all__ = ["LEAF_MAX_N", "LEAF_KEYS", "leaf_codes", "rho"]
 
@@ -30,15 +31,6 @@ LEAF_MAX_N = TABLE_MAX_N
 """The largest even suit (cards a hand) a leaf can value: the preloaded table's."""
 LEAF_KEYS = 1 << (2 * LEAF_MAX_N + 1)
 """Every key of a suit with at most :data:`LEAF_MAX_N` cards a hand is below this."""
-
-# The fields of a packed code (theory/packed.py): number·2^24 << 22, stoppers << 12, West's exits << 6, East's.
-_NUMBER_SHIFT = 22
-_INDEX_SHIFT = 12
-_INDEX_SPAN = 1 << (_NUMBER_SHIFT - _INDEX_SHIFT)
-_EXIT_SHIFT = 6
-_COUNT_MASK = (1 << _EXIT_SHIFT) - 1
-_FRACTION_MASK = (1 << SCALE_BITS) - 1
-_HALF = 1 << (SCALE_BITS - 1)
 
 
 @cache
@@ -51,30 +43,12 @@ def leaf_codes() -> np.ndarray:
     return table  # writable: the kernels are compiled for one array type, and this one is shared read-only by use
 
 
+_fields = kernel(fields_packed)
+_rho = kernel(rho_fields)
+
+
 @kernel
 def rho(code):
     """ρ of a packed value (§6.5): West's tricks with West on lead, and with East on lead."""
-    east = code & _COUNT_MASK
-    west = (code >> _EXIT_SHIFT) & _COUNT_MASK
-    index = (code >> _INDEX_SHIFT) & (_INDEX_SPAN - 1)
-    if index >= _INDEX_SPAN // 2:
-        index -= _INDEX_SPAN
-    number = (code - (index << _INDEX_SHIFT) - (west << _EXIT_SHIFT) - east) >> _NUMBER_SHIFT
-    below = number >> SCALE_BITS
-    part = number & _FRACTION_MASK
-    if part < _HALF:
-        return below, below
-    if part > _HALF:
-        return below + 1, below + 1
-    # A tie a < q < b: the infinitesimal decides.
-    if index != 0:
-        if index > 0:
-            return below + 1, below + 1
-        return below, below
-    if west != 0 and east != 0:
-        return below + 1, below
-    if west != 0:
-        return below + 1, below + 1
-    if east != 0:
-        return below, below
-    return below, below + 1
+    number, index, west, east = _fields(code)
+    return _rho(number, index, west, east)

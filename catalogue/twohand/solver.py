@@ -35,12 +35,12 @@ from typing import Iterable, Iterator, Literal, NamedTuple, Sequence
 
 import numpy as np
 
-from whist_catalogue.constants import MAX_SEARCH_N
+from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, suit_card_results
-from whist_catalogue.theory.answers import SEARCH, FirstCards, MovesAnswer, OutcomeAnswer, source_text
+from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
 from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
@@ -60,6 +60,7 @@ __all__ = [
     "solve",
     "solve_many",
     "search",
+    "words",
     "clear_table",
 ]
 
@@ -164,8 +165,9 @@ class TwoHandSolution(NamedTuple):
         outcome = Outcome(west.west_tricks, east.west_tricks)
         found = self.evaluation
         if found is None:
-            return OutcomeAnswer(deal.text(), parts, None, None, outcome, first_best(first.west, west.west_tricks),
-                                 first_best(first.east, east.west_tricks), deal.trump, first)
+            return OutcomeAnswer(deal.text(), parts, None, None, outcome,
+                                 first_best(first.west, west.west_tricks, self.source),
+                                 first_best(first.east, east.west_tricks, self.source), deal.trump, first, self.source)
         sides: tuple[tuple[Lead, Player], ...] = ((found.west_lead, "W"), (found.east_lead, "E"))
         leads = [(lead.suit, suits[lead.suit].name_of(lead.card), lead.rule.describe(side)) for lead, side in sides]
         return OutcomeAnswer(deal.text(), parts, found.codes, found.total, outcome, leads[0], leads[1], deal.trump,
@@ -214,9 +216,6 @@ class TwoHandSolution(NamedTuple):
         """The command line's text (:meth:`record`), the search's counters, and each optimal line of play."""
         position = self.position
         lines = self.record().text().rstrip("\n").split("\n")
-        if self.source in _TABLES:
-            lines[1] = lines[1].replace(source_text(SEARCH, None, 0), f"{_TABLES[self.source]} ({position.deal.n} cards"
-                                        " a hand): outside the theory, no value in V")
         if position.leader is not None:
             lines.insert(1, f"  {position.text()[len(position.deal.text()) + 2:-1]}")  # who led what
         if self.source != "theory":
@@ -234,7 +233,6 @@ class TwoHandSolution(NamedTuple):
 
 
 _SYMBOL = ("♠", "♥", "♦", "♣")
-_TABLES = {"catalogue": "from the catalogue's table of endings"}
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
@@ -320,13 +318,24 @@ def _kernel_tables(theory: bool, endings: bool | EndingTable) -> tuple[np.ndarra
     return (leaf_codes() if theory else _NO_LEAVES), (_NO_ENDINGS if table is None else table.words)
 
 
-def _table_source(layout: _Layout, n: int, lead: int, led_bit: int, table: EndingTable | None) -> Source:
+def _table_source(W: int, B: int, tf: int, lead: int, led: int, table: EndingTable | None) -> Source:
     """Where a searched position's answer comes from: the catalogue's table when it holds the position and every
-    position one trick on, else the search (the shipped table's endings are the search's leaves)."""
-    if table is None or table.origin != "catalogue" or n > table.max_k \
-            or not table.answers(layout.west, layout.starts, layout.trumps, lead, led_bit):
+    position one trick on, beyond the shipped levels; else the search (the shipped table's endings, and a
+    catalogue's levels as far as the shipped ones reach, are the search's leaves: a deal of at most
+    :data:`~whist_catalogue.constants.MAX_ENDING_N` cards a hand is answered alike with a catalogue or without)."""
+    if table is None or table.origin != "catalogue" or W.bit_count() <= MAX_ENDING_N \
+            or not table.answers(W, B, tf, lead, led):
         return "search"
     return "catalogue"
+
+
+def words(position: Position) -> tuple[int, int, int, int, int]:
+    """The position as :func:`search` takes it: West's cards, the suits' starts, the trump flag (:mod:`.bits`), the
+    leader (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of the card led (0: none)."""
+    layout = _layout(position.deal)
+    lead = -1 if position.leader is None else 0 if position.leader == "W" else 1
+    led = 0 if position.led is None else 1 << layout.cards.index(position.led)
+    return layout.west, layout.starts, layout.trumps, lead, led
 
 
 def _check_size(deal: TwoHandDeal) -> None:
@@ -336,16 +345,16 @@ def _check_size(deal: TwoHandDeal) -> None:
 
 def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
            theory: bool = True, endings: bool | EndingTable = True
-           ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]]]:
+           ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]], list[Source]]:
     """The search on many deals and positions at once, one call of the kernel (:func:`.kernels.solve_batch`), from
     their words (:mod:`.bits`: West's cards, the suits' starts and sentinel, the trump flag), each with its leader
     (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of a card led (0: none).  Returns, for each,
     West's tricks (``[with West on lead, with East on lead]``, or ``[from the position, 0]``), each legal card's
     result by bit for each leader (−1 for the others: ``[[…], […]]``, the second empty-handed for a position),
-    and the search's counters (:data:`.kernels.N_STATS`).  Numbers in, numbers out: what a Dask worker runs.
-    ``endings`` a :class:`~.endings.EndingTable` (the catalogue's: :meth:`whist_catalogue.store.endings.
-    CatalogueEndings.table_for` the same words) looks positions up there; those it answers by itself
-    (:meth:`~.endings.EndingTable.answers`) are the catalogue's answers."""
+    the search's counters (:data:`.kernels.N_STATS`), and where each answer comes from: ``"search"``, or
+    ``"catalogue"`` when ``endings`` is a catalogue's table (:meth:`whist_catalogue.store.endings.CatalogueEndings.
+    table_for` the same words) that answers the position by itself (:meth:`~.endings.EndingTable.answers`).
+    Numbers in, numbers out: what a Dask worker runs."""
     count = len(Ws)
     width = 2 * max((int(w).bit_count() for w in Ws), default=0)  # every card in play is below bit 2n
     values = np.zeros((count, 2), dtype=np.int64)
@@ -355,7 +364,11 @@ def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequ
     kernels.solve_batch(np.asarray(Ws, dtype=np.uint64), np.asarray(Bs, dtype=np.uint64), np.asarray(tfs, dtype=np.int64),
                         np.asarray(leads, dtype=np.int64), np.asarray(leds, dtype=np.uint64), _table(), codes, ends,
                         stats, values, results)
-    return values.tolist(), results[:, :, :width].tolist(), stats.tolist()
+    table = _ending_words(endings)
+    sources: list[Source] = [_table_source(int(W), int(B), int(tf), int(lead), int(led), table)
+               for W, B, tf, lead, led in zip(Ws, Bs, tfs, leads, leds)] if table is not None and \
+        table.origin == "catalogue" else ["search"] * count
+    return values.tolist(), results[:, :, :width].tolist(), stats.tolist(), sources
 
 
 def _theory_table(deal: TwoHandDeal, table: SuitTable | None) -> SuitTable | None:
@@ -451,7 +464,6 @@ def _search(position: Position, line: bool, theory: bool, endings: bool | Ending
     deal = position.deal
     layout = _layout(deal)
     codes, ends = _kernel_tables(theory, endings)
-    source: Source = "search"
     stats = np.zeros(kernels.N_STATS, dtype=np.int64)
     W, B = np.uint64(layout.west), np.uint64(layout.starts)
     answers: list[LeaderAnswer] = []
@@ -470,7 +482,7 @@ def _search(position: Position, line: bool, theory: bool, endings: bool | Ending
                                               ends, stats, results)
         played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
         answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
-        source = _table_source(layout, deal.n, lead, led_bit, _ending_words(endings))
+    source = _table_source(*words(position), _ending_words(endings))
     return TwoHandSolution(position, tuple(answers), source, None, int(stats[kernels.STAT_NODES]),
                            int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
 
@@ -535,15 +547,13 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
              if known is None and p.leader is None and not line]
     if batch:
         layouts = [_layout(positions[i].deal) for i in batch]
-        values, results, stats = search([x.west for x in layouts], [x.starts for x in layouts],
-                                        [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
-                                        theory=theory, endings=endings)
-        looked_up = _ending_words(endings)
-        for i, layout, (west, east), (west_results, east_results), counts in zip(batch, layouts, values, results,
-                                                                                 stats):
+        values, results, stats, sources = search([x.west for x in layouts], [x.starts for x in layouts],
+                                                 [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
+                                                 theory=theory, endings=endings)
+        for i, layout, (west, east), (west_results, east_results), counts, source in zip(batch, layouts, values,
+                                                                                         results, stats, sources):
             answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
                        _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
-            source = _table_source(layout, positions[i].deal.n, -1, 0, looked_up)
             out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
                                                   counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
     for i, (position, known) in enumerate(zip(positions, plans)):

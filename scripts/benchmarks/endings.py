@@ -6,6 +6,7 @@ costs level by level, what its format saves, what it saves the search, and its l
     .venv/bin/python -m whist_catalogue.scripts.benchmarks.endings --catalogue PATH
     .venv/bin/python -m whist_catalogue.scripts.benchmarks.endings --catalogue PATH --leaves 300
     .venv/bin/python -m whist_catalogue.scripts.benchmarks.endings --catalogue PATH --answers 200
+    .venv/bin/python -m whist_catalogue.scripts.benchmarks.endings --catalogue PATH --batch 4000
 
 * ``--levels K``: levels 1 … K built in memory, one after another: positions (Pólya's count, equal to the
   index's), bytes (four bits a position; zlib level 6 as the catalogue stores them; LZMA as the package ships
@@ -22,6 +23,9 @@ costs level by level, what its format saves, what it saves the search, and its l
   catalogue's whole levels up to each K as its leaves: the load, positions searched and CPU a deal.
 * ``--answers N``: N seeded deals of the catalogue's top level, each answered from the catalogue (a fresh reader:
   its chunks read and checked cold) and again (cached), against the search.
+* ``--batch N``: the command line's batch, ``outcome --cards --json -`` on N seeded 13-card deals of each family
+  (without and with trumps), start-up included, once with no catalogue (the search) and once with ``--db PATH``
+  (its table of endings): CPU, wall and peak memory of each process, and its lines equal but for their source.
 
 CPU time (``time.process_time``, every thread) is printed beside wall time: on a shared machine it is the
 steadier figure.
@@ -232,7 +236,8 @@ def run_answers(path: str, count: int) -> None:
     from whist_catalogue.scripts.benchmarks.twohand import random_two_hand
     from whist_catalogue.store.endings import CatalogueEndings
     from whist_catalogue.store.reader import open_catalogue
-    from whist_catalogue.twohand.solver import _layout, solve
+    from whist_catalogue.twohand.position import Position
+    from whist_catalogue.twohand.solver import solve, words
 
     with open_catalogue(path) as catalogue:
         top = max(CatalogueEndings(catalogue).complete_levels(), default=0)
@@ -244,9 +249,8 @@ def run_answers(path: str, count: int) -> None:
             for deal in deals:
                 if fresh:
                     stored = CatalogueEndings(catalogue)
-                layout = _layout(deal)
                 wall, cpu = time.perf_counter(), time.process_time()
-                table = stored.table_for([(layout.west, layout.starts, layout.trumps, -1, 0)])
+                table = stored.table_for([words(Position(deal))])
                 answer = solve(deal, endings=table if table is not None else True, line=False)
                 walls.append(time.perf_counter() - wall)
                 cpus.append(time.process_time() - cpu)
@@ -260,6 +264,49 @@ def run_answers(path: str, count: int) -> None:
                   f" {chunks / count:.1f} chunks of level {top} a deal; sources {sorted(sources)}", flush=True)
 
 
+def _command(stdin: bytes, argv: list[str]) -> tuple[bytes, float, float, float]:
+    """``whist-catalogue`` in a process of its own: its stdout, CPU seconds, wall seconds and peak memory (GB)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryFile() as given:
+        given.write(stdin)
+        given.seek(0)
+        wall = time.perf_counter()
+        # No default catalogue: "without" is the search alone, "with" the catalogue --db names.
+        env = {**os.environ, "WHIST_CATALOGUE_DB": os.path.join(tempfile.gettempdir(), "no-such-catalogue.sqlite")}
+        process = subprocess.Popen([sys.executable, "-m", "whist_catalogue", *argv], stdin=given,
+                                   stdout=subprocess.PIPE, env=env)
+        assert process.stdout is not None
+        out = process.stdout.read()
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - wall
+    if process.returncode != 0:
+        raise SystemExit(f"{argv} ended with exit status {process.returncode}")
+    return out, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1e6
+
+
+def run_batch(path: str, count: int) -> None:
+    import json
+
+    print("| deals (seed 29) | answered | CPU, start-up included | wall | a deal (CPU) | peak memory |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for label, deals in _families(count)[:2]:
+        stdin = ("\n".join(d.text() for d in deals) + "\n").encode()
+        found: dict[str, list[dict]] = {}
+        for name, extra in (("by search (no catalogue)", []), ("with the catalogue's table", ["--db", path])):
+            out, cpu, wall, peak = _command(stdin, ["outcome", "--cards", "--json", "-", *extra])
+            lines = found[name] = [json.loads(line) for line in out.splitlines()]
+            sources = sorted({line["source"] for line in lines})
+            print(f"| {count:,} of {label} | {name}: {', '.join(sources)} | {cpu:.2f} s | {wall:.2f} s |"
+                  f" {1e3 * cpu / count:.3f} ms | {peak:.2f} GB |", flush=True)
+        searched, stored = found.values()
+        assert [{**x, "source": "search"} for x in stored] == searched, label  # the same answers, but the source
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--levels", type=int, metavar="K", help="build levels 1 … K in memory")
@@ -267,6 +314,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--catalogue", metavar="PATH", help="a catalogue built with build --endings K")
     parser.add_argument("--leaves", type=int, metavar="N", help="N deals a family searched with each table")
     parser.add_argument("--answers", type=int, metavar="N", help="N deals answered from the catalogue")
+    parser.add_argument("--batch", type=int, metavar="N", help="the command line's batch of N deals, with and without"
+                        " the catalogue's table")
     args = parser.parse_args(argv)
     if args.levels:
         run_levels(args.levels)
@@ -278,6 +327,8 @@ def main(argv: list[str] | None = None) -> None:
             run_leaves(args.catalogue, args.leaves)
         if args.answers:
             run_answers(args.catalogue, args.answers)
+        if args.batch:
+            run_batch(args.catalogue, args.batch)
 
 
 if __name__ == "__main__":

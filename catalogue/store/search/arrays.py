@@ -191,9 +191,6 @@ class ChunkQuery:
         self.condition = condition_of(expression, level=level)
         used = columns_of(self.condition)
         self.per_deal = not used <= VALUE_COLUMNS
-        self.deal_fields = sorted(used - VALUE_COLUMNS)
-        """The per-deal fields the search reads (what :class:`~whist_catalogue.store.fields.DealColumns`
-        computes)."""
         self._split = _by_value(_players_as_truth(self.condition))
 
     def asked(self, top: int = MAX_LEVEL_N) -> list[int]:

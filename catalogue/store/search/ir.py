@@ -13,7 +13,6 @@ Constants are exact: ``3+3/8``, ``0.375``, ``e2`` (ε₂), ``-e0``, ``2-e2``, ``
 from __future__ import annotations
 
 import operator
-
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,7 +29,7 @@ from whist_catalogue.theory.values import Infinitesimal, Value, is_dyadic
 __all__ = [
     "FIELDS", "ALIASES", "CHECK_ALIASES", "MAX_ROWS", "Expr", "Column", "Constant", "Arithmetic", "Comparison",
     "Logic", "Levels", "ByValue", "TRUE", "FALSE", "all_of", "any_of", "negation", "children", "with_children",
-    "columns_of", "compile_condition", "compile_search", "condition_of", "check_page", "describe_fields",
+    "columns_of", "compile_condition", "compile_search", "condition_of", "check_page", "describe_fields", "COMPARE",
 ]
 
 MAX_ROWS = 10**15
