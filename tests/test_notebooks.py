@@ -22,7 +22,7 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     assert not [o for o in outputs if o.get("output_type") == "error"]
     # The deals drew themselves: the first suit's diagram and the multi-suit deal's outcome are in the output.
     rich = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
-    assert "<svg" in rich and "West takes 11 tricks with West on lead, 10 with East on lead" in rich
+    assert "<svg" in rich and "West takes 11 tricks with West on lead, 10 tricks with East on lead" in rich
     # The typed results show themselves as the command line writes them.
     printed = "".join(o.get("text", "") for o in outputs)
     assert "suits 4,4,3,2: 4 suits, 13 tricks, 588,000 deals" in printed and "N-card Le Her" in rich
