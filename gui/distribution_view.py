@@ -18,8 +18,10 @@ from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
-from whist_catalogue.gui.solutions import PlotPanel, grid_view, split, stacked  # noqa: E402
-from whist_catalogue.gui.widgets import MessageBar, error_text, examples_button, fit_height, row, wrapped  # noqa: E402
+from whist_catalogue.gui.solutions import PlotPanel, grid_view  # noqa: E402
+from whist_catalogue.gui.widgets import (  # noqa: E402
+    MessageBar, error_text, examples_button, fit_height, row, split, stacked, wrapped,
+)
 from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution  # noqa: E402

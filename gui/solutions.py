@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (  # noqa: E402
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -55,6 +54,8 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     fit_table,
     row,
     scrolled,
+    split,
+    stacked,
     summary_label,
     wrapped,
 )
@@ -132,31 +133,6 @@ def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableVi
     return model, view
 
 
-def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
-    """Two panes side by side, in the proportions of ``sizes``, neither collapsible."""
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.addWidget(left)
-    splitter.addWidget(right)
-    splitter.setSizes(list(sizes))
-    splitter.setChildrenCollapsible(False)
-    return splitter
-
-
-def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QWidget:
-    """``items`` one under another in a widget of their own; ``stretch`` takes the height left over."""
-    holder = QWidget()
-    box = QVBoxLayout(holder)
-    for item in items:
-        if isinstance(item, QHBoxLayout):
-            box.addLayout(item)
-        else:
-            box.addWidget(item, 1 if item is stretch else 0)
-    if stretch is None:
-        box.addStretch(1)
-    return holder
-
-
-# -- chemin-de-fer --------------------------------------------------------------------------------
 class CheminDeFerPage(QWidget):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
 

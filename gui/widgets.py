@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QSplitter,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -168,6 +169,31 @@ def row(*items: QWidget | int, stretch: QWidget | None = None) -> QHBoxLayout:
     return layout
 
 
+def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
+    """Two panes side by side, in the proportions of ``sizes``, neither collapsible."""
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(left)
+    splitter.addWidget(right)
+    splitter.setSizes(list(sizes))
+    splitter.setChildrenCollapsible(False)
+    return splitter
+
+
+def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QWidget:
+    """``items`` one under another in a widget of their own; ``stretch`` takes the height left over."""
+    holder = QWidget()
+    box = QVBoxLayout(holder)
+    for item in items:
+        if isinstance(item, QHBoxLayout):
+            box.addLayout(item)
+        else:
+            box.addWidget(item, 1 if item is stretch else 0)
+    if stretch is None:
+        box.addStretch(1)
+    return holder
+
+
+# -- chemin-de-fer --------------------------------------------------------------------------------
 def wrapped(text: str = "") -> QLabel:
     """A label whose text wraps to the width it is given."""
     label = QLabel(text)
