@@ -123,13 +123,12 @@ class PlotPanel(QWidget):
         self.canvas.draw_idle()
 
 
-def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableView]:
+def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
     view = CopyTableView()
     view.setModel(model)
-    if fit:
-        fit_table(view)
+    fit_table(view)
     return model, view
 
 
