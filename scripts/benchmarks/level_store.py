@@ -32,14 +32,10 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from whist_catalogue.store.reader import open_catalogue  # noqa: E402
-from whist_catalogue.theory.deals import Deal  # noqa: E402
-from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
+from whist_catalogue.store.reader import open_catalogue
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_size, unrank
 
 
 def _ms(seconds: list[float]) -> dict[str, float]:
