@@ -24,7 +24,7 @@ from matplotlib.backends.backend_qt import NavigationToolbar2QT  # noqa: E402  (
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, Qt, Slot  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractItemView,
@@ -49,6 +49,7 @@ from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
     MessageBar,
+    SolvedPage,
     error_text,
     fit_height,
     fit_table,
@@ -132,10 +133,8 @@ def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     return model, view
 
 
-class CheminDeFerPage(QWidget):
+class CheminDeFerPage(SolvedPage):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -175,19 +174,11 @@ class CheminDeFerPage(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(split(self.plot, scrolled(right), (560, 800)), 1)
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
     def load(self) -> None:
         if self.solution is not None or self.busy:
             return
         self.message.show_info("Solving chemin-de-fer …")
         self.task.run(stored_or_solved, self.context.catalogue(), "chemin-de-fer")
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.loaded.emit()
 
     def _loaded(self, solution: CheminDeFer) -> None:
         self.solution = solution
@@ -257,10 +248,8 @@ class CheminDeFerPage(QWidget):
 
 
 # -- Le Her ---------------------------------------------------------------------------------------------
-class LeHerPage(QWidget):
+class LeHerPage(SolvedPage):
     """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -319,11 +308,6 @@ class LeHerPage(QWidget):
         under = row(legend, self.optimal_button, stretch=legend)
         return stacked(explain, self.matrix_view, under, stretch=self.matrix_view)
 
-    @property
-    def busy(self) -> bool:
-        """Whether a solution is still awaited."""
-        return self.task.busy
-
     def load(self) -> None:
         if self.solution is None and not self.busy:
             self.solve()
@@ -338,10 +322,6 @@ class LeHerPage(QWidget):
     def _save(self) -> None:
         n = self.cards.value()
         save_nfg(self, solved_games.strategic_form("le-her", cards=n), f"le-her-{n}.nfg")
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.loaded.emit()
 
     def _loaded(self, solution: LeHer) -> None:
         self.solution = solution
@@ -444,10 +424,8 @@ def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requ
     return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
 
 
-class AsymptoticsPage(QWidget):
+class AsymptoticsPage(SolvedPage):
     """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -505,10 +483,6 @@ class AsymptoticsPage(QWidget):
         layout.addLayout(figure_row)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
-
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
 
     def load(self) -> None:
         if self.data is None and not self.busy:
