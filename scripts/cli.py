@@ -104,7 +104,23 @@ def deal_arguments(items: Sequence[str]) -> Iterator[DealText]:
     else:
         if not items:
             raise UsageError("no deals given (pass deals as arguments, or - to read them from stdin)")
-        yield from map(DealText, items)
+        yield from map(DealText, rejoined(items))
+
+
+def rejoined(items: Sequence[str]) -> list[str]:
+    """The arguments with each deal the shell split at its spaces put back together: ``outcome AK/-, 5/QJ4``
+    unquoted arrives as ``AK/-,`` and ``5/QJ4``; a piece that ends in ``,`` or ``:``, or the word ``trumps``,
+    goes on in the next argument (no whole deal ends so)."""
+    deals: list[str] = []
+    going_on = False
+    for item in items:
+        if going_on:
+            deals[-1] += " " + item
+        else:
+            deals.append(item)
+        piece = item.rstrip()
+        going_on = piece.endswith((",", ":")) or piece.lower() == "trumps"
+    return deals
 
 
 def _stdin_lines() -> Iterator[DealText]:

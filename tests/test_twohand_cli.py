@@ -71,6 +71,15 @@ def test_trumps_is_named_by_its_number_from_1_its_letter_or_its_symbol(capsys, n
     assert no_trumps["trumps"] is None and no_trumps["outcome"] == {"west_leads": 3, "east_leads": 0}
 
 
+def test_a_deal_the_shell_split_at_its_spaces_is_one_deal(capsys):
+    # `outcome trumps ♥: AK2/-, 5/QJ43 AQ/KJ` unquoted: four pieces of the first deal, then a second deal
+    lines = run_json(capsys, "outcome", "--json", "trumps", "♥:", "AK2/-,", "5/QJ43", "AQ/KJ")
+    assert [line["deal"] for line in lines] == ["trumps ♥: AK2/-, 5/QJ43", "AQ/KJ"]
+    assert lines[0]["outcome"] == {"west_leads": 0, "east_leads": 0} and lines[0]["trumps"] == 1
+    (unsplit,) = run_json(capsys, "outcome", "--json", "AK2/-,", "5/QJ43")
+    assert unsplit["deal"] == "AK2/-, 5/QJ43" and unsplit["outcome"] == {"west_leads": 3, "east_leads": 0}
+
+
 def test_a_symmetric_deal_with_trumps_is_the_theory_s(capsys):
     """Every suit even: nobody can ever ruff or discard, so trumps change nothing and Theorem 9.1 answers."""
     text = "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"
