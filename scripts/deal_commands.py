@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from collections import deque
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENDING_N, MAX_ENGINE_N
@@ -355,22 +355,16 @@ class _ClusterSearch(_Search):
 
 @contextmanager
 def _searching(args: argparse.Namespace) -> Iterator[_Search]:
-    if args.cluster is None:
-        search = _Search(args.db)
-        try:
-            yield search
-        finally:
-            search.close()
-        return
-    from whist_catalogue.engine.cluster import connect, parse_address
+    with ExitStack() as stack:
+        if args.cluster is None:
+            search = _Search(args.db)
+        else:
+            from whist_catalogue.engine.cluster import connect, parse_address
 
-    parse_address(args.cluster)  # a malformed address fails before anything starts
-    with connect(args.cluster) as client:
-        search = _ClusterSearch(args.db, client)
-        try:
-            yield search
-        finally:
-            search.close()
+            parse_address(args.cluster)  # a malformed address fails before anything starts
+            search = _ClusterSearch(args.db, stack.enter_context(connect(args.cluster)))
+        stack.callback(search.close)
+        yield search
 
 
 class _Pending(NamedTuple):
