@@ -325,13 +325,6 @@ class QueryBuilder(QGroupBox):
             self.empty_note.setVisible(not self.rows)
             self._emit()
 
-    def clear_rows(self) -> None:
-        for row in list(self.rows):
-            self.rows.remove(row)
-            row.setParent(None)
-            row.deleteLater()
-        self.empty_note.show()
-
     def expression(self) -> str:
         parts = [p for p in (r.expression() for r in self.rows) if p]
         joiner = f" {self.combine.currentData()} "
@@ -343,7 +336,8 @@ class QueryBuilder(QGroupBox):
         text = text.strip().translate(_ASCII)
         self._quiet = True
         try:
-            self.clear_rows()
+            for row in list(self.rows):
+                self.remove_row(row)
             joiner, parts = split_conditions(text)
             if joiner:
                 self.combine.setCurrentIndex(self.combine.findData(joiner))
