@@ -14,7 +14,6 @@ which the app calls too; the commands only write the answers.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import re
 import sys
@@ -379,15 +378,10 @@ def _answer_batches(items: Sequence[str], answer: _Answer, render: _Render, sear
     theory's), or what the search needs; a batch's searched deals go to the search together (one kernel call, or
     a task on the cluster while the next batch is read) and ``render`` writes each.  The lines before a deal at
     fault come out before its error."""
-    # Python's cycle collector stays off meanwhile: a batch builds thousands of small objects, none in a cycle,
-    # and the collector would walk every live one again and again (as in twohand.solver.solve_many).
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    from whist_catalogue.twohand.batch import collector_paused
+
+    with collector_paused():
         _answer_all(items, answer, render, search)
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:

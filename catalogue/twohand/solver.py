@@ -28,10 +28,8 @@ Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of diff
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from functools import cache, lru_cache
-from typing import Iterable, Iterator, Literal, NamedTuple, Sequence
+from typing import Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -46,7 +44,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
-from whist_catalogue.twohand.batch import beyond_search, first_best
+from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best
 from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
@@ -516,21 +514,8 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
                table: SuitTable | None = None) -> list[TwoHandSolution]:
     """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
     card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
-    with _collector_paused():
+    with collector_paused():
         return _solve_many(deals, trumps, line, theory, endings, table)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a batch builds its objects (none of them in a cycle): it would
-    otherwise walk every object alive again and again — half a batch's time in Python, measured."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
