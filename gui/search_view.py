@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -225,10 +225,9 @@ class ConditionRow(QWidget):
     @Slot()
     def _field_changed(self) -> None:
         kind = self.kind
-        self.op_box.blockSignals(True)
-        self.op_box.clear()
-        self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
-        self.op_box.blockSignals(False)
+        with QSignalBlocker(self.op_box):
+            self.op_box.clear()
+            self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
         self.op_box.setVisible(kind != "raw")
         self.value_edit.setVisible(kind != "flag")
         self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
@@ -701,9 +700,8 @@ class SearchView(QWidget):
         )
         if why == "Sorting":
             header = self.results_view.horizontalHeader()
-            header.blockSignals(True)
-            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            header.blockSignals(False)
+            with QSignalBlocker(header):
+                header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
     @Slot(int, Qt.SortOrder)
     def sort_results(self, column: int, order: Qt.SortOrder) -> None:

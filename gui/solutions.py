@@ -24,7 +24,7 @@ from matplotlib.backends.backend_qt import NavigationToolbar2QT  # noqa: E402  (
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel, Qt, Slot  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, QSignalBlocker, Qt, Slot  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractItemView,
@@ -184,11 +184,10 @@ class CheminDeFerPage(SolvedPage):
         self.solution = solution
         self.message.clear_message()
         self.summary.setText(solution.html())
-        self.table_box.blockSignals(True)
-        self.table_box.clear()
-        for t in solution.tables:
-            self.table_box.addItem(f"{t.title}: {float(t.h_from):.4f} ≤ h ≤ {float(t.h_to):.4f}", t.name)
-        self.table_box.blockSignals(False)
+        with QSignalBlocker(self.table_box):
+            self.table_box.clear()
+            for t in solution.tables:
+                self.table_box.addItem(f"{t.title}: {float(t.h_from):.4f} ≤ h ≤ {float(t.h_to):.4f}", t.name)
         self.table_box.setCurrentIndex(max(0, self.table_box.findData(solution.player1[0][0])))
         self._show_table()
         rows = [[str(h), g, printed] for h, g, printed in solution.table3]

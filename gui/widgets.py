@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -542,9 +542,8 @@ class HandEditor(QWidget):
         fits = (west | east) <= set(self.RANKS)
         for side, ranks in (("W", west), ("E", east)):
             for rank, button in self._buttons[side].items():
-                button.blockSignals(True)
-                button.setChecked(fits and rank in ranks)
-                button.blockSignals(False)
+                with QSignalBlocker(button):
+                    button.setChecked(fits and rank in ranks)
         self._update_count()
         return fits
 
@@ -560,9 +559,8 @@ class HandEditor(QWidget):
         if on:
             other = self._buttons["E" if side == "W" else "W"][rank]
             if other.isChecked():
-                other.blockSignals(True)
-                other.setChecked(False)
-                other.blockSignals(False)
+                with QSignalBlocker(other):
+                    other.setChecked(False)
         self._update_count()
 
     @Slot()
