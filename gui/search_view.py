@@ -45,7 +45,7 @@ from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.workers import LatestOnly, reporting
 from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
@@ -126,18 +126,12 @@ def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
     ``.jsonl``, else CSV — ASCII names, the number as numerator and denominator, the infinitesimal's code,
     integers — what pandas, Polars and DuckDB read as they are.  The table on screen keeps the paper's typography.
     """
-    from whist_catalogue.gui.workers import Aborted
     from whist_catalogue.store.dataset import export_plan, export_to_file, format_of
     from whist_catalogue.store.fields import resolve_columns
 
-    def progress(rows: int, total: int) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress(rows)
-
     fmt, columns = format_of(path), resolve_columns("all,best_leads")
     plan = export_plan(catalogue, fmt, columns, expression=expression)
+    progress = reporting(abort_requested, report_progress, lambda rows, total: rows)
     rows = export_to_file(catalogue, path, fmt=fmt, columns=columns, expression=expression, progress=progress,
                           plan=plan)
     return rows, plan.coverage.describe() if plan.coverage.missing else ""
@@ -147,15 +141,7 @@ def count_matches(catalogue: Any, expression: str, report_progress=None, abort_r
     """How many deals match ``expression`` (run in a worker): :meth:`~whist_catalogue.store.reader.Catalogue.count`,
     the command line's ``search --count``, with its progress over levels searched chunk by chunk reported as
     (n, done, total) and Cancel checked after each chunk."""
-    from whist_catalogue.gui.workers import Aborted
-
-    def progress(n: int, done: int, total: int) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress((n, done, total))
-
-    return catalogue.count(expression, progress=progress)
+    return catalogue.count(expression, progress=reporting(abort_requested, report_progress))
 
 
 def level_statistics(catalogue: Any) -> list[Any]:

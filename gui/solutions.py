@@ -60,7 +60,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     summary_label,
     wrapped,
 )
-from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
+from whist_catalogue.gui.workers import LatestOnly, reporting  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
@@ -412,14 +412,7 @@ class LeHerPage(SolvedPage):
 # -- asymptotics -----------------------------------------------------------------------------------------
 def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requested=None):
     """:func:`whist_catalogue.single_suit.asymptotics.compute_data` with progress messages and cancellation (in a worker)."""
-    from whist_catalogue.gui.workers import Aborted
-
-    def progress(message: str) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress(message)
-
+    progress = reporting(abort_requested, report_progress, lambda message: message)
     return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
 
 
