@@ -37,7 +37,7 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.moves import CardResult, suit_card_results
+from whist_catalogue.theory.moves import CardResult, best_results, suit_card_results
 from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
 from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
@@ -103,9 +103,7 @@ class LeaderAnswer(NamedTuple):
 
     def best(self) -> tuple[CardResult, ...]:
         """The optimal cards of the player to move."""
-        pick = max if self.to_play == "W" else min
-        best = pick(r.west_tricks for r in self.moves)
-        return tuple(r for r in self.moves if r.west_tricks == best)
+        return tuple(best_results(self.moves, self.to_play))
 
 
 class TwoHandSolution(NamedTuple):
