@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -29,7 +29,7 @@ from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, button, error_text, row, summary_label, wrapped
+from whist_catalogue.gui.widgets import MessageBar, SolvedPage, button, error_text, row, summary_label, wrapped
 from whist_catalogue.gui.workers import LatestOnly
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
@@ -53,10 +53,8 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
     return path
 
 
-class MatrixGamePage(QWidget):
+class MatrixGamePage(SolvedPage):
     """Player 1 picks a row and maximises, player 2 a column and minimises; entries are player 1's pay-offs."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -202,11 +200,6 @@ class MatrixGamePage(QWidget):
             self.message.show_info(f"Saved {written}")
 
     # -- solving -------------------------------------------------------------------------------------
-    @property
-    def busy(self) -> bool:
-        """Whether a solution is still awaited."""
-        return self.task.busy
-
     def load(self) -> None:
         if self.solution is None and not self.busy:
             self.solve()
@@ -225,10 +218,6 @@ class MatrixGamePage(QWidget):
             return
         self.message.show_info(f"Solving the {len(game.rows)} × {len(game.columns)} game exactly …")
         self.task.run(solved_games.solve_strategic_form, game)  # an edit meanwhile drops its answer
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.loaded.emit()
 
     def _solved(self, solution: MatrixGame) -> None:
         self.solution = solution

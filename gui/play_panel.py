@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QRectF, QSignalBlocker, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPen, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -334,9 +334,8 @@ class PlayPanel(QWidget):
         kept = self._kept.pop((self.suits, trump), None) if self.suits else None
         if kept is not None:
             self.history = kept
-            self.leader_box.blockSignals(True)
-            self.leader_box.setCurrentIndex(self.leader_box.findData(kept.play.first_leader))
-            self.leader_box.blockSignals(False)
+            with QSignalBlocker(self.leader_box):
+                self.leader_box.setCurrentIndex(self.leader_box.findData(kept.play.first_leader))
             self.message.show_info("This deal's play was kept: it is back where you left it.")
             self.refresh()
             return

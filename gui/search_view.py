@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -45,7 +45,7 @@ from whist_catalogue.engine.statistics import VALUE_CLASS_QUERIES, VALUE_CLASSES
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import CHECKS, SearchResultsModel, StatisticsModel
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.workers import LatestOnly, reporting
 from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
@@ -126,18 +126,12 @@ def export_csv(catalogue: Any, expression: str, path: str, report_progress=None,
     ``.jsonl``, else CSV — ASCII names, the number as numerator and denominator, the infinitesimal's code,
     integers — what pandas, Polars and DuckDB read as they are.  The table on screen keeps the paper's typography.
     """
-    from whist_catalogue.gui.workers import Aborted
     from whist_catalogue.store.dataset import export_plan, export_to_file, format_of
     from whist_catalogue.store.fields import resolve_columns
 
-    def progress(rows: int, total: int) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress(rows)
-
     fmt, columns = format_of(path), resolve_columns("all,best_leads")
     plan = export_plan(catalogue, fmt, columns, expression=expression)
+    progress = reporting(abort_requested, report_progress, lambda rows, total: rows)
     rows = export_to_file(catalogue, path, fmt=fmt, columns=columns, expression=expression, progress=progress,
                           plan=plan)
     return rows, plan.coverage.describe() if plan.coverage.missing else ""
@@ -147,15 +141,7 @@ def count_matches(catalogue: Any, expression: str, report_progress=None, abort_r
     """How many deals match ``expression`` (run in a worker): :meth:`~whist_catalogue.store.reader.Catalogue.count`,
     the command line's ``search --count``, with its progress over levels searched chunk by chunk reported as
     (n, done, total) and Cancel checked after each chunk."""
-    from whist_catalogue.gui.workers import Aborted
-
-    def progress(n: int, done: int, total: int) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress((n, done, total))
-
-    return catalogue.count(expression, progress=progress)
+    return catalogue.count(expression, progress=reporting(abort_requested, report_progress))
 
 
 def level_statistics(catalogue: Any) -> list[Any]:
@@ -225,10 +211,9 @@ class ConditionRow(QWidget):
     @Slot()
     def _field_changed(self) -> None:
         kind = self.kind
-        self.op_box.blockSignals(True)
-        self.op_box.clear()
-        self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
-        self.op_box.blockSignals(False)
+        with QSignalBlocker(self.op_box):
+            self.op_box.clear()
+            self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
         self.op_box.setVisible(kind != "raw")
         self.value_edit.setVisible(kind != "flag")
         self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
@@ -325,13 +310,6 @@ class QueryBuilder(QGroupBox):
             self.empty_note.setVisible(not self.rows)
             self._emit()
 
-    def clear_rows(self) -> None:
-        for row in list(self.rows):
-            self.rows.remove(row)
-            row.setParent(None)
-            row.deleteLater()
-        self.empty_note.show()
-
     def expression(self) -> str:
         parts = [p for p in (r.expression() for r in self.rows) if p]
         joiner = f" {self.combine.currentData()} "
@@ -343,7 +321,8 @@ class QueryBuilder(QGroupBox):
         text = text.strip().translate(_ASCII)
         self._quiet = True
         try:
-            self.clear_rows()
+            for row in list(self.rows):
+                self.remove_row(row)
             joiner, parts = split_conditions(text)
             if joiner:
                 self.combine.setCurrentIndex(self.combine.findData(joiner))
@@ -707,9 +686,8 @@ class SearchView(QWidget):
         )
         if why == "Sorting":
             header = self.results_view.horizontalHeader()
-            header.blockSignals(True)
-            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            header.blockSignals(False)
+            with QSignalBlocker(header):
+                header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
     @Slot(int, Qt.SortOrder)
     def sort_results(self, column: int, order: Qt.SortOrder) -> None:

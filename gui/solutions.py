@@ -24,7 +24,7 @@ from matplotlib.backends.backend_qt import NavigationToolbar2QT  # noqa: E402  (
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal, Slot  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, QSignalBlocker, Qt, Slot  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractItemView,
@@ -49,6 +49,7 @@ from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
     MessageBar,
+    SolvedPage,
     error_text,
     fit_height,
     fit_table,
@@ -59,7 +60,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     summary_label,
     wrapped,
 )
-from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
+from whist_catalogue.gui.workers import LatestOnly, reporting  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
@@ -123,20 +124,17 @@ class PlotPanel(QWidget):
         self.canvas.draw_idle()
 
 
-def grid_view(parent: QWidget, fit: bool = True) -> tuple[GridModel, CopyTableView]:
+def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
     view = CopyTableView()
     view.setModel(model)
-    if fit:
-        fit_table(view)
+    fit_table(view)
     return model, view
 
 
-class CheminDeFerPage(QWidget):
+class CheminDeFerPage(SolvedPage):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -176,29 +174,20 @@ class CheminDeFerPage(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(split(self.plot, scrolled(right), (560, 800)), 1)
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
     def load(self) -> None:
         if self.solution is not None or self.busy:
             return
         self.message.show_info("Solving chemin-de-fer …")
         self.task.run(stored_or_solved, self.context.catalogue(), "chemin-de-fer")
 
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.loaded.emit()
-
     def _loaded(self, solution: CheminDeFer) -> None:
         self.solution = solution
         self.message.clear_message()
         self.summary.setText(solution.html())
-        self.table_box.blockSignals(True)
-        self.table_box.clear()
-        for t in solution.tables:
-            self.table_box.addItem(f"{t.title}: {float(t.h_from):.4f} ≤ h ≤ {float(t.h_to):.4f}", t.name)
-        self.table_box.blockSignals(False)
+        with QSignalBlocker(self.table_box):
+            self.table_box.clear()
+            for t in solution.tables:
+                self.table_box.addItem(f"{t.title}: {float(t.h_from):.4f} ≤ h ≤ {float(t.h_to):.4f}", t.name)
         self.table_box.setCurrentIndex(max(0, self.table_box.findData(solution.player1[0][0])))
         self._show_table()
         rows = [[str(h), g, printed] for h, g, printed in solution.table3]
@@ -258,10 +247,8 @@ class CheminDeFerPage(QWidget):
 
 
 # -- Le Her ---------------------------------------------------------------------------------------------
-class LeHerPage(QWidget):
+class LeHerPage(SolvedPage):
     """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -320,11 +307,6 @@ class LeHerPage(QWidget):
         under = row(legend, self.optimal_button, stretch=legend)
         return stacked(explain, self.matrix_view, under, stretch=self.matrix_view)
 
-    @property
-    def busy(self) -> bool:
-        """Whether a solution is still awaited."""
-        return self.task.busy
-
     def load(self) -> None:
         if self.solution is None and not self.busy:
             self.solve()
@@ -339,10 +321,6 @@ class LeHerPage(QWidget):
     def _save(self) -> None:
         n = self.cards.value()
         save_nfg(self, solved_games.strategic_form("le-her", cards=n), f"le-her-{n}.nfg")
-
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.loaded.emit()
 
     def _loaded(self, solution: LeHer) -> None:
         self.solution = solution
@@ -434,21 +412,12 @@ class LeHerPage(QWidget):
 # -- asymptotics -----------------------------------------------------------------------------------------
 def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requested=None):
     """:func:`whist_catalogue.single_suit.asymptotics.compute_data` with progress messages and cancellation (in a worker)."""
-    from whist_catalogue.gui.workers import Aborted
-
-    def progress(message: str) -> None:
-        if abort_requested is not None and abort_requested():
-            raise Aborted()
-        if report_progress is not None:
-            report_progress(message)
-
+    progress = reporting(abort_requested, report_progress, lambda message: message)
     return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
 
 
-class AsymptoticsPage(QWidget):
+class AsymptoticsPage(SolvedPage):
     """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
-
-    loaded = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -506,10 +475,6 @@ class AsymptoticsPage(QWidget):
         layout.addLayout(figure_row)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
-
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
 
     def load(self) -> None:
         if self.data is None and not self.busy:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,12 +30,16 @@ from PySide6.QtWidgets import (
 from whist_catalogue.errors import WhistError
 from whist_catalogue.theory.deals import RANK_NAMES
 
+if TYPE_CHECKING:
+    from whist_catalogue.gui.workers import LatestOnly
+
 __all__ = [
     "WEST_COLOR",
     "EAST_COLOR",
     "STYLE_SHEET",
     "MessageBar",
     "BusyBar",
+    "SolvedPage",
     "shorten",
     "error_text",
     "examples_button",
@@ -274,6 +278,25 @@ class MessageBar(QLabel):
     @property
     def is_error(self) -> bool:
         return self.shown and self.property("role") == "message-error"
+
+
+class SolvedPage(QWidget):
+    """A page of the Solutions view whose answer comes from its worker ``task``: ``busy`` while the answer is
+    awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled either way (what the tests
+    wait for).  A page adds ``load()``, which starts the work unless it is done or under way."""
+
+    loaded = Signal()
+    task: LatestOnly
+    message: MessageBar
+
+    @property
+    def busy(self) -> bool:
+        """Whether an answer is still awaited."""
+        return self.task.busy
+
+    def _failed(self, exc: Exception) -> None:
+        self.message.show_error(error_text(exc))
+        self.loaded.emit()
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -519,9 +542,8 @@ class HandEditor(QWidget):
         fits = (west | east) <= set(self.RANKS)
         for side, ranks in (("W", west), ("E", east)):
             for rank, button in self._buttons[side].items():
-                button.blockSignals(True)
-                button.setChecked(fits and rank in ranks)
-                button.blockSignals(False)
+                with QSignalBlocker(button):
+                    button.setChecked(fits and rank in ranks)
         self._update_count()
         return fits
 
@@ -537,9 +559,8 @@ class HandEditor(QWidget):
         if on:
             other = self._buttons["E" if side == "W" else "W"][rank]
             if other.isChecked():
-                other.blockSignals(True)
-                other.setChecked(False)
-                other.blockSignals(False)
+                with QSignalBlocker(other):
+                    other.setChecked(False)
         self._update_count()
 
     @Slot()

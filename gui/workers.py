@@ -21,11 +21,26 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from whist_catalogue.theory.jit import announcing  # light: Numba loads with the kernels, not here
 
-__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly", "EngineStep", "with_engine_progress"]
+__all__ = ["WorkerSignals", "Worker", "Aborted", "WorkerPool", "LatestOnly", "EngineStep", "with_engine_progress",
+           "reporting"]
 
 
 class Aborted(Exception):
     """Raised inside a worker whose abort flag was set (reported as ``aborted``, not ``errored``)."""
+
+
+def reporting(abort_requested: Callable[[], bool] | None, report_progress: Callable[[Any], None] | None,
+              shown: Callable[..., Any] = lambda *args: args) -> Callable[..., None]:
+    """The progress callback a core function takes, for a worker running it: the work stops (:class:`Aborted`)
+    once the user has cancelled, else the view hears what ``shown`` makes of the callback's arguments."""
+
+    def progress(*args: Any) -> None:
+        if abort_requested is not None and abort_requested():
+            raise Aborted()
+        if report_progress is not None:
+            report_progress(shown(*args))
+
+    return progress
 
 
 class WorkerSignals(QObject):

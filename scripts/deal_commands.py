@@ -14,12 +14,11 @@ which the app calls too; the commands only write the answers.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import re
 import sys
 from collections import deque
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENDING_N, MAX_ENGINE_N
@@ -355,22 +354,16 @@ class _ClusterSearch(_Search):
 
 @contextmanager
 def _searching(args: argparse.Namespace) -> Iterator[_Search]:
-    if args.cluster is None:
-        search = _Search(args.db)
-        try:
-            yield search
-        finally:
-            search.close()
-        return
-    from whist_catalogue.engine.cluster import connect, parse_address
+    with ExitStack() as stack:
+        if args.cluster is None:
+            search = _Search(args.db)
+        else:
+            from whist_catalogue.engine.cluster import connect, parse_address
 
-    parse_address(args.cluster)  # a malformed address fails before anything starts
-    with connect(args.cluster) as client:
-        search = _ClusterSearch(args.db, client)
-        try:
-            yield search
-        finally:
-            search.close()
+            parse_address(args.cluster)  # a malformed address fails before anything starts
+            search = _ClusterSearch(args.db, stack.enter_context(connect(args.cluster)))
+        stack.callback(search.close)
+        yield search
 
 
 class _Pending(NamedTuple):
@@ -385,15 +378,10 @@ def _answer_batches(items: Sequence[str], answer: _Answer, render: _Render, sear
     theory's), or what the search needs; a batch's searched deals go to the search together (one kernel call, or
     a task on the cluster while the next batch is read) and ``render`` writes each.  The lines before a deal at
     fault come out before its error."""
-    # Python's cycle collector stays off meanwhile: a batch builds thousands of small objects, none in a cycle,
-    # and the collector would walk every live one again and again (as in twohand.solver.solve_many).
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    from whist_catalogue.twohand.batch import collector_paused
+
+    with collector_paused():
         _answer_all(items, answer, render, search)
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:

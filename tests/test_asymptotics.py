@@ -77,7 +77,7 @@ def test_level_counts_against_direct_formulas_and_the_referee(n):
     assert level.t_positive == {k: positive[k] for k in range(-n + 1, n)}
     assert level.t_one_or_two == {k: one_or_two[k] for k in range(-n + 1, n)}
     assert level.t_nonnegative_from == {h: from_h[h] for h in range(n + 1)}
-    assert level.h_counts == dict(h_counts) == asy.exact_h_distribution(n)
+    assert level.h_counts == dict(h_counts)
     assert level.h_counts_west_ace == dict(west_ace_h)
     assert level.dealer_tricks_east_deals == level.dealer_tricks_west_deals == Fraction(west_deals, size)
     assert level.dealer_tricks_east_deals == Fraction(east_deals, size)

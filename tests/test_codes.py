@@ -71,4 +71,4 @@ def test_too_many_values_overflow():
 
 def test_a_level_checks_its_codes():
     with pytest.raises(ValueError):
-        Level(2, np.zeros(5, np.uint16), ValueTable.of([]))  # level 2 has C(4, 2) = 6 deals
+        Level(2, np.zeros(5, np.uint16), ValueTable(np.zeros(0, np.int32), np.zeros(0, np.int8)))  # level 2 has C(4, 2) = 6 deals

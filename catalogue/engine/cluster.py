@@ -45,13 +45,7 @@ import numpy as np
 
 from whist_catalogue.engine.codes import Encoder, ValueTable, encode
 from whist_catalogue.engine.levels import Checks, Level, compute_range
-from whist_catalogue.engine.scan import (
-    REVERIFY_BUDGET,
-    LevelReport,
-    level_report,
-    two_theories_range,
-    two_theories_result,
-)
+from whist_catalogue.engine.scan import LevelReport, level_report, two_theories_range, two_theories_result
 from whist_catalogue.errors import ClusterError
 from whist_catalogue.theory.ranking import level_size
 from whist_catalogue.theory.values import Value
@@ -515,8 +509,7 @@ def run_levels(client, max_n: int, directory: str | os.PathLike, *, min_n: int =
 
 
 def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | None = None, min_n: int = 1,
-                 progress: Callable[[int, int, int], None] | None = None,
-                 reverify_budget: int = REVERIFY_BUDGET, max_range: int = MAX_RANGE,
+                 progress: Callable[[int, int, int], None] | None = None, max_range: int = MAX_RANGE,
                  client=None) -> Iterator[LevelReport]:
     """:func:`whist_catalogue.engine.scan.scan` on a cluster: the same reports, level by level.
 
@@ -531,7 +524,7 @@ def cluster_scan(address: str, max_n: int, *, directory: str | os.PathLike | Non
         for totals in run_levels(dask, max_n, workdir, min_n=min_n, progress=progress, max_range=max_range):
             started = time.perf_counter()
             theorem = two_theories_result(totals.n, level_size(totals.n), *totals.theorem_9_1)
-            report = level_report(totals.n, totals.value_counts(), totals.checks, theorem, 0.0, reverify_budget)
+            report = level_report(totals.n, totals.value_counts(), totals.checks, theorem, 0.0)
             report.seconds = totals.seconds + time.perf_counter() - started
             yield report
 

@@ -77,15 +77,6 @@ class ValueTable:
         numerator, rank = parts_of_value_key(keys)
         return cls(numerator.astype(np.int32), rank.astype(np.int8))
 
-    @classmethod
-    def of(cls, values: list[Value]) -> ValueTable:
-        """The table of some values (sorted, duplicates dropped): for tests and small levels."""
-        from whist_catalogue.engine.encoding import encode_value
-
-        pairs = [encode_value(v) for v in values]
-        keys = np.unique(value_keys(np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)))
-        return cls.from_keys(keys)
-
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, ValueTable) and np.array_equal(self.numerator, other.numerator)
                 and np.array_equal(self.infinitesimal, other.infinitesimal))

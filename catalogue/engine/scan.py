@@ -277,15 +277,15 @@ def _two_theories(level: Level) -> CheckResult:
     return two_theories_result(level.n, len(level), mismatches, first)
 
 
-def level_report(n: int, counts: dict[Value, int], checks: Checks, two_theories: CheckResult, seconds: float,
-                 reverify_budget: int = REVERIFY_BUDGET) -> LevelReport:
+def level_report(n: int, counts: dict[Value, int], checks: Checks, two_theories: CheckResult,
+                 seconds: float) -> LevelReport:
     """One level's report from its value counts and checks, each first counterexample re-verified
     by the literal definition when it is small enough."""
     results = []
     for c, name in enumerate(CHECK_NAMES):
         first = checks.first_deal(c)
         confirmed = None
-        if first is not None and reachable_subdeals(first, reverify_budget) is not None:  # affordable
+        if first is not None and reachable_subdeals(first, REVERIFY_BUDGET) is not None:  # affordable
             confirmed = reverify(name, first)
             if confirmed is False:
                 raise ArithmeticError(f"the engine reports {first.label} against {name}, the definition does not")
@@ -294,14 +294,13 @@ def level_report(n: int, counts: dict[Value, int], checks: Checks, two_theories:
     return LevelReport(n, LevelStatistics(n, counts), results, seconds)
 
 
-def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None,
-         reverify_budget: int = REVERIFY_BUDGET) -> Iterator[LevelReport]:
+def scan(max_n: int, *, progress: Callable[[int, int, int], None] | None = None) -> Iterator[LevelReport]:
     """Value every deal with 1 ≤ n ≤ max_n level by level and report statistics and checks."""
     started = time.perf_counter()
     for level in levels(max_n, checks=True, progress=progress):
         counts = level.value_counts()
         assert level.checks is not None
-        report = level_report(level.n, counts, level.checks, _two_theories(level), 0.0, reverify_budget)
+        report = level_report(level.n, counts, level.checks, _two_theories(level), 0.0)
         now = time.perf_counter()
         report.seconds = now - started
         yield report

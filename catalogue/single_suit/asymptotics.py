@@ -68,7 +68,6 @@ __all__ = [
     "count_t_positive_formula",
     "ExactLevel",
     "exact_level",
-    "exact_h_distribution",
     "lemma_11_7_margin",
     "touching_paths",
     "ballot_formula",
@@ -255,11 +254,6 @@ def exact_level(n: int) -> ExactLevel:
         psi_identity_failures=int((pair_sums != identity).sum()),
         seconds=time.perf_counter() - start,
     )
-
-
-def exact_h_distribution(n: int) -> dict[int, int]:
-    """H (Theorem 9.1) → number of deals with n cards a hand."""
-    return dict(exact_level(n).h_counts)
 
 
 def lemma_11_7_margin(n: int) -> float:

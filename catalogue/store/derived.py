@@ -13,7 +13,6 @@ Everything works on whole arrays of deals of one level, so a batch pays NumPy's 
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import compress
 from math import comb
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -98,11 +97,6 @@ def _alphas(n: int, wests: np.ndarray, values_at: ValuesAt) -> np.ndarray:
     return alpha_keys(west_cards, east_cards, numerator, infinitesimal)
 
 
-Best = tuple[list[bool], list[bool], list[list[bool]], list[list[bool]]]
-"""A deal's best West leads, East leads, East replies (a row a West lead) and West replies (a row an East lead),
-each as booleans over the hand's positions."""
-
-
 @lru_cache(maxsize=4096)
 def _outcome(value: Value) -> Outcome:
     return rho(value)
@@ -126,31 +120,12 @@ def _move_masks(alpha: np.ndarray) -> np.ndarray:
     return np.concatenate([west_leads[:, None], east_leads[:, None], east_replies, west_replies], axis=1)
 
 
-def _best(n: int, deals: Sequence[Deal], values_at: ValuesAt) -> tuple[list[Value], list[Best]]:
-    """Each deal's value, and its best leads and replies (:data:`Best`)."""
-    wests = np.fromiter((d.west for d in deals), np.int64, len(deals))
-    alpha = _alphas(n, wests, values_at)
-    row_min = alpha.min(axis=2)
-    col_max = alpha.max(axis=1)
-    west_leads = (row_min == row_min.max(axis=1)[:, None]).tolist()
-    east_leads = (col_max == col_max.min(axis=1)[:, None]).tolist()
-    east_replies = (alpha == row_min[:, :, None]).tolist()
-    west_replies = (alpha == col_max[:, None, :]).transpose(0, 2, 1).tolist()
-    return _values(n, wests, values_at), list(zip(west_leads, east_leads, east_replies, west_replies))
-
-
 def solutions(n: int, deals: Sequence[Deal], values_at: ValuesAt) -> list[SuitSolution]:
     """Value and best moves (docs/spec.md §3) of deals of level n: the value from level n, α from level n−1."""
-    values, best = _best(n, deals, values_at)
-    found = []
-    for deal, value, (wl, el, er, wr) in zip(deals, values, best):
-        west, east = deal.west_cards, deal.east_cards
-        found.append(SuitSolution(
-            deal=deal, value=value, west_leads=tuple(compress(west, wl)), east_leads=tuple(compress(east, el)),
-            east_replies=tuple(tuple(compress(east, row)) for row in er),
-            west_replies=tuple(tuple(compress(west, col)) for col in wr),
-        ))
-    return found
+    wests = np.fromiter((d.west for d in deals), np.int64, len(deals))
+    moves = _move_masks(_alphas(n, wests, values_at)).tolist()
+    return [SuitSolution.from_move_masks(deal, value, masks)
+            for deal, value, masks in zip(deals, _values(n, wests, values_at), moves)]
 
 
 def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, Iterable, Sequence
 
 from whist_catalogue.constants import CHECK_NAMES, MAX_BUILD_N
+from whist_catalogue.theory.answers import outcome_json
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.values import Outcome, Value
@@ -82,20 +83,16 @@ class DealRecord:
             "label": self.label,
             "n": self.n,
             "value": self.value.to_json(),
-            "outcome": _outcome_json(self.outcome),
+            "outcome": outcome_json(self.outcome),
             "best_leads": self.best_leads(),
             "h_lower": self.h_lower,
             "h_upper": self.h_upper,
             "h": self.h,
-            "greedy": _outcome_json(self.greedy),
+            "greedy": outcome_json(self.greedy),
             "five_card": {"west_leads": self.five_card[0], "east_leads": self.five_card[1]},
             "ace": self.ace,
             "counterexamples": list(self.counterexamples),
         }
-
-
-def _outcome_json(o: Outcome) -> dict[str, int]:
-    return {"west_leads": int(o.west_leads), "east_leads": int(o.east_leads)}
 
 
 @dataclass(frozen=True, slots=True)

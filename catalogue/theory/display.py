@@ -120,9 +120,9 @@ def _value_html(value: Value) -> str:
     return f'<span title="{exact}" style="font-size:110%">{html.escape(value.text())}</span>'
 
 
-def _solution_html(solution: SuitSolution, suit: Deal | Suit | None = None) -> str:
+def _solution_html(solution: SuitSolution) -> str:
     """A single suit's value, outcome and best leads, under its diagram (cards in the suit's own notation)."""
-    shown = suit if suit is not None else solution.deal
+    shown = solution.deal
     written = as_suit(shown)
     outcome = solution.outcome
     leads = " &nbsp; ".join(

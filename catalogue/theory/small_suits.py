@@ -119,10 +119,6 @@ class SuitTable(SolverBase):
         self._leads.update(leads)
         self._loaded_n = max_n
 
-    def inner(self, deal: Deal) -> Solver:
-        """The solver the table asks for ``deal`` (:class:`DealTooLargeError` when it has none)."""
-        return self._solver(deal)
-
     def _preloads(self, n: int) -> bool:
         """Whether the table holds the deals with n cards a hand; levels 7 and 8 are loaded when first asked."""
         if 0 < n <= self._loaded_n:

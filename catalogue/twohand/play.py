@@ -158,19 +158,15 @@ class Play:
 
     def best_moves(self) -> list[Move]:
         """Every legal card that is optimal for the whole deal (the most West tricks for West, the fewest for East)."""
-        results = self.card_results()
-        if not results:
-            return []
-        best = (max if self.to_play == "W" else min)(results.values())
-        return [m for m, k in results.items() if k == best]
+        best = self.expected_west_tricks()
+        return [m for m, k in self.card_results().items() if k == best]
 
     def cost(self, move: Move) -> int:
         """Tricks the player to move gives away by playing ``move`` rather than a best card (0 for a best card)."""
         results = self.card_results()
         if move not in results:
             raise IllegalMoveError(self._why_illegal(move))
-        best = (max if self.to_play == "W" else min)(results.values())
-        return abs(best - results[move])
+        return abs(self.expected_west_tricks() - results[move])
 
     def optimal_moves(self) -> list[Move]:
         """The theory's moves, optimal for the whole deal (see the module docstring); outside the theory, every

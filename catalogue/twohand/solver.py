@@ -28,10 +28,8 @@ Validation (one narrow error each, :mod:`whist_catalogue.errors`): hands of diff
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from functools import cache, lru_cache
-from typing import Iterable, Iterator, Literal, NamedTuple, Sequence
+from typing import Iterable, Literal, NamedTuple, Sequence
 
 import numpy as np
 
@@ -39,14 +37,14 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import TwoHandDeal
 from whist_catalogue.theory.labeled import Player
-from whist_catalogue.theory.moves import CardResult, suit_card_results
+from whist_catalogue.theory.moves import CardResult, best_results, suit_card_results
 from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
 from whist_catalogue.theory.multisuit import Evaluation, Lead, evaluate, optimal_line
 from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
-from whist_catalogue.twohand.batch import beyond_search, first_best
+from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best
 from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
@@ -105,9 +103,7 @@ class LeaderAnswer(NamedTuple):
 
     def best(self) -> tuple[CardResult, ...]:
         """The optimal cards of the player to move."""
-        pick = max if self.to_play == "W" else min
-        best = pick(r.west_tricks for r in self.moves)
-        return tuple(r for r in self.moves if r.west_tricks == best)
+        return tuple(best_results(self.moves, self.to_play))
 
 
 class TwoHandSolution(NamedTuple):
@@ -516,21 +512,8 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
                table: SuitTable | None = None) -> list[TwoHandSolution]:
     """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
     card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
-    with _collector_paused():
+    with collector_paused():
         return _solve_many(deals, trumps, line, theory, endings, table)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a batch builds its objects (none of them in a cycle): it would
-    otherwise walk every object alive again and again — half a batch's time in Python, measured."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,

@@ -15,18 +15,13 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from whist_catalogue.store.reader import open_catalogue  # noqa: E402
-from whist_catalogue.store.solvers import default_solver  # noqa: E402
-from whist_catalogue.theory.deals import Deal, Suit, parse_suit  # noqa: E402
-from whist_catalogue.theory.multisuit import analyse  # noqa: E402
-from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
+from whist_catalogue.store.reader import open_catalogue
+from whist_catalogue.store.solvers import default_solver
+from whist_catalogue.theory.deals import Deal, Suit, parse_suit
+from whist_catalogue.theory.multisuit import analyse
+from whist_catalogue.theory.ranking import level_size, unrank
 
 SEARCHES = (
     "value = 3+3/8",
@@ -93,10 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         suits: list[Suit] = []
         left = 13
         while left > 0 and len(suits) < 4:
-            n = rng.randint(1, min(left, max_n))
-            deal = Deal(n, unrank(n, rng.randrange(level_size(n))))
+            deal = _random_deal(rng, min(left, max_n))
             suits.append(parse_suit(deal.label))
-            left -= n
+            left -= deal.n
         started = time.perf_counter()
         analyse(tuple(suits), solver)
         outcomes.append(time.perf_counter() - started)

@@ -60,12 +60,11 @@ def _uss_by_worker(client: distributed.Client) -> dict[str, int]:
 
 def _touch(path: str) -> int:
     """Map a level file and read every page, as the kernels will (the page cache fills once per machine)."""
-    codes = np.load(path, mmap_mode="r")
-    return int(codes[:: 2048].sum())  # one read per 4 KiB page
+    return _touch_array(np.load(path, mmap_mode="r"))
 
 
 def _touch_array(codes: np.ndarray) -> int:
-    return int(codes[:: 2048].sum())
+    return int(codes[:: 2048].sum())  # one read per 4 KiB page
 
 
 def _workers_total(client, function) -> float:
@@ -108,7 +107,6 @@ def sharing(n: int, workers: int = 2) -> dict[str, float]:
 def task_cost(directory: str, n: int, samples: int = 3, deals: int = 1 << 19) -> tuple[float, float]:
     """(CPU seconds a deal, peak RSS growth in bytes) of ``value_range`` for level n on one thread."""
     import resource
-    import time as clock
 
     from whist_catalogue.engine.cluster import value_range
 
@@ -119,9 +117,9 @@ def task_cost(directory: str, n: int, samples: int = 3, deals: int = 1 << 19) ->
     cpu = 0.0
     for k in range(samples):
         start = (size - deals) * k // max(1, samples - 1)
-        before = clock.process_time()
+        before = time.process_time()
         value_range(n, start, start + deals, previous, 1)
-        cpu += clock.process_time() - before
+        cpu += time.process_time() - before
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - base
     return cpu / (samples * deals), peak
 

@@ -32,14 +32,10 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from whist_catalogue.store.reader import open_catalogue  # noqa: E402
-from whist_catalogue.theory.deals import Deal  # noqa: E402
-from whist_catalogue.theory.ranking import level_size, unrank  # noqa: E402
+from whist_catalogue.store.reader import open_catalogue
+from whist_catalogue.theory.deals import Deal
+from whist_catalogue.theory.ranking import level_size, unrank
 
 
 def _ms(seconds: list[float]) -> dict[str, float]:
@@ -153,24 +149,17 @@ def searches(db: str) -> list[dict]:
 def value_batch(db: str, count: int, sizes: list[int], seed: int) -> dict:
     import os
     import subprocess
-    import tempfile
 
     from whist_catalogue.single_suit.formulas import whist_outcome
 
     rng = random.Random(seed)
     deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for n in (sizes[i % len(sizes)] for i in range(count))]
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("".join(d.label + "\n" for d in deals))
-    try:
-        with open(f.name) as stdin:
-            wall = time.perf_counter()
-            before = os.times()
-            done = subprocess.run([sys.executable, "-m", "whist_catalogue", "value", "--json", "-", "--db", db],
-                                  stdin=stdin, capture_output=True, text=True, check=True)
-            wall = time.perf_counter() - wall
-            after = os.times()
-    finally:
-        os.unlink(f.name)
+    wall = time.perf_counter()
+    before = os.times()
+    done = subprocess.run([sys.executable, "-m", "whist_catalogue", "value", "--json", "-", "--db", db],
+                          input="".join(d.label + "\n" for d in deals), capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - wall
+    after = os.times()
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     agree = sum(
         (o := whist_outcome(d)) is not None and (line["outcome"]["west_leads"], line["outcome"]["east_leads"])
