@@ -350,15 +350,7 @@ class StatusView(QWidget):
 
     def _built(self, summary: BuildSummary) -> None:
         self.last_summary = summary
-        if summary.stored:
-            said = f"stored {level_span(summary.stored)} ({human_size(summary.stored_bytes)} of chunks)"
-        else:
-            said = "nothing to store"
-        held = f"{level_span(summary.complete)} complete" if summary.complete else "no complete level"
-        table = summary.endings
-        if table is not None and table.stored:
-            said += f", the table of endings k = {level_ranges(table.stored)} ({human_size(table.stored_bytes)})"
-        self._finished(f"Built in {summary.seconds:.1f} s: {said}; the catalogue holds {held}.")
+        self._finished(f"Built: {summary.text()}.")  # the command line's line
 
     def _failed(self, exc: Exception) -> None:
         self._finished(error_text(exc, "the build failed"), error=True)

@@ -189,38 +189,8 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
     if args.json:
         emit_json(summary.to_json())
         return EXIT_OK
-    sys.stdout.write(build_summary_text(summary) + "\n")
+    sys.stdout.write(summary.text() + "\n")
     return EXIT_OK
-
-
-def build_summary_text(summary) -> str:  # noqa: ANN001 - a BuildSummary (not imported: registering loads no SQLAlchemy)
-    """One line for people: what the catalogue holds now and what this run added, each figure about the
-    levels it names (the file's size counts every complete level, those above --max-n included)."""
-    from whist_catalogue.store.records import level_ranges, level_span
-
-    size = ""
-    if summary.file_bytes is not None:
-        size = f", {summary.file_bytes / 1e6:.1f} MB"
-    said = [f"catalogue {summary.location}: {level_span(summary.complete)} complete ({summary.deals:,} deals{size})"
-            if summary.complete else f"catalogue {summary.location}: no complete level"]
-    if summary.stored:
-        added = f"{summary.stored_bytes / 1e6:.1f} MB of chunks" if summary.stored_bytes >= 100_000 else \
-            f"{summary.stored_bytes:,} bytes of chunks"
-        said.append(f"this run stored {level_span(summary.stored)} ({added})")
-    else:
-        said.append("nothing to store")
-    if summary.repaired:
-        said.append(f"{level_span(summary.repaired)} {'was' if len(summary.repaired) == 1 else 'were'} damaged "
-                    "and stored again")
-    if summary.endings is not None:
-        table = summary.endings
-        held = f"the table of endings holds k = {level_ranges(table.complete)}" if table.complete \
-            else "the table of endings holds no level"
-        if table.stored:
-            held += f", this run stored k = {level_ranges(table.stored)} ({table.stored_bytes / 1e6:.1f} MB of chunks)"
-        said.append(held)
-    said.append(f"{summary.seconds:.1f} s")
-    return "; ".join(said)
 
 
 # -- search -------------------------------------------------------------------------------------------

@@ -35,8 +35,9 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     qtmodeltester.check(status.levels_model)
     assert "n ≤ 4" in status.headline.text()
     said = status.message.text()
-    assert said.startswith("Built in ") and "stored levels 1–4 (" in said and "70 deal rows" not in said
-    assert "the catalogue holds levels 1–4 complete" in said
+    # the command line's line (BuildSummary.text): what the catalogue holds, what this run added
+    assert said.startswith("Built: catalogue ") and ": levels 1–4 complete (98 deals, " in said, said
+    assert "; this run stored levels 1–4 (" in said and " bytes of chunks)" in said
     # one level more: named once ("level 5", not "levels 5 … 5"), with rows since n ≤ 10
     status.max_n.setValue(5)
     assert f"{comb(10, 5):,} deals to value and store (level 5)" in status.plan_label.text()
@@ -115,5 +116,6 @@ def test_the_table_of_endings_is_listed_and_built_from_the_view(qtbot, db, endin
     with qtbot.waitSignal(status.build_finished, timeout=120_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
     said = status.message.text()
-    assert said.startswith("Built in ") and ", the table of endings k = 1–4 (" in said, said
+    assert said.startswith("Built: catalogue ") and "; the table of endings holds k = 1–4, this run stored k = 1–4 (" \
+        in said, said
     assert [model.index(r, 1).data() for r in range(model.rowCount())] == ["complete"] * 4

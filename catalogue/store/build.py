@@ -59,7 +59,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
-from whist_catalogue.store.records import LevelInfo, level_span
+from whist_catalogue.store.records import LevelInfo, level_ranges, level_span
 
 __all__ = [
     "BuildEstimate",
@@ -143,6 +143,32 @@ class BuildSummary:
         if self.file_bytes is None or not self.deals:
             return None
         return self.file_bytes / self.deals
+
+    def text(self) -> str:
+        """One line for people, the command line's and the app's: what the catalogue holds now and what this run
+        added, each figure about the levels it names (the file's size counts every complete level, those above
+        --max-n included)."""
+
+        def chunks(size: int) -> str:
+            return f"{size / 1e6:.1f} MB of chunks" if size >= 100_000 else f"{size:,} bytes of chunks"
+
+        size = f", {self.file_bytes / 1e6:.1f} MB" if self.file_bytes is not None else ""
+        said = [f"catalogue {self.location}: {level_span(self.complete)} complete ({self.deals:,} deals{size})"
+                if self.complete else f"catalogue {self.location}: no complete level"]
+        said.append(f"this run stored {level_span(self.stored)} ({chunks(self.stored_bytes)})" if self.stored
+                    else "nothing to store")
+        if self.repaired:
+            said.append(f"{level_span(self.repaired)} {'was' if len(self.repaired) == 1 else 'were'} damaged "
+                        "and stored again")
+        if self.endings is not None:
+            table = self.endings
+            held = f"the table of endings holds k = {level_ranges(table.complete)}" if table.complete \
+                else "the table of endings holds no level"
+            if table.stored:
+                held += f", this run stored k = {level_ranges(table.stored)} ({chunks(table.stored_bytes)})"
+            said.append(held)
+        said.append(f"{self.seconds:.1f} s")
+        return "; ".join(said)
 
     def to_json(self) -> dict:
         return {
