@@ -48,7 +48,7 @@ from whist_catalogue.gui.widgets import (
     suit_symbol,
     wrapped,
 )
-from whist_catalogue.theory.answers import OutcomeAnswer, source_text
+from whist_catalogue.theory.answers import OutcomeAnswer, outcome_lines, source_text
 from whist_catalogue.theory.deals import SUIT_SYMBOLS, Notation, TwoHandDeal, parse_two_hand
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult
@@ -383,10 +383,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         tricks, o = deal.n, record.outcome
         found_by = _FOUND_BY.get(solution.source, "")
         self.outcome_heading.setText("Outcome (Theorem 9.1: χ = ρ(sum))" if theory else f"Outcome ({found_by})")
-        self.outcome_label.setText(
-            f"West on lead: West takes {o.west_leads} of the {tricks} tricks, East {tricks - o.west_leads}.\n"
-            f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}."
-        )
+        self.outcome_label.setText(outcome_lines(o, tricks))
         self.lead_heading.setText("First lead (the rule of §10.4, then a best lead of that suit)" if theory
                                   else f"First lead (the first best card in the order written, {found_by})")
         for (p, name), (led, card, why) in zip(_SIDES, (record.west, record.east)):

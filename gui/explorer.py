@@ -38,6 +38,7 @@ from whist_catalogue.gui.widgets import (
 from whist_catalogue.single_suit import formulas as single_suit
 from whist_catalogue.single_suit.linear_time import NormalLeads, ValueDetection, solve_linear
 from whist_catalogue.store.solvers import CATALOGUE, DEFINITION, ENGINE, answer
+from whist_catalogue.theory.answers import outcome_lines, outcome_text
 from whist_catalogue.theory.deals import Notation, Suit, parse_suit
 from whist_catalogue.theory.labeled import LabeledValue, labeled_matrix
 from whist_catalogue.theory.solution import Solver, SuitSolution
@@ -131,14 +132,6 @@ def analyse_deal(suit: Suit, solver: Solver) -> DealAnalysis:
     linear = found.linear.result if found.linear is not None else solve_linear(deal)
     return DealAnalysis(suit, solution, alpha, None, (), {}, linear.h_lower, linear.h_upper, linear.h, detection,
                         too_large, source, leads)
-
-
-def outcome_sentence(outcome: Outcome, n: int) -> str:
-    w, e = outcome
-    return (
-        f"West on lead: West takes {counted(w, 'trick')}, East {n - w}.\n"
-        f"East on lead: West takes {counted(e, 'trick')}, East {n - e}."
-    )
 
 
 class DealExplorer(AnalysisView[Suit]):
@@ -283,7 +276,7 @@ class DealExplorer(AnalysisView[Suit]):
         self.deal_info.setText(breakable(f"{shorten(str(suit), 40)}\nlabel {shorten(deal.label, 40)}")
                                + f"  ·  n = {deal.n}{key}")
         self.deal_info.setToolTip(f"{suit}\nlabel {deal.label}" if deal.n > 12 else "")
-        self.outcome_label.setText(outcome_sentence(a.outcome, deal.n))
+        self.outcome_label.setText(outcome_lines(a.outcome, deal.n))
         if sol is not None:
             west = " ".join(suit.name_of(c) for c in sol.west_leads)
             east = " ".join(suit.name_of(c) for c in sol.east_leads)
@@ -380,7 +373,7 @@ class DealExplorer(AnalysisView[Suit]):
         a = self.analysis
         suit, o = a.suit, a.outcome
         lines = [f"{suit}  ({suit.deal.label}, n = {suit.n})", f"value    {self.value_label.text()}",
-                 f"outcome  West takes {o.west_leads} with West on lead, {o.east_leads} with East on lead"]
+                 f"outcome  {outcome_text(o)}"]
         if a.solution is not None:
             w = " ".join(suit.name_of(c) for c in a.solution.west_leads)
             e = " ".join(suit.name_of(c) for c in a.solution.east_leads)

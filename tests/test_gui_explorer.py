@@ -30,7 +30,7 @@ def test_typed_deal_shows_the_papers_typography(qtbot, window, explorer, qtmodel
     enter(qtbot, window, explorer, "KQT/AJ9")
     assert explorer.value_label.text() == "1 + 1/2"
     assert "EWEWWE" in explorer.deal_info.text()
-    assert "West takes 1 trick" in explorer.outcome_label.text()
+    assert "West on lead: West takes 1 of the 3 tricks, East 2." in explorer.outcome_label.text()
     assert explorer.leads_label.text() == "West: Q K\nEast: 9 J"
     # α_ij: 3 × 3, labeled values in the paper's notation, best leads starred
     model = explorer.alpha_model
@@ -166,7 +166,7 @@ def test_beyond_the_engine_the_outcome_comes_from_the_linear_time_algorithm(qtbo
     enter(qtbot, window, explorer, big)
     assert not explorer.message.is_error
     assert explorer.value_label.text() == "19 + 1/2 < value < 20 + 1/2"  # 20 − ε₀, not named by Theorem 12.1
-    assert "West takes 20 tricks" in explorer.outcome_label.text()
+    assert "West on lead: West takes 20 of the 20 tricks, East 0." in explorer.outcome_label.text()
     assert explorer.play_panel.play is None
 
 
@@ -251,7 +251,7 @@ def test_at_1000x700_the_value_panel_wraps_a_long_label_and_cuts_nothing(qtbot, 
 
     qtbot.waitUntil(lambda: all(whole(label) for label in labels), timeout=3_000)  # once laid out
     assert area.horizontalScrollBar().maximum() == 0  # no sideways scrolling to read the outcome
-    assert "West takes 10 tricks, East 10." in explorer.outcome_label.text()
+    assert "West on lead: West takes 10 of the 20 tricks, East 10." in explorer.outcome_label.text()
 
 
 def test_the_card_picker_says_why_it_cannot_draw_a_deal(qtbot, window, explorer):

@@ -87,6 +87,13 @@ def outcome_text(o: Outcome) -> str:
             f"{counted(o.east_leads, 'trick')} with East on lead")
 
 
+def outcome_lines(o: Outcome, tricks: int) -> str:
+    """The outcome a line a leader, with East's share: the app's views say it so."""
+    return (f"West on lead: West takes {o.west_leads} of the {counted(tricks, 'trick')}, "
+            f"East {tricks - o.west_leads}.\n"
+            f"East on lead: West takes {o.east_leads}, East {tricks - o.east_leads}.")
+
+
 class Found(Protocol):
     """A single suit's answer where it is made (:class:`whist_catalogue.store.solvers.SuitAnswer`): the records
     below are built from it, by the command line and the app alike."""
