@@ -191,9 +191,11 @@ def test_ctrl_c_is_a_stop_not_an_error():
     import signal
     import time
 
+    from test_hostile_input import _as_from_a_terminal  # SIGINT not ignored, as at a terminal
+
     proc = subprocess.Popen([sys.executable, "-m", "whist_catalogue", "value", "-"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, **NO_CATALOGUE))
+                            env=dict(os.environ, **NO_CATALOGUE), preexec_fn=_as_from_a_terminal)
     try:
         proc.stdin.write("AQ/KJ\n" * 512)  # a pipe's deals are answered 512 at a time; then it waits for more
         proc.stdin.flush()
