@@ -117,6 +117,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--seed", type=whole_number, default=None, help="seed of the random sample")
     p.add_argument("--recursive-max-n", type=whole_number, default=None, metavar="N",
                    help="recompute by the recursive definition up to N (default 9), by the engine above")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=run_verify)
 
 
@@ -409,7 +410,8 @@ def run_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"--recursive-max-n must be between 0 and {MAX_RECURSIVE_N}, got {recursive}")
     from whist_catalogue.scripts.progress import ProgressBar
 
-    with _open(args) as catalogue, ProgressBar("verifying", " deals", unit_scale=True) as bar:
+    enabled = False if args.no_progress else None
+    with _open(args) as catalogue, ProgressBar("verifying", " deals", unit_scale=True, enabled=enabled) as bar:
         report = verify(catalogue, sample=sample, seed=args.seed, recursive_max_n=recursive, full=args.full,
                         progress=lambda step, done, total: bar.show(done, total, postfix=step))
     if args.json:

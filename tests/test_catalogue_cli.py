@@ -95,7 +95,7 @@ def test_export_is_streamed_through_a_pipe(built):
 
 
 def test_verify_ok_and_json(built):
-    code, out, _ = run_cli("verify", "--db", str(built), "--seed", "3")
+    code, out, _ = run_cli("verify", "--db", str(built), "--seed", "3", "--no-progress")  # as build, scan, search
     assert code == 0 and out.startswith("verify OK") and f"{MAX_N} of {MAX_N} levels complete" in out
     code, out, _ = run_cli("verify", "--db", str(built), "--json", "--sample", "2")
     report = json.loads(out)
