@@ -40,9 +40,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from whist_catalogue.errors import WhistError  # noqa: E402
 from whist_catalogue.games import solved_games  # noqa: E402
-from whist_catalogue.games.solved_games import CheminDeFer, LeHer, SolvedGame, approx  # noqa: E402
+from whist_catalogue.games.solved_games import CheminDeFer, LeHer, approx  # noqa: E402
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # noqa: E402
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
@@ -72,18 +71,6 @@ DEFAULT_EXACT_N = 12
 
 DRAW = QColor("#d1fae5")
 STAND = QColor("#f3f4f6")
-
-
-def stored_or_solved(catalogue: Any, name: str, **parameters: int) -> SolvedGame:
-    """The solution stored in the catalogue's solved-games table if it is there, else solved now (in a worker)."""
-    if catalogue is not None:
-        try:
-            stored = catalogue.solved_game(name, **parameters)
-        except WhistError:
-            stored = None
-        if stored is not None:
-            return SolvedGame.from_json(stored)
-    return solved_games.solve(name, **parameters)
 
 
 _Layout = Literal["constrained", "compressed", "tight"]
@@ -177,6 +164,8 @@ class CheminDeFerPage(SolvedPage):
     def load(self) -> None:
         if self.solution is not None or self.busy:
             return
+        from whist_catalogue.store.reader import stored_or_solved  # SQLAlchemy loads with the page, not the app
+
         self.message.show_info("Solving chemin-de-fer …")
         self.task.run(stored_or_solved, self.context.catalogue(), "chemin-de-fer")
 
@@ -313,6 +302,8 @@ class LeHerPage(SolvedPage):
 
     @Slot()
     def solve(self) -> None:
+        from whist_catalogue.store.reader import stored_or_solved  # SQLAlchemy loads with the page, not the app
+
         n = self.cards.value()
         self.message.show_info(f"Solving Le Her with N = {n} …")
         # Another N asked meanwhile drops this answer.

@@ -65,16 +65,13 @@ def run(args: argparse.Namespace) -> int:
         from whist_catalogue.games.strategic_form import write_nfg
 
         write_nfg(args.nfg, solved_games.strategic_form(args.game, **params))
-    solution: SolvedGame | None = None
-    if args.db is not None:
-        # With --db, the solution the catalogue stored (build stores both games); solved now if it holds none.
-        from whist_catalogue.store.reader import open_catalogue
+    if args.db is None:
+        return _show(args, solved_games.solve(args.game, **params))
+    from whist_catalogue.store.reader import open_catalogue, stored_or_solved
 
-        params = solved_games.validate(args.game, **params)  # bad arguments are reported before opening anything
-        with open_catalogue(args.db) as catalogue:
-            stored = catalogue.solved_game(args.game, **params)
-        solution = None if stored is None else solved_games.SolvedGame.from_json(stored)
-    return _show(args, solution or solved_games.solve(args.game, **params))
+    params = solved_games.validate(args.game, **params)  # bad arguments are reported before opening anything
+    with open_catalogue(args.db) as catalogue:
+        return _show(args, stored_or_solved(catalogue, args.game, **params))
 
 
 def _known(name: str) -> None:

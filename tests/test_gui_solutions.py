@@ -196,3 +196,32 @@ def test_an_answer_to_a_grid_since_edited_is_dropped(qtbot, window, solutions):
     page.solve()
     wait_idle(qtbot, window, solutions)
     assert page.solution is not None and page.grid.item(0, 0).text() == "5"
+
+
+def test_a_tampered_stored_game_is_an_error_not_solved_quietly(qtbot, tmp_path):
+    """The page reads the catalogue's solution as ``solve --db`` does (store.reader.stored_or_solved): a stored
+    Le Her whose solution no longer matches its checksum is named, as the command line names it."""
+    import json
+    import sqlite3
+
+    import whist_catalogue.store.build as store_build
+
+    path = tmp_path / "catalogue.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store_build, "SOLVED_GAMES", (("le-her", {"cards": 5}),))
+        store_build.build(path, 2)
+    with sqlite3.connect(path) as conn:
+        (solution,) = conn.execute("SELECT solution FROM solved_game WHERE name = 'le-her'").fetchone()
+        conn.execute("UPDATE solved_game SET solution = ? WHERE name = 'le-her'",
+                     (json.dumps(dict(json.loads(solution), value="1/3")),))
+    window = make_window(qtbot, str(path))
+    view = window.show_view("solutions")
+    view.tabs.setCurrentWidget(view.le_her)
+    page = view.le_her
+    page.cards.setValue(5)
+    wait_idle(qtbot, window, view)
+    assert page.message.is_error and "its solution differs from the checksum recorded at build time" \
+        in page.message.text(), page.message.text()
+    page.cards.setValue(4)  # not stored: solved now, as before
+    wait_idle(qtbot, window, view)
+    assert not page.message.is_error and "N = 4" in page.summary.text()

@@ -35,6 +35,8 @@ from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.engine.chunks import Chunk
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import decode_value
+from whist_catalogue.games import solved_games
+from whist_catalogue.games.solved_games import SolvedGame
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
 from whist_catalogue.store import derived
@@ -445,3 +447,11 @@ def _json_object(text: Any, what: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise MalformedContentError(f"{what} is not a JSON object")
     return obj
+
+
+def stored_or_solved(catalogue: Catalogue | None, name: str, **parameters: int) -> SolvedGame:
+    """The solution the catalogue stored (``build`` stores both games), else the game solved now — for the
+    command line's ``solve --db`` and the app's Solutions view alike.  A catalogue that cannot be read is an
+    error, not a reason to solve quietly."""
+    stored = None if catalogue is None else catalogue.solved_game(name, **parameters)
+    return SolvedGame.from_json(stored) if stored is not None else solved_games.solve(name, **parameters)
