@@ -35,10 +35,10 @@ from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.engine.chunks import Chunk
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import decode_value
-from whist_catalogue.games import solved_games
-from whist_catalogue.games.solved_games import SolvedGame
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
+from whist_catalogue.games import solved_games
+from whist_catalogue.games.solved_games import SolvedGame
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
 from whist_catalogue.store.levels import ChunkCache, checked_chunk, level_counts, level_row_problem, raw_level_rows
