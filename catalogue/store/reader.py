@@ -37,8 +37,6 @@ from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import decode_value
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
-from whist_catalogue.games import solved_games
-from whist_catalogue.games.solved_games import SolvedGame
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
 from whist_catalogue.store.levels import ChunkCache, checked_chunk, level_counts, level_row_problem, raw_level_rows
@@ -51,12 +49,10 @@ from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
     from whist_catalogue.engine.statistics import LevelStatistics
+    from whist_catalogue.games.solved_games import SolvedGame
     from whist_catalogue.store.search import LevelProgress, Matches
 
 __all__ = ["open_catalogue", "Catalogue"]
-
-# The calls into .search and .dataset below carry a pyright ignore: the checker sees this file and its installed
-# link as two modules (docs/architecture.md).
 
 _chunks = LevelChunkRow.__table__
 
@@ -453,5 +449,8 @@ def stored_or_solved(catalogue: Catalogue | None, name: str, **parameters: int) 
     """The solution the catalogue stored (``build`` stores both games), else the game solved now — for the
     command line's ``solve --db`` and the app's Solutions view alike.  A catalogue that cannot be read is an
     error, not a reason to solve quietly."""
+    # Imported here: the games' module costs a look-up's start-up 10 ms, and only this function needs it.
+    from whist_catalogue.games import solved_games
+
     stored = None if catalogue is None else catalogue.solved_game(name, **parameters)
-    return SolvedGame.from_json(stored) if stored is not None else solved_games.solve(name, **parameters)
+    return solved_games.SolvedGame.from_json(stored) if stored is not None else solved_games.solve(name, **parameters)
