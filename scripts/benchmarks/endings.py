@@ -264,45 +264,28 @@ def run_answers(path: str, count: int) -> None:
                   f" {chunks / count:.1f} chunks of level {top} a deal; sources {sorted(sources)}", flush=True)
 
 
-def _command(stdin: bytes, argv: list[str]) -> tuple[bytes, float, float, float]:
-    """``whist-catalogue`` in a process of its own: its stdout, CPU seconds, wall seconds and peak memory (GB)."""
+def run_batch(path: str, count: int) -> None:
+    import json
     import os
-    import subprocess
     import sys
     import tempfile
 
-    with tempfile.TemporaryFile() as given:
-        given.write(stdin)
-        given.seek(0)
-        wall = time.perf_counter()
-        # No default catalogue: "without" is the search alone, "with" the catalogue --db names.
-        env = {**os.environ, "WHIST_CATALOGUE_DB": os.path.join(tempfile.gettempdir(), "no-such-catalogue.sqlite")}
-        process = subprocess.Popen([sys.executable, "-m", "whist_catalogue", *argv], stdin=given,
-                                   stdout=subprocess.PIPE, env=env)
-        assert process.stdout is not None
-        out = process.stdout.read()
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        wall = time.perf_counter() - wall
-    if process.returncode != 0:
-        raise SystemExit(f"{argv} ended with exit status {process.returncode}")
-    return out, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1e6
-
-
-def run_batch(path: str, count: int) -> None:
-    import json
+    from whist_catalogue.scripts.benchmarks import run_timed
 
     print("| deals (seed 29) | answered | CPU, start-up included | wall | a deal (CPU) | peak memory |")
     print("| --- | --- | --- | --- | --- | --- |")
     for label, deals in _families(count)[:2]:
-        stdin = ("\n".join(d.text() for d in deals) + "\n").encode()
+        stdin = "\n".join(d.text() for d in deals) + "\n"
+        # No default catalogue: "without" is the search alone, "with" the catalogue --db names.
+        env = {"WHIST_CATALOGUE_DB": os.path.join(tempfile.gettempdir(), "no-such-catalogue.sqlite")}
         found: dict[str, list[dict]] = {}
         for name, extra in (("by search (no catalogue)", []), ("with the catalogue's table", ["--db", path])):
-            out, cpu, wall, peak = _command(stdin, ["outcome", "--cards", "--json", "-", *extra])
+            out, _, wall, cpu, peak = run_timed([sys.executable, "-m", "whist_catalogue", "outcome", "--cards", "--json",
+                                                 "-", *extra], stdin, env)
             lines = found[name] = [json.loads(line) for line in out.splitlines()]
             sources = sorted({line["source"] for line in lines})
             print(f"| {count:,} of {label} | {name}: {', '.join(sources)} | {cpu:.2f} s | {wall:.2f} s |"
-                  f" {1e3 * cpu / count:.3f} ms | {peak:.2f} GB |", flush=True)
+                  f" {1e3 * cpu / count:.3f} ms | {peak / 1e6:.2f} GB |", flush=True)
         searched, stored = found.values()
         assert [{**x, "source": "search"} for x in stored] == searched, label  # the same answers, but the source
 

@@ -14,19 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
-import subprocess
 import sys
 import time
 
+from whist_catalogue.scripts.benchmarks import run_timed
+
 
 def bench_scan(max_n: int) -> tuple[float, float]:
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "whist_catalogue", "scan", "--max-n", str(max_n), "--json",
-                    "--no-progress"], check=True, stdout=subprocess.DEVNULL)
-    wall = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-    return wall, peak
+    scan = run_timed([sys.executable, "-m", "whist_catalogue", "scan", "--max-n", str(max_n), "--json", "--no-progress"])
+    return scan.wall, scan.peak_kib / 2**20
 
 
 def bench_ratio(max_n: int) -> tuple[float, float, int]:

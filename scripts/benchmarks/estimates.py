@@ -23,32 +23,18 @@ import argparse
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from math import comb
 from pathlib import Path
 
+from whist_catalogue.scripts.benchmarks import run_timed
+
 
 def _machine() -> str:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load {load}"
-
-
-def _run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, str]:
-    """(wall s, CPU s, peak RSS bytes, stderr) of a command in a fresh process."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               env={**os.environ, **(env or {})})
-    assert process.stderr is not None
-    err = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}): {err[-500:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, err
 
 
 def _cli() -> list[str]:
@@ -122,11 +108,11 @@ def peaks(catalogues: Path, ns: list[int]) -> None:
     print("| ---: | --- | ---: | ---: | ---: | ---: |")
     for n in ns:
         db = catalogues / f"c{n - 1}.sqlite"
-        wall, cpu, peak, err = _run([*_cli(), "value", _deal(n), "--db", str(db)])
+        _, err, wall, cpu, peak = run_timed([*_cli(), "value", _deal(n), "--db", str(db)])
         said = next((line.split(": ", 2)[2].split(". Ctrl")[0] for line in err.splitlines()
                      if "not in the catalogue" in line), "?")
         model = plan_levels(n, frozenset({0}), n - 1).memory
-        print(f"| {n} | {said} | {wall:.1f} s | {cpu:.1f} s | {peak / 1e6:,.0f} MB | {model / 1e6:,.0f} MB |",
+        print(f"| {n} | {said} | {wall:.1f} s | {cpu:.1f} s | {peak * 1024 / 1e6:,.0f} MB | {model / 1e6:,.0f} MB |",
               flush=True)
 
 
@@ -143,10 +129,10 @@ def build(catalogues: Path, ns: list[int]) -> None:
             shutil.copyfile(catalogues / f"c{n - 1}.sqlite", db)
             with open_catalogue(str(db)) as catalogue:
                 said = estimate_build(catalogue.levels(), n).describe()
-            wall, cpu, peak, _ = _run([*_cli(), "build", "--max-n", str(n), "--no-games", "--db", str(db)])
+            _, _, wall, cpu, peak = run_timed([*_cli(), "build", "--max-n", str(n), "--no-games", "--db", str(db)])
             with open_catalogue(str(db)) as catalogue:
                 recorded = next(i.build_seconds for i in catalogue.levels() if i.n == n)
-            print(f"| {n} | {said} | {wall:.1f} s | {cpu:.1f} s | {peak / 1e6:,.0f} MB | {recorded:.1f} s |",
+            print(f"| {n} | {said} | {wall:.1f} s | {cpu:.1f} s | {peak * 1024 / 1e6:,.0f} MB | {recorded:.1f} s |",
                   flush=True)
 
 
@@ -178,7 +164,7 @@ def first_use(catalogue: Path) -> None:
             for _ in range(2):
                 shutil.copyfile(catalogue, db)
                 Path(db + ".new").unlink(missing_ok=True)
-                wall, cpu, _, err = _run(command(db), env)
+                _, err, wall, cpu, _ = run_timed(command(db), env=env)
                 times.append((wall, cpu))
                 if not announced:
                     announced = next((line.strip() for line in err.splitlines() if "preparing" in line), "—")

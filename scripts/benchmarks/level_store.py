@@ -147,28 +147,21 @@ def searches(db: str) -> list[dict]:
 
 
 def value_batch(db: str, count: int, sizes: list[int], seed: int) -> dict:
-    import os
-    import subprocess
-
+    from whist_catalogue.scripts.benchmarks import run_timed
     from whist_catalogue.single_suit.formulas import whist_outcome
 
     rng = random.Random(seed)
     deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for n in (sizes[i % len(sizes)] for i in range(count))]
-    wall = time.perf_counter()
-    before = os.times()
-    done = subprocess.run([sys.executable, "-m", "whist_catalogue", "value", "--json", "-", "--db", db],
-                          input="".join(d.label + "\n" for d in deals), capture_output=True, text=True, check=True)
-    wall = time.perf_counter() - wall
-    after = os.times()
+    done = run_timed([sys.executable, "-m", "whist_catalogue", "value", "--json", "-", "--db", db],
+                     "".join(d.label + "\n" for d in deals))
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     agree = sum(
         (o := whist_outcome(d)) is not None and (line["outcome"]["west_leads"], line["outcome"]["east_leads"])
         == (o.west_leads, o.east_leads)
         for d, line in zip(deals, lines)
     )
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return {"deals": count, "levels": sizes, "answers": len(lines), "outcomes_equal_theorem_9_1": agree,
-            "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+            "wall_s": round(done.wall, 3), "cpu_s": round(done.cpu, 3)}
 
 
 def main(argv: list[str] | None = None) -> int:

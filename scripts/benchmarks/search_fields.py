@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
-import time
-from pathlib import Path
+
+from whist_catalogue.scripts.benchmarks import console_script, run_timed
 
 FIELDS = {
     "h": "h = 1",
@@ -57,22 +56,14 @@ print(wall / done, cpu / done, chunk_count(n), found)
 """
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def run(db: str, n: int, chunks: int | None) -> list[dict]:
-    cli = str(Path(sys.executable).with_name("whist-catalogue"))
     rows: list[dict] = []
     for field, condition in FIELDS.items():
         expression = f"n = {n} and {condition}" if condition != "holdup" else f"n = {n} and holdup"
         if chunks is None:
-            cpu, wall = _children_cpu(), time.perf_counter()
-            out = subprocess.run([cli, "search", "--count", "--no-progress", expression, "--db", db],
-                                 capture_output=True, text=True, check=True).stdout
-            rows.append({"field": field, "expression": expression, "matches": int(out),
-                         "wall_s": round(time.perf_counter() - wall, 1), "cpu_s": round(_children_cpu() - cpu, 1)})
+            done = run_timed([*console_script(), "search", "--count", "--no-progress", expression, "--db", db])
+            rows.append({"field": field, "expression": expression, "matches": int(done.stdout),
+                         "wall_s": round(done.wall, 1), "cpu_s": round(done.cpu, 1)})
         else:
             words = subprocess.run([sys.executable, "-c", _SAMPLE, db, str(n), str(chunks), expression],
                                    capture_output=True, text=True, check=True).stdout.split()
