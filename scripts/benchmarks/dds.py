@@ -30,16 +30,14 @@ import argparse
 import json
 import os
 import random
-import resource
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from whist_catalogue.scripts.benchmarks.twohand import RANKS, bridge_deal
+from whist_catalogue.scripts.benchmarks import console_script, run_timed
+from whist_catalogue.scripts.benchmarks.twohand import RANKS, bridge_deal, dds_cards
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player as Side  # endplay's Player is another (the four seats)
 
@@ -74,16 +72,6 @@ def live_suits(suits: Sequence[Suit]) -> list[int]:
     return [i for i, s in enumerate(suits) if s.n]
 
 
-def dds_scores(position, mode) -> list[tuple[tuple[int, int], int]]:
-    """DDS's cards (whist suit, rank) for the player to move of a :func:`dds_position`, and the tricks that player's
-    side takes from there (endplay)."""
-    from endplay.dds import solve_board
-
-    board, whist = position
-    # endplay's ranks are bits: the ace is 1 << 14
-    return [(whist[(int(c.suit), int(c.rank).bit_length() - 1)], t) for c, t in solve_board(board, mode)]
-
-
 def dds_position(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None = None):
     """A bridge position — the board, and its cards as whist cards (suit, rank) — with the trick's leader on lead,
     after ``led`` (suit, rank) and the low cards that follow."""
@@ -112,7 +100,7 @@ def dds_outcome(suits: Sequence[Suit], leader: str) -> tuple[int, set[tuple[int,
     """West's tricks with ``leader`` on lead, and every optimal first lead (suit, rank), by DDS."""
     from endplay.dds.solve import SolveMode
 
-    scores = dds_scores(dds_position(suits, leader), SolveMode.OptimalAll)
+    scores = dds_cards(*dds_position(suits, leader), SolveMode.OptimalAll)
     return west_tricks(suits, leader, scores[0][1]), {c for c, _ in scores}
 
 
@@ -121,7 +109,7 @@ def dds_moves(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None) -
     from endplay.dds.solve import SolveMode
 
     to_play = leader if led is None else ("E" if leader == "W" else "W")
-    scores = dds_scores(dds_position(suits, leader, led), SolveMode.Default)  # every legal card with its score (endplay's LegalAll asks DDS for target 0)
+    scores = dds_cards(*dds_position(suits, leader, led), SolveMode.Default)  # every legal card with its score (endplay's LegalAll asks DDS for target 0)
     return {c: west_tricks(suits, to_play, t) for c, t in scores}
 
 
@@ -240,23 +228,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     texts_total, texts_cpu = time.perf_counter() - t, time.process_time() - cpu
 
     text = "".join(deal_text(s) + "\n" for s in deals)
-    env = dict(os.environ, WHIST_CATALOGUE_DB=os.devnull + ".absent")
-    # The command a user types: the installed console script beside this interpreter (else ``python -m``).
-    script = Path(sys.executable).with_name("whist-catalogue")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "whist_catalogue"]
-    walls, cpus, outputs = [], [], []
-    for _ in range(args.cli_runs):  # a median: one short process is at the mercy of the machine's moment
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        named = ["--db", args.cli_db] if args.cli_db else []
-        done = subprocess.run([*command, "outcome", "--json", *named, "-"], input=text,
-                              capture_output=True, text=True, env=env, check=True)
-        walls.append(time.perf_counter() - t)
-        outputs.append(done.stdout)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-    cli_total, cli_cpu = statistics.median(walls), statistics.median(cpus)
-    lines = [json.loads(x) for x in outputs[-1].splitlines()]
+    named = ["--db", args.cli_db] if args.cli_db else []
+    # A median: one short process is at the mercy of the machine's moment.
+    runs = [run_timed([*console_script(), "outcome", "--json", *named, "-"], text,
+                      {"WHIST_CATALOGUE_DB": os.devnull + ".absent"}) for _ in range(args.cli_runs)]
+    walls = [run.wall for run in runs]
+    cli_total, cli_cpu = statistics.median(walls), statistics.median(run.cpu for run in runs)
+    lines = [json.loads(x) for x in runs[-1].stdout.splitlines()]
     assert len(lines) == len(deals)
     for suits, line, (west, east) in zip(deals, lines, dds_answers):
         live = live_suits(suits)

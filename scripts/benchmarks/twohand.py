@@ -36,16 +36,14 @@ import gc
 import json
 import os
 import random
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator, Sequence
 
 from whist_catalogue.constants import MAX_SEARCH_N
+from whist_catalogue.scripts.benchmarks import console_script, run_timed
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 
 RANKS = "AKQJT98765432"
@@ -106,19 +104,24 @@ def bridge_deal(deal: TwoHandDeal):
     return bridge, cards
 
 
+def dds_cards(board, cards: dict[Card, Card], mode) -> list[tuple[Card, int]]:
+    """DDS's cards (``solve_board`` in ``mode``) of the player to move on ``board``, as the whist cards ``cards`` maps
+    them to, each with the tricks the player's side takes from there."""
+    from endplay.dds import solve_board
+
+    # endplay's ranks are bits: the ace is 1 << 14
+    return [(cards[(int(c.suit), int(c.rank).bit_length() - 1)], t) for c, t in solve_board(board, mode)]
+
+
 def dds_first_cards(deal: TwoHandDeal, leader: str, bridge=None) -> dict[Card, int]:
     """Every legal first card of ``leader`` with West's tricks, by DDS (``solve_board``, every legal card)."""
-    from endplay.dds import solve_board
     from endplay.dds.solve import SolveMode
     from endplay.types import Player
 
     board, cards = bridge if bridge is not None else bridge_deal(deal)
     board.first = Player.north if leader == "W" else Player.east
-    out = {}
-    for card, tricks in solve_board(board, SolveMode.Default):
-        whist = cards[(int(card.suit), int(card.rank).bit_length() - 1)]  # endplay's ranks are bits: ace 1 << 14
-        out[whist] = tricks if leader == "W" else deal.n - tricks
-    return out
+    return {card: tricks if leader == "W" else deal.n - tricks
+            for card, tricks in dds_cards(board, cards, SolveMode.Default)}
 
 
 def our_first_cards(solution, leader: str) -> dict[Card, int]:
@@ -140,18 +143,56 @@ def _line(label: str, seconds: Sequence[float], cpu: Sequence[float]) -> str:
             f" all; CPU mean {cpu_mean:.3f} ms, p99 {cpu_p99:.3f} ms, max {cpu_top:.3f} ms, {sum(cpu):.2f} s in all")
 
 
+def _dds(deals: list[TwoHandDeal]):
+    """DDS's every legal first card of West and of East for each deal, and its wall and CPU seconds a deal."""
+    boards = [bridge_deal(d) for d in deals]
+    expected, seconds, cpu = [], [], []
+    for deal, board in zip(deals, boards):
+        t, c = time.perf_counter(), time.process_time()
+        expected.append((dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
+        seconds.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return expected, seconds, cpu
+
+
+def _one_by_one(deals: list[TwoHandDeal]):
+    """Each deal solved alone in process, after the ones before it (the transposition table as the command line
+    leaves it), timed: the solutions, wall and CPU seconds a deal."""
+    from whist_catalogue.twohand.solver import solve_many
+
+    solutions, seconds, cpu = [], [], []
+    for deal in deals:
+        t, c = time.perf_counter(), time.process_time()
+        (solution,) = solve_many([deal])
+        seconds.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+        solutions.append(solution)
+    return solutions, seconds, cpu
+
+
+def _first_cards(solutions) -> list[tuple[dict[Card, int], dict[Card, int]]]:
+    """Each solution's every legal first card of West and of East on lead."""
+    return [(our_first_cards(s, "W"), our_first_cards(s, "E")) for s in solutions]
+
+
+def _agree(deals: list[TwoHandDeal], found: list, expected: list, ours: str, theirs: str) -> int:
+    """The legal first cards ``found`` for West and East on lead equal to ``expected``, deal by deal; their count."""
+    cards = 0
+    for deal, mine, right in zip(deals, found, expected, strict=True):
+        for side, cards_mine, cards_right in zip(("west", "east"), mine, right):
+            if cards_mine != cards_right:
+                raise SystemExit(f"DISAGREE on {deal.text()!r}, {side} on lead: {ours} {cards_mine},"
+                                 f" {theirs} {cards_right}")
+            cards += len(cards_mine)
+    return cards
+
+
 def _ours(deals: list[TwoHandDeal]):
     """Our answers deal by deal (timed each), and the whole batch in one call (timed)."""
     from whist_catalogue.twohand.solver import clear_table, solve_many
 
     clear_table()
-    per_deal, per_deal_cpu, solutions = [], [], []
-    for deal in deals:
-        t, cpu = time.perf_counter(), time.process_time()
-        (solution,) = solve_many([deal])
-        per_deal.append(time.perf_counter() - t)
-        per_deal_cpu.append(time.process_time() - cpu)
-        solutions.append(solution)
+    solutions, per_deal, per_deal_cpu = _one_by_one(deals)
     clear_table()  # the batch starts from nothing too
     t, cpu = time.perf_counter(), time.process_time()
     batch = solve_many(deals)
@@ -192,53 +233,26 @@ def _no_collector() -> Iterator[None]:
         gc.enable()
 
 
-def compare(label: str, deals: list[TwoHandDeal]) -> None:
-    """DDS against ours on the same deals: every legal first card of both leaders equal, and the times."""
+def compare(label: str, deals: list[TwoHandDeal], referee: bool = True) -> None:
+    """DDS against ours on the same deals: every legal first card of both leaders equal, and the times (ours alone
+    where no referee fits a pack)."""
+    print(f"{label}: {len(deals)} deals{'' if referee else ' (no referee fits a pack here)'}", flush=True)
     with _no_collector():
-        _compare(label, deals)
-
-
-def _compare(label: str, deals: list[TwoHandDeal]) -> None:
-    print(f"{label}: {len(deals)} deals", flush=True)
-    boards = [bridge_deal(d) for d in deals]
-    dds: list[float] = []
-    dds_cpu: list[float] = []
-    expected = []
-    for deal, board in zip(deals, boards):
-        t, cpu = time.perf_counter(), time.process_time()
-        answers = (dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board))
-        dds.append(time.perf_counter() - t)
-        dds_cpu.append(time.process_time() - cpu)
-        expected.append(answers)
-    solutions, ours, ours_cpu, whole, whole_cpu, texts_line = _ours(deals)
-    cards = 0
-    for deal, solution, (west, east) in zip(deals, solutions, expected):
-        for leader, theirs in (("W", west), ("E", east)):
-            mine = our_first_cards(solution, leader)
-            if mine != theirs:
-                raise SystemExit(f"DISAGREE on {deal.text()!r}, {leader} on lead: ours {mine}, DDS {theirs}")
-            cards += len(mine)
-    print(f"  every legal first card of both leaders agrees with DDS: {cards:,} cards")
-    print(_line("DDS solve_board (every legal card), both leaders", dds, dds_cpu))
-    print(_line("ours, solve_many([deal]) deal by deal", ours, ours_cpu))
-    print(f"  ours, solve_many(all {len(deals)}) in one call: {whole:.3f} s, {1e3 * whole / len(deals):.3f} ms a deal"
-          f" ({whole_cpu:.2f} s CPU)")
-    print(texts_line)
-    print(f"  -> deal by deal {sum(dds) / sum(ours):.1f}x DDS in wall time, {sum(dds_cpu) / sum(ours_cpu):.1f}x in CPU;"
-          f" as a batch {sum(dds) / whole:.1f}x, CPU {sum(dds_cpu) / whole_cpu:.1f}x; slowest deal (CPU)"
-          f" {1e3 * max(ours_cpu):.3f} ms against DDS's {1e3 * max(dds_cpu):.3f} ms (wall {1e3 * max(ours):.3f} ms"
-          f" against {1e3 * max(dds):.3f} ms)")
-    print(_leaf_rate(solutions), flush=True)
-
-
-def ours_only(label: str, deals: list[TwoHandDeal]) -> None:
-    print(f"{label}: {len(deals)} deals (no referee fits a pack here)", flush=True)
-    with _no_collector():
+        expected, dds, dds_cpu = _dds(deals) if referee else ([], [], [])
         solutions, ours, ours_cpu, whole, whole_cpu, texts_line = _ours(deals)
+    if referee:
+        cards = _agree(deals, _first_cards(solutions), expected, "ours", "DDS")
+        print(f"  every legal first card of both leaders agrees with DDS: {cards:,} cards")
+        print(_line("DDS solve_board (every legal card), both leaders", dds, dds_cpu))
     print(_line("ours, solve_many([deal]) deal by deal", ours, ours_cpu))
     print(f"  ours, solve_many(all {len(deals)}) in one call: {whole:.3f} s, {1e3 * whole / len(deals):.3f} ms a deal"
           f" ({whole_cpu:.2f} s CPU)")
     print(texts_line)
+    if referee:
+        print(f"  -> deal by deal {sum(dds) / sum(ours):.1f}x DDS in wall time, {sum(dds_cpu) / sum(ours_cpu):.1f}x in"
+              f" CPU; as a batch {sum(dds) / whole:.1f}x, CPU {sum(dds_cpu) / whole_cpu:.1f}x; slowest deal (CPU)"
+              f" {1e3 * max(ours_cpu):.3f} ms against DDS's {1e3 * max(dds_cpu):.3f} ms (wall {1e3 * max(ours):.3f} ms"
+              f" against {1e3 * max(dds):.3f} ms)")
     print(_leaf_rate(solutions), flush=True)
 
 
@@ -271,16 +285,8 @@ def _cli_cards(line: dict, deal: TwoHandDeal, side: str) -> dict[Card, int]:
 
 def _run_command(command: list[str], deals: list[TwoHandDeal]) -> tuple[list[dict], float, float]:
     """The deals on the stdin of one ``command`` process: its JSON lines, wall and CPU seconds (start-up included)."""
-    text = "".join(d.text() + "\n" for d in deals)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[:500]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return [json.loads(x) for x in done.stdout.splitlines()], wall, cpu
+    done = run_timed(command, "".join(d.text() + "\n" for d in deals))
+    return [json.loads(x) for x in done.stdout.splitlines()], done.wall, done.cpu
 
 
 def _alone(deals: list[TwoHandDeal]):
@@ -290,44 +296,21 @@ def _alone(deals: list[TwoHandDeal]):
 
     solve_many(["AK2/QJ, 54/763"])  # the kernels from Numba's cache, before anything is timed
     clear_table()
-    seconds, cpu, solutions = [], [], []
     with _no_collector():
-        for deal in deals:
-            t, c = time.perf_counter(), time.process_time()
-            (solution,) = solve_many([deal])
-            seconds.append(time.perf_counter() - t)
-            cpu.append(time.process_time() - c)
-            solutions.append(solution)
-    return solutions, seconds, cpu
+        return _one_by_one(deals)
 
 
 def time_command(command: list[str], deals: list[TwoHandDeal], label: str, referee: bool) -> None:
     """The command line against DDS on the same deals, start-up included: every legal first card of both leaders
     equal (DDS's, or the in-process solver's where no referee fits), wall and CPU time, the slowest deal."""
     print(f"{label}: {len(deals)} deals", flush=True)
-    dds: list[float] = []
-    dds_cpu: list[float] = []
-    expected = []
-    if referee:
-        boards = [bridge_deal(d) for d in deals]
-        with _no_collector():
-            for deal, board in zip(deals, boards):
-                t, cpu = time.perf_counter(), time.process_time()
-                expected.append((dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
-                dds.append(time.perf_counter() - t)
-                dds_cpu.append(time.process_time() - cpu)
+    with _no_collector():
+        expected, dds, dds_cpu = _dds(deals) if referee else ([], [], [])
     lines, wall, cpu = _run_command(command, deals)
     solutions, alone, alone_cpu = _alone(deals)
-    if not referee:
-        expected = [(our_first_cards(s, "W"), our_first_cards(s, "E")) for s in solutions]
-    cards = 0
-    for deal, line, (west, east) in zip(deals, lines, expected, strict=True):
-        for side, theirs in (("west", west), ("east", east)):
-            mine = _cli_cards(line, deal, side)
-            if mine != theirs:
-                raise SystemExit(f"DISAGREE on {deal.text()!r}, {side} on lead: the command line {mine},"
-                                 f" {'DDS' if referee else 'in process'} {theirs}")
-            cards += len(mine)
+    found = [(_cli_cards(line, deal, "west"), _cli_cards(line, deal, "east")) for deal, line in zip(deals, lines)]
+    cards = _agree(deals, found, expected if referee else _first_cards(solutions), "the command line",
+                   "DDS" if referee else "in process")
     searched = sum(line["source"] == "search" for line in lines)
     print(f"  every legal first card of both leaders from the command line agrees with"
           f" {'DDS' if referee else 'the solver in process'}: {cards:,} cards ({searched} deals searched,"
@@ -373,9 +356,8 @@ def fresh_process() -> None:
     kernels from Numba's cache, the tables), then a second call — the median of three processes."""
     runs = []
     for _ in range(3):
-        t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, check=True).stdout
-        runs.append((time.perf_counter() - t, *map(float, out.split())))
+        done = run_timed([sys.executable, "-c", _FRESH])
+        runs.append((done.wall, *map(float, done.stdout.split())))
     whole, imported, first, second = sorted(runs)[1]
     print(f"a fresh process: {whole:.3f} s in all; import {imported:.3f} s, first call {first:.3f} s,"
           f" a second deal {1e3 * second:.2f} ms (median of 3)", flush=True)
@@ -405,9 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     print(f"load average (1 min) at the start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     if args.cli is not None:
-        script = Path(sys.executable).with_name("whist-catalogue")
-        command = args.cli or [str(script) if script.exists() else "whist-catalogue", "outcome", "--cards", "--json",
-                               "-"]
+        command = args.cli or [*console_script(), "outcome", "--cards", "--json", "-"]
         start_up(command)
         for i, (label, deals) in enumerate(families):
             if deals:
@@ -418,12 +398,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from whist_catalogue.twohand.solver import solve_many
 
     solve_many(["AK2/QJ, 54/763"])  # the kernels from Numba's cache, before anything is timed
-    for label, deals in families[:2]:
+    for i, (label, deals) in enumerate(families):
         if deals:
-            compare(label, deals)
-    for family in families[2:]:
-        if family[1]:
-            ours_only(*family)
+            compare(label, deals, referee=i < 2)
     if args.ingredients:
         print(f"the exact leaves, on the first {args.ingredients} deals of each family:")
         for label, deals in families:
