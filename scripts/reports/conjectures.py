@@ -28,8 +28,7 @@ from whist_catalogue import __version__
 from whist_catalogue.engine.scan import CHECK_TITLES, LevelReport, scan
 from whist_catalogue.engine.statistics import VALUE_CLASSES
 from whist_catalogue.scripts.progress import LevelProgress
-
-ROOT = Path(__file__).resolve().parents[2]  # the repository: scripts/reports/conjectures.py
+from whist_catalogue.scripts.reports import DOCS
 
 
 def render(reports: list[LevelReport], seconds: float, peak_gib: float, command: str) -> str:
@@ -179,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--max-n", type=int, default=16)
     parser.add_argument("--cluster", metavar="ADDRESS", help="run the engine on a Dask cluster (tcp://HOST:PORT or local:K)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "conjectures.md")
-    parser.add_argument("--data", type=Path, default=ROOT / "docs" / "data" / "scan.jsonl")
+    parser.add_argument("--out", type=Path, default=DOCS / "conjectures.md")
+    parser.add_argument("--data", type=Path, default=DOCS / "data" / "scan.jsonl")
     parser.add_argument("--from-data", action="store_true",
                         help="render the report again from --data (e.g. after appending a level computed apart) with "
                         "the run's COMMAND, SECONDS and PEAK_GIB")

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from whist_catalogue.games import solved_games
+from whist_catalogue.scripts.reports import DOCS
 
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.games"
-DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "matrix-games.md"
+DEFAULT_OUTPUT = DOCS / "matrix-games.md"
 
 
 def _f(exact: str, digits: int = 6) -> str:

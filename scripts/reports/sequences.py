@@ -20,9 +20,10 @@ from math import comb
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-ROOT = Path(__file__).resolve().parents[2]
+from whist_catalogue.scripts.reports import DOCS
+
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.sequences"
-SCAN_FILE = ROOT / "docs" / "data" / "scan.jsonl"
+SCAN_FILE = DOCS / "data" / "scan.jsonl"
 
 Level = Mapping[str, Any]
 """One ``scan --json`` line, as JSON reads it."""
@@ -232,8 +233,8 @@ def write(scan_file: Path, out_dir: Path, page_path: Path) -> dict[str, dict[int
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scan", type=Path, default=SCAN_FILE, help="the scan's JSON Lines (default docs/data/scan.jsonl)")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "data" / "sequences", help="the b-files' folder")
-    parser.add_argument("--page", type=Path, default=ROOT / "docs" / "sequences.md", help="the Markdown page")
+    parser.add_argument("--out", type=Path, default=DOCS / "data" / "sequences", help="the b-files' folder")
+    parser.add_argument("--page", type=Path, default=DOCS / "sequences.md", help="the Markdown page")
     args = parser.parse_args(argv)
     values = write(args.scan, args.out, args.page)
     print(f"wrote {len(values)} sequences to {args.out} and {args.page}", file=sys.stderr)
