@@ -100,7 +100,7 @@ def dds_outcome(suits: Sequence[Suit], leader: str) -> tuple[int, set[tuple[int,
     """West's tricks with ``leader`` on lead, and every optimal first lead (suit, rank), by DDS."""
     from endplay.dds.solve import SolveMode
 
-    scores = dds_cards(*dds_position(suits, leader), SolveMode.OptimalAll)
+    scores = dds_cards(dds_position(suits, leader), SolveMode.OptimalAll)
     return west_tricks(suits, leader, scores[0][1]), {c for c, _ in scores}
 
 
@@ -109,7 +109,7 @@ def dds_moves(suits: Sequence[Suit], leader: str, led: tuple[int, int] | None) -
     from endplay.dds.solve import SolveMode
 
     to_play = leader if led is None else ("E" if leader == "W" else "W")
-    scores = dds_cards(*dds_position(suits, leader, led), SolveMode.Default)  # every legal card with its score (endplay's LegalAll asks DDS for target 0)
+    scores = dds_cards(dds_position(suits, leader, led), SolveMode.Default)  # every legal card with its score (endplay's LegalAll asks DDS for target 0)
     return {c: west_tricks(suits, to_play, t) for c, t in scores}
 
 

@@ -104,11 +104,12 @@ def bridge_deal(deal: TwoHandDeal):
     return bridge, cards
 
 
-def dds_cards(board, cards: dict[Card, Card], mode) -> list[tuple[Card, int]]:
-    """DDS's cards (``solve_board`` in ``mode``) of the player to move on ``board``, as the whist cards ``cards`` maps
-    them to, each with the tricks the player's side takes from there."""
+def dds_cards(position, mode) -> list[tuple[Card, int]]:
+    """DDS's cards (``solve_board`` in ``mode``) of the player to move of ``position`` — a board and the map from its
+    cards to whist cards — as whist cards, each with the tricks the player's side takes from there."""
     from endplay.dds import solve_board
 
+    board, cards = position
     # endplay's ranks are bits: the ace is 1 << 14
     return [(cards[(int(c.suit), int(c.rank).bit_length() - 1)], t) for c, t in solve_board(board, mode)]
 
@@ -121,7 +122,7 @@ def dds_first_cards(deal: TwoHandDeal, leader: str, bridge=None) -> dict[Card, i
     board, cards = bridge if bridge is not None else bridge_deal(deal)
     board.first = Player.north if leader == "W" else Player.east
     return {card: tricks if leader == "W" else deal.n - tricks
-            for card, tricks in dds_cards(board, cards, SolveMode.Default)}
+            for card, tricks in dds_cards((board, cards), SolveMode.Default)}
 
 
 def our_first_cards(solution, leader: str) -> dict[Card, int]:

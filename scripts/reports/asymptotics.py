@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import platform
 import sys
 import time
 from fractions import Fraction
@@ -19,10 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from whist_catalogue.scripts.reports import fraction, page_path, table
+from whist_catalogue.scripts.reports import columns_table, fraction, page_path, regenerate_with, table, write_page
 from whist_catalogue.single_suit import asymptotics as asy
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMAND = ".venv/bin/python -m whist_catalogue.scripts.reports.asymptotics"
 QUICK_PLAN = ((100, 5_000), (1_000, 5_000), (10_000, 1_000))
 
@@ -62,25 +60,16 @@ def exact_section(data: asy.AsymptoticsData) -> list[str]:
         "(exact hypergeometric probabilities).",
         "",
     ]
-    rows = []
-    for level in levels:
-        mismatches = level.formula_38_mismatches()
-        rows.append(
-            [
-                level.n,
-                f"{level.deals:,}",
-                ok(level.lemma_11_2_holds()),
-                f"{level.n - 1 - len(mismatches)} of {level.n - 1}",
-                f"{level.theorem_11_8_margin():.3f}",
-                f"{level.lemma_11_9_margin():.3f}",
-                f"{asy.lemma_11_7_margin(level.n):.3f}",
-                f"{level.seconds:.2f}",
-            ]
-        )
-    out += table(
-        ["n", "deals", "Lemma 11.2", "(38) = count", "Thm 11.8 ratio", "Lemma 11.9 ratio", "Lemma 11.7 ratio", "seconds"],
-        rows,
-    )
+    out += columns_table(levels, [
+        ("n", lambda level: level.n),
+        ("deals", lambda level: f"{level.deals:,}"),
+        ("Lemma 11.2", lambda level: ok(level.lemma_11_2_holds())),
+        ("(38) = count", lambda level: f"{level.n - 1 - len(level.formula_38_mismatches())} of {level.n - 1}"),
+        ("Thm 11.8 ratio", lambda level: f"{level.theorem_11_8_margin():.3f}"),
+        ("Lemma 11.9 ratio", lambda level: f"{level.lemma_11_9_margin():.3f}"),
+        ("Lemma 11.7 ratio", lambda level: f"{asy.lemma_11_7_margin(level.n):.3f}"),
+        ("seconds", lambda level: f"{level.seconds:.2f}"),
+    ])
     out += [f"Formula (38) and the count for n = {top.n}, every k:", ""]
     out += table(
         ["k", "(38)", "deals with T_k > 0"],
@@ -114,38 +103,18 @@ def exact_section(data: asy.AsymptoticsData) -> list[str]:
         "of H_n/√n to the limit law.",
         "",
     ]
-    rows = []
-    for level in levels:
-        n = level.n
-        rows.append(
-            [
-                n,
-                f"{fraction(level.dealer_advantage)} = {float(level.dealer_advantage):.5f}",
-                f"{level.parity_differs / level.deals:.5f}",
-                f"{float(level.ace_holder_tricks - Fraction(n, 2)):.5f}",
-                f"{fraction(level.ace_advantage)} = {float(level.ace_advantage):.5f}",
-                f"{float(level.king_advantage):.5f}",
-                f"{float(level.east_ace_h_upper_probability):.5f}",
-                f"{2 * math.sqrt(math.log(n) / n):.3f}" if n > 1 else "–",
-                f"{level.ace_rule / level.deals:.5f}",
-                f"{level.ks_distance():.4f}",
-            ]
-        )
-    out += table(
-        [
-            "n",
-            "dealer − n/2",
-            "Pr[H ≢ n]",
-            "ace holder − n/2",
-            "ace advantage",
-            "king advantage",
-            "Pr[H=H̄ \\| East's ace]",
-            "2√(log n/n)",
-            "ace rule",
-            "KS",
-        ],
-        rows,
-    )
+    out += columns_table(levels, [
+        ("n", lambda level: level.n),
+        ("dealer − n/2", lambda level: f"{fraction(level.dealer_advantage)} = {float(level.dealer_advantage):.5f}"),
+        ("Pr[H ≢ n]", lambda level: f"{level.parity_differs / level.deals:.5f}"),
+        ("ace holder − n/2", lambda level: f"{float(level.ace_holder_tricks - Fraction(level.n, 2)):.5f}"),
+        ("ace advantage", lambda level: f"{fraction(level.ace_advantage)} = {float(level.ace_advantage):.5f}"),
+        ("king advantage", lambda level: f"{float(level.king_advantage):.5f}"),
+        ("Pr[H=H̄ \\| East's ace]", lambda level: f"{float(level.east_ace_h_upper_probability):.5f}"),
+        ("2√(log n/n)", lambda level: f"{2 * math.sqrt(math.log(level.n) / level.n):.3f}" if level.n > 1 else "–"),
+        ("ace rule", lambda level: f"{level.ace_rule / level.deals:.5f}"),
+        ("KS", lambda level: f"{level.ks_distance():.4f}"),
+    ])
     out += [
         "### 1.4 The involution ψ of §11.4",
         "",
@@ -225,50 +194,24 @@ def sample_section(data: asy.AsymptoticsData) -> list[str]:
         "its largest atom in KS distance; the column *½ largest atom* gives that floor for each sample.",
         "",
     ]
-    rows = []
-    for s in data.samples:
-        bound = 2 * math.sqrt(math.log(s.n) / s.n)
-        rows.append(
-            [
-                f"{s.n:,}",
-                f"{s.count:,}",
-                s.seed,
-                f"{s.seconds:.1f}",
-                f"{s.scaled_mean:+.4f}",
-                f"{s.scaled_std:.4f}",
-                f"{s.ks:.4f}",
-                f"{s.h_counts.max() / s.count / 2:.4f}",
-                str(s.dealer_advantage),
-                str(s.ace_advantage),
-                str(s.ace_advantage_plain),
-                str(s.king_advantage),
-                str(s.king_advantage_plain),
-                str(s.east_ace_h_upper),
-                f"{bound:.4f}",
-                str(s.ace_rule),
-            ]
-        )
-    out += table(
-        [
-            "n",
-            "deals",
-            "seed",
-            "seconds",
-            "mean H/√n",
-            "std H/√n",
-            "KS",
-            "½ largest atom",
-            "dealer − n/2",
-            "ace advantage (ψ)",
-            "±H only",
-            "king advantage (ψ_K)",
-            "±H only",
-            "Pr[H=H̄ \\| East's ace]",
-            "2√(log n/n)",
-            "ace rule",
-        ],
-        rows,
-    )
+    out += columns_table(data.samples, [
+        ("n", lambda s: f"{s.n:,}"),
+        ("deals", lambda s: f"{s.count:,}"),
+        ("seed", lambda s: s.seed),
+        ("seconds", lambda s: f"{s.seconds:.1f}"),
+        ("mean H/√n", lambda s: f"{s.scaled_mean:+.4f}"),
+        ("std H/√n", lambda s: f"{s.scaled_std:.4f}"),
+        ("KS", lambda s: f"{s.ks:.4f}"),
+        ("½ largest atom", lambda s: f"{s.h_counts.max() / s.count / 2:.4f}"),
+        ("dealer − n/2", lambda s: s.dealer_advantage),
+        ("ace advantage (ψ)", lambda s: s.ace_advantage),
+        ("±H only", lambda s: s.ace_advantage_plain),
+        ("king advantage (ψ_K)", lambda s: s.king_advantage),
+        ("±H only", lambda s: s.king_advantage_plain),
+        ("Pr[H=H̄ \\| East's ace]", lambda s: s.east_ace_h_upper),
+        ("2√(log n/n)", lambda s: f"{2 * math.sqrt(math.log(s.n) / s.n):.4f}"),
+        ("ace rule", lambda s: s.ace_rule),
+    ])
     std = asy.limit_moment(2) ** 0.5
     out += [f"Limit law: mean 0, standard deviation {std:.4f}; Theorem 11.12: 1/4; §11.4: ace 1, king 1/2.", ""]
     return out
@@ -307,12 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Section 11 of the single-suit paper, checked",
         "",
-        "Generated by `scripts/reports/asymptotics.py`; regenerate with",
-        "",
-        "```",
-        COMMAND + (" --quick" if args.quick else ""),
-        "```",
-        "",
+        *regenerate_with("asymptotics.py", COMMAND + (" --quick" if args.quick else "")),
         "Every claim of §11 of `papers/single-suit-whist.md` (Wästlund, *A solution of two-person",
         "single-suit whist*) is checked here: exactly over every deal up to n = "
         f"{args.max_exact_n}, and by sampling with the linear-time algorithm beyond. The functions are in",
@@ -323,15 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += limit_section()
     lines += sample_section(data)
     lines += figures_section(out.parent / "img", "img", data)
-    elapsed = time.perf_counter() - start
-    lines += [
-        "---",
-        f"Run on {platform.machine()} with Python {platform.python_version()}, {elapsed:.0f} s in all.",
-        "",
-    ]
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {out} in {elapsed:.0f} s", file=sys.stderr)
+    write_page(out, lines, start)
     return 0
 
 
