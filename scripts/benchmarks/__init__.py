@@ -8,7 +8,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple, TypeVar
+
+T = TypeVar("T")
+
+
+def timed(call: Callable[[], T]) -> tuple[T, float, float]:
+    """``call()``'s result, and the wall and CPU seconds (``time.process_time``, every thread) it took."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = call()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
 class Process(NamedTuple):

@@ -32,14 +32,15 @@ import os
 import random
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
-from whist_catalogue.scripts.benchmarks import console_script, run_timed
+from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed
 from whist_catalogue.scripts.benchmarks.twohand import RANKS, bridge_deal, dds_cards
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player as Side  # endplay's Player is another (the four seats)
+
+T = TypeVar("T")
 
 
 def random_deal(rng: random.Random, cards: int = 13, suits: int = 4) -> tuple[Suit, ...]:
@@ -135,14 +136,13 @@ def random_position(rng: random.Random, dealt: tuple[Suit, ...]) -> tuple[tuple[
 # -- the benchmark ---------------------------------------------------------------------------------
 
 
-@dataclass
-class Timing:
-    label: str
-    per_deal: list[float]
-
-    @property
-    def median_us(self) -> float:
-        return statistics.median(self.per_deal) * 1e6
+def _each(function: Callable[[T], object], items: Sequence[T]) -> tuple[list[float], float]:
+    """``function`` of each item: the wall seconds of each call, and the CPU seconds of them all."""
+    seconds = []
+    cpu = time.process_time()
+    for item in items:
+        seconds.append(timed(lambda: function(item))[1])
+    return seconds, time.process_time() - cpu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -199,33 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     boards = [[dds_position(suits, leader)[0] for leader in "WE"] for suits in deals]
     from endplay.dds import solve_board
 
-    dds = Timing("DDS solve_board, one optimal card, both leaders", [])
-    cpu = time.process_time()
-    for pair in boards:
-        t = time.perf_counter()
-        for b in pair:
-            solve_board(b, SolveMode.OptimalOne)
-        dds.per_deal.append(time.perf_counter() - t)
-    dds_cpu = time.process_time() - cpu
+    dds, dds_cpu = _each(lambda pair: [solve_board(b, SolveMode.OptimalOne) for b in pair], boards)
     keyed = [[s.deal for s in suits] for suits in deals]
     fresh = SuitTable()
-    ev = Timing("evaluate(), both leaders", [])
-    cpu = time.process_time()
-    for ds in keyed:
-        t = time.perf_counter()
-        evaluate(ds, fresh)
-        ev.per_deal.append(time.perf_counter() - t)
-    ev_cpu = time.process_time() - cpu
+    ev, ev_cpu = _each(lambda ds: evaluate(ds, fresh), keyed)
     rows = [[d.key for d in ds] for ds in keyed]
-    t, cpu = time.perf_counter(), time.process_time()
-    analyse_batch(rows, fresh)
-    batch_total, batch_cpu = time.perf_counter() - t, time.process_time() - cpu
+    _, batch_total, batch_cpu = timed(lambda: analyse_batch(rows, fresh))
     texts = [deal_text(s) for s in deals]
     evaluator = DealEvaluator(SuitTable())
-    t, cpu = time.perf_counter(), time.process_time()
-    for line in texts:
-        evaluator(line)
-    texts_total, texts_cpu = time.perf_counter() - t, time.process_time() - cpu
+    _, texts_total, texts_cpu = timed(lambda: [evaluator(line) for line in texts])
 
     text = "".join(deal_text(s) + "\n" for s in deals)
     named = ["--db", args.cli_db] if args.cli_db else []
@@ -245,13 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if line["outcome"][f"{key}_leads"] != tricks or card not in best:
                 raise SystemExit(f"DISAGREE: the CLI on {line['deal']}, {key} on lead: {line} vs DDS {tricks} {best}")
     print(f"whist-catalogue outcome --json -: {len(deals)} deals, both outcomes and both first leads agree with DDS")
-    dds_total = sum(dds.per_deal)
+    dds_total = sum(dds)
+    dds_us, ev_us = statistics.median(dds) * 1e6, statistics.median(ev) * 1e6
 
     load = os.getloadavg()[0]
     print(f"load average (1 min) at the end of the run: {load:.2f} on {os.cpu_count()} cores")
-    print(f"{dds.label}: median {dds.median_us:.0f} us a deal; {len(deals)} deals {dds_total:.2f} s wall,"
-          f" {dds_cpu:.2f} s CPU")
-    print(f"{ev.label}: median {ev.median_us:.1f} us a deal -> {dds.median_us / ev.median_us:.0f}x DDS (medians);"
+    print(f"DDS solve_board, one optimal card, both leaders: median {dds_us:.0f} us a deal; {len(deals)} deals"
+          f" {dds_total:.2f} s wall, {dds_cpu:.2f} s CPU")
+    print(f"evaluate(), both leaders: median {ev_us:.1f} us a deal -> {dds_us / ev_us:.0f}x DDS (medians);"
           f" CPU {ev_cpu:.3f} s -> {dds_cpu / ev_cpu:.0f}x")
     print(f"analyse_batch(): {batch_total * 1e6 / len(deals):.1f} us a deal -> {dds_total / batch_total:.0f}x DDS (wall);"
           f" CPU {batch_cpu:.3f} s -> {dds_cpu / batch_cpu:.0f}x")

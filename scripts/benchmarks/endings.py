@@ -43,6 +43,7 @@ from math import comb, log
 
 import numpy as np
 
+from whist_catalogue.scripts.benchmarks import timed
 from whist_catalogue.theory.jit import kernel
 from whist_catalogue.twohand.bits import ONE
 from whist_catalogue.twohand.endings import (MAX_ENDING_N, EndingTable, build_level, ending_value,
@@ -58,9 +59,7 @@ def run_levels(top: int) -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     below = EndingTable.of_chunks({})
     for k in range(1, top + 1):
-        wall, cpu = time.perf_counter(), time.process_time()
-        values = build_level(k, below)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        values, wall, cpu = timed(lambda: build_level(k, below))
         raw = values.tobytes()
         packed = len(zlib.compress(raw, 6))
         xz = f"{len(lzma.compress(raw, preset=9 | lzma.PRESET_EXTREME)):,}" if k <= 10 else "—"
@@ -208,10 +207,9 @@ def run_leaves(path: str, count: int) -> None:
         tables: list[tuple[str, bool | EndingTable]] = [(f"k ≤ {MAX_ENDING_N - 1}", built_endings(MAX_ENDING_N - 1)),
                                                         (f"shipped (k ≤ {MAX_ENDING_N})", True)]
         for k in range(MAX_ENDING_N + 1, top + 1):
-            wall, cpu = time.perf_counter(), time.process_time()
-            table = CatalogueEndings(catalogue).level_table(k)
+            table, wall, cpu = timed(lambda: CatalogueEndings(catalogue).level_table(k))
             print(f"levels 1 … {k} from the catalogue: {table.nbytes / 1e6:,.1f} MB in memory, read and checked in"
-                  f" {time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s CPU", flush=True)
+                  f" {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
             tables.append((f"k ≤ {k}", table))
             del table
         print("\n| family | leaves | positions searched a deal | CPU a deal | wall a deal |")
@@ -222,9 +220,7 @@ def run_leaves(path: str, count: int) -> None:
                 solve_many(deals[:2], endings=endings)  # compiled, tables in place
                 clear_table()
                 gc.collect()
-                wall, cpu = time.perf_counter(), time.process_time()
-                found = solve_many(deals, endings=endings)
-                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                found, wall, cpu = timed(lambda: solve_many(deals, endings=endings))
                 answers = [s.answers for s in found]
                 assert reference.setdefault(label, answers) == answers, (label, name)
                 nodes = sum(s.nodes for s in found) / len(found)

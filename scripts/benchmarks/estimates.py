@@ -29,7 +29,7 @@ import time
 from math import comb
 from pathlib import Path
 
-from whist_catalogue.scripts.benchmarks import run_timed
+from whist_catalogue.scripts.benchmarks import run_timed, timed
 
 
 def _machine() -> str:
@@ -80,9 +80,8 @@ def levels(max_n: int, min_n: int) -> None:
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in range(1, max_n + 1):
         parallel.cpu = 0.0
-        wall, cpu = time.perf_counter(), time.process_time()
-        level = compute_level(n, previous, symmetry=True)
-        wall, cpu, value_parallel = time.perf_counter() - wall, time.process_time() - cpu, parallel.cpu
+        level, wall, cpu = timed(lambda: compute_level(n, previous, symmetry=True))
+        value_parallel = parallel.cpu
         if n >= min_n:
             size = comb(2 * n, n)
             parallel.cpu = 0.0

@@ -31,8 +31,8 @@ import json
 import random
 import statistics
 import sys
-import time
 
+from whist_catalogue.scripts.benchmarks import run_timed, timed
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_size, unrank
@@ -41,12 +41,6 @@ from whist_catalogue.theory.ranking import level_size, unrank
 def _ms(seconds: list[float]) -> dict[str, float]:
     ms = sorted(s * 1000 for s in seconds)
     return {"median_ms": round(statistics.median(ms), 3), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3)}
-
-
-def _timed(call):  # noqa: ANN001, ANN202
-    wall, cpu = time.perf_counter(), time.process_time()
-    result = call()
-    return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
 def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None) -> list[dict]:
@@ -61,13 +55,13 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
         for deal in deals[: max(1, lookups // 10)]:
             with open_catalogue(db) as catalogue:  # an empty chunk cache
                 catalogue.levels()
-                _, wall, _ = _timed(lambda: catalogue.solve(deal))
+                _, wall, _ = timed(lambda: catalogue.solve(deal))
                 cold.append(wall)
         with open_catalogue(db) as catalogue:
             for deal in deals:
                 catalogue.solve(deal)
             for deal in deals:
-                _, wall, _ = _timed(lambda: catalogue.solve(deal))
+                _, wall, _ = timed(lambda: catalogue.solve(deal))
                 cached.append(wall)
         rows.append({
             "n": n, "deals": level_size(n), "chunk_bytes": info.stored_bytes,
@@ -97,8 +91,8 @@ def read_checks(db: str, only: list[int] | None, repeat: int = 5) -> list[dict]:
             with catalogue.connect() as connection:
                 stored = connection.execute(sa.select(chunks.c.chunk, chunks.c.data, chunks.c.checksum, chunks.c.start,
                                                       chunks.c.stop).where(chunks.c.n == info.n)).all()
-            plain = min(_timed(lambda: [read_chunk(r.data) for r in stored])[2] for _ in range(repeat))
-            checked = min(_timed(lambda: [checked_chunk(info.n, *r[:1], chunk_deals, *r[1:]) for r in stored])[2]
+            plain = min(timed(lambda: [read_chunk(r.data) for r in stored])[2] for _ in range(repeat))
+            checked = min(timed(lambda: [checked_chunk(info.n, *r[:1], chunk_deals, *r[1:]) for r in stored])[2]
                           for _ in range(repeat))
             rows.append({"n": info.n, "chunks": len(stored), "bytes": sum(len(r.data) for r in stored),
                          "decode_ms_a_chunk": round(1000 * plain / len(stored), 3),
@@ -126,7 +120,7 @@ def cold_lookups_with_and_without_checks(db: str, n: int, count: int, seed: int)
                 setattr(reader, "checked_chunk", function)
                 with open_catalogue(db) as catalogue:
                     catalogue.levels()
-                    times[name].append(_timed(lambda: catalogue.solve(deal))[2])
+                    times[name].append(timed(lambda: catalogue.solve(deal))[2])
     finally:
         setattr(reader, "checked_chunk", checked)
     return {"n": n, "deals": count, **{name: _ms(ts) for name, ts in times.items()}}
@@ -138,16 +132,15 @@ def searches(db: str) -> list[dict]:
         results = []
         for expression in (f"frac = 3/8 and n = {top}", f"n = {top}", f"h = 1 and n = {top}",
                            f"holdup and n = {top}"):
-            count, wall, cpu = _timed(lambda: catalogue.count(expression))
+            count, wall, cpu = timed(lambda: catalogue.count(expression))
             results.append({"search": expression, "count": count, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)})
-        stats, wall, cpu = _timed(lambda: catalogue.statistics(top).to_json())
+        stats, wall, cpu = timed(lambda: catalogue.statistics(top).to_json())
         results.append({"statistics": top, "distinct_values": stats["distinct_values"], "wall_s": round(wall, 3),
                         "cpu_s": round(cpu, 3)})
     return results
 
 
 def value_batch(db: str, count: int, sizes: list[int], seed: int) -> dict:
-    from whist_catalogue.scripts.benchmarks import run_timed
     from whist_catalogue.single_suit.formulas import whist_outcome
 
     rng = random.Random(seed)

@@ -38,12 +38,11 @@ import os
 import random
 import statistics
 import sys
-import time
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
 from whist_catalogue.constants import MAX_SEARCH_N
-from whist_catalogue.scripts.benchmarks import console_script, run_timed
+from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 
 RANKS = "AKQJT98765432"
@@ -149,10 +148,10 @@ def _dds(deals: list[TwoHandDeal]):
     boards = [bridge_deal(d) for d in deals]
     expected, seconds, cpu = [], [], []
     for deal, board in zip(deals, boards):
-        t, c = time.perf_counter(), time.process_time()
-        expected.append((dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
-        seconds.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
+        answers, wall, c = timed(lambda: (dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
+        expected.append(answers)
+        seconds.append(wall)
+        cpu.append(c)
     return expected, seconds, cpu
 
 
@@ -163,10 +162,9 @@ def _one_by_one(deals: list[TwoHandDeal]):
 
     solutions, seconds, cpu = [], [], []
     for deal in deals:
-        t, c = time.perf_counter(), time.process_time()
-        (solution,) = solve_many([deal])
-        seconds.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
+        (solution,), wall, c = timed(lambda: solve_many([deal]))
+        seconds.append(wall)
+        cpu.append(c)
         solutions.append(solution)
     return solutions, seconds, cpu
 
@@ -195,16 +193,12 @@ def _ours(deals: list[TwoHandDeal]):
     clear_table()
     solutions, per_deal, per_deal_cpu = _one_by_one(deals)
     clear_table()  # the batch starts from nothing too
-    t, cpu = time.perf_counter(), time.process_time()
-    batch = solve_many(deals)
-    whole, whole_cpu = time.perf_counter() - t, time.process_time() - cpu
+    batch, whole, whole_cpu = timed(lambda: solve_many(deals))
     assert [s.answers for s in batch] == [s.answers for s in solutions]
     # What a command line does in process: the deals' texts in, one JSON line a deal out.
     texts = [d.text() for d in deals]
     clear_table()
-    t, cpu = time.perf_counter(), time.process_time()
-    lines = [json.dumps(s.to_json(), ensure_ascii=False) for s in solve_many(texts)]
-    text_wall, text_cpu = time.perf_counter() - t, time.process_time() - cpu
+    lines, text_wall, text_cpu = timed(lambda: [json.dumps(s.to_json(), ensure_ascii=False) for s in solve_many(texts)])
     assert len(lines) == len(deals)
     texts_line = (f"  ours, texts in and JSON lines out (solve_many, to_json, json.dumps), in process: {text_wall:.3f} s,"
                   f" {1e3 * text_wall / len(deals):.3f} ms a deal ({text_cpu:.2f} s CPU)")
@@ -267,9 +261,7 @@ def ingredients(label: str, deals: list[TwoHandDeal]) -> None:
                                   ("no theory leaves", False, True), ("neither", False, False)):
         with _no_collector():
             clear_table()
-            cpu = time.process_time()
-            solutions = solve_many(deals, theory=theory, endings=endings)
-            cpu = time.process_time() - cpu
+            solutions, _, cpu = timed(lambda: solve_many(deals, theory=theory, endings=endings))
         found = [s.answers for s in solutions]
         assert answers is None or found == answers
         answers = found
