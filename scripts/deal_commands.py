@@ -381,41 +381,37 @@ def _answer_batches(items: Sequence[str], answer: _Answer, render: _Render, sear
     from whist_catalogue.twohand.batch import collector_paused
 
     with collector_paused():
-        _answer_all(items, answer, render, search)
-
-
-def _answer_all(items: Sequence[str], answer: _Answer, render: _Render, search: _Search) -> None:
-    queue: deque[_Pending] = deque()
-    try:
-        for texts in _batches(items, search.block):
-            lines: list[str] = []
-            searched: list[tuple[int, Reading]] = []
-            words: list[Words] = []
-            problem: WhistError | None = None
-            for written in texts:
-                try:
-                    found = answer(written)
-                except WhistError as exc:
-                    problem = exc
+        queue: deque[_Pending] = deque()
+        try:
+            for texts in _batches(items, search.block):
+                lines: list[str] = []
+                searched: list[tuple[int, Reading]] = []
+                words: list[Words] = []
+                problem: WhistError | None = None
+                for written in texts:
+                    try:
+                        found = answer(written)
+                    except WhistError as exc:
+                        problem = exc
+                        break
+                    if isinstance(found, str):
+                        lines.append(found)
+                    else:
+                        searched.append((len(lines), found[0]))
+                        words.append(found[1])
+                        lines.append("")
+                queue.append(_Pending(lines, searched, search.submit(words) if words else None, problem))
+                if problem is not None:
                     break
-                if isinstance(found, str):
-                    lines.append(found)
-                else:
-                    searched.append((len(lines), found[0]))
-                    words.append(found[1])
-                    lines.append("")
-            queue.append(_Pending(lines, searched, search.submit(words) if words else None, problem))
-            if problem is not None:
-                break
-            while queue and (queue[0].found is None or queue[0].found.done()):
+                while queue and (queue[0].found is None or queue[0].found.done()):
+                    _write(queue.popleft(), render)
+        except WhistError:
+            # An unreadable line: what was answered before it goes out first, in order.
+            while queue:
                 _write(queue.popleft(), render)
-    except WhistError:
-        # An unreadable line: what was answered before it goes out first, in order.
+            raise
         while queue:
             _write(queue.popleft(), render)
-        raise
-    while queue:
-        _write(queue.popleft(), render)
 
 
 def _write(pending: _Pending, render: _Render) -> None:
@@ -427,7 +423,6 @@ def _write(pending: _Pending, render: _Render) -> None:
     sys.stdout.write("".join(lines))  # one write a batch: stdout may be unbuffered
     if pending.problem is not None:
         raise pending.problem
-
 
 
 def run_outcome(args: argparse.Namespace) -> int:
