@@ -18,7 +18,7 @@ from typing import Any
 from whist_catalogue import documentation
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.errors import UsageError
-from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, emit_json, whole_number
+from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, emit, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
 
 
@@ -187,10 +187,7 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 endings.show(event.done, event.total, desc=f"endings k={event.n}")
             elif event.stage == "endings-level":
                 endings.close()
-    if args.json:
-        emit_json(summary.to_json())
-        return EXIT_OK
-    sys.stdout.write(summary.text() + "\n")
+    emit(summary, args.json)
     return EXIT_OK
 
 
@@ -306,10 +303,7 @@ def _print_endings(catalogue, as_json: bool) -> None:  # noqa: ANN001 - a Catalo
     for info in levels:
         if info.complete and info.problem is not None:
             raise catalogue.damaged(info.problem)
-        if as_json:
-            emit_json(info.to_json())
-        else:
-            sys.stdout.write(info.text() + "\n")
+        emit(info, as_json)
 
 
 def _print_stats(stats: dict) -> None:

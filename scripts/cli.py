@@ -11,7 +11,7 @@ import argparse
 import json
 import signal
 import sys
-from typing import Iterator, NamedTuple, NoReturn, Sequence
+from typing import Any, Iterator, NamedTuple, NoReturn, Sequence
 
 from whist_catalogue.errors import InvalidDealError, UsageError, WhistError
 
@@ -82,6 +82,14 @@ def add_json_option(parser: argparse.ArgumentParser,
 
 def emit_json(obj: object) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def emit(result: Any, as_json: bool) -> None:
+    """A result that renders itself (docs/architecture.md): its JSON line with ``--json``, else its text."""
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        sys.stdout.write(result.text() + "\n")
 
 
 class DealText(NamedTuple):

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from typing import Iterator
 
 from whist_catalogue import documentation
 from whist_catalogue.errors import UsageError
-from whist_catalogue.scripts.cli import emit_json
+from whist_catalogue.scripts.cli import emit
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -55,8 +54,5 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--counts names the source: drop --db and --source")
     with _catalogue(args) as catalogue:
         result = distribution(sizes, args.source, catalogue, args.counts)  # type: ignore[arg-type]
-    if args.json:
-        emit_json(result.to_json())
-    else:
-        sys.stdout.write(result.text() + "\n")
+    emit(result, args.json)
     return 0

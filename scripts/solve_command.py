@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from whist_catalogue.errors import GameArgumentError
 from whist_catalogue.games import solved_games
-from whist_catalogue.scripts.cli import EXIT_OK, emit_json, whole_number
+from whist_catalogue.scripts.cli import EXIT_OK, emit, whole_number
 
 if TYPE_CHECKING:
     from whist_catalogue.games.solved_games import SolvedGame
@@ -84,10 +84,7 @@ def _known(name: str) -> None:
 
 
 def _show(args: argparse.Namespace, solution: SolvedGame) -> int:
-    if args.json:
-        emit_json(solution.to_json())
-    else:
-        print(solution.text())
+    emit(solution, args.json)
     return EXIT_OK
 
 
