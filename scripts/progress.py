@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Self
+from typing import Any, Self
 
 from tqdm import tqdm
 
@@ -54,14 +54,10 @@ class ProgressBar:
         if self.lines:
             self._line(done, total, desc, postfix)
             return
-        if self._bar is None or desc != self._shown_desc:
-            self.close()
-            self._shown_desc = desc
-            self._bar = tqdm(total=total, desc=desc, unit=self.unit, unit_scale=self.unit_scale,
-                             file=sys.stderr, leave=False, dynamic_ncols=True)
+        bar = self._bar_for(desc, total=total, unit=self.unit, unit_scale=self.unit_scale)
         if postfix is not None:
-            self._bar.set_postfix_str(postfix)
-        self._bar.update(done - self._bar.n)
+            bar.set_postfix_str(postfix)
+        bar.update(done - bar.n)
 
     def stage(self, desc: str) -> None:
         """A step with nothing to count: its name and, on a terminal, the time it has taken so far."""
@@ -72,12 +68,15 @@ class ProgressBar:
                 self._shown_desc, self._started = desc, time.monotonic()
                 self._emit(f"{desc} …\n")
             return
+        self._bar_for(desc, total=None, bar_format="{desc} … {elapsed}").refresh()
+
+    def _bar_for(self, desc: str, **options: Any) -> tqdm:
+        """The terminal's bar of ``desc``: a new one, the last one closed, when the description changes."""
         if self._bar is None or desc != self._shown_desc:
             self.close()
             self._shown_desc = desc
-            self._bar = tqdm(total=None, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True,
-                             bar_format="{desc} … {elapsed}")
-        self._bar.refresh()
+            self._bar = tqdm(desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True, **options)
+        return self._bar
 
     def _emit(self, line: str) -> None:
         """A progress line written, or held back during the first :data:`QUIET_S` seconds."""
