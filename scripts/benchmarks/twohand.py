@@ -38,12 +38,12 @@ import os
 import random
 import statistics
 import sys
-from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from whist_catalogue.constants import MAX_SEARCH_N
 from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
+from whist_catalogue.twohand.batch import collector_paused
 
 RANKS = "AKQJT98765432"
 
@@ -216,23 +216,14 @@ def _leaf_rate(solutions) -> str:
             f" theory outright; {ends:,} endings looked up ({ends / max(len(searched), 1):,.0f} a deal)")
 
 
-@contextmanager
-def _no_collector() -> Iterator[None]:
-    """Python's cycle collector off while deals are timed, DDS's and ours alike: a full collection (about 0.1 s
-    over this script's objects) would otherwise land in whichever deal is being timed."""
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def compare(label: str, deals: list[TwoHandDeal], referee: bool = True) -> None:
     """DDS against ours on the same deals: every legal first card of both leaders equal, and the times (ours alone
     where no referee fits a pack)."""
     print(f"{label}: {len(deals)} deals{'' if referee else ' (no referee fits a pack here)'}", flush=True)
-    with _no_collector():
+    # Python's cycle collector off while deals are timed, DDS's and ours alike, after a full collection: one
+    # (about 0.1 s over this script's objects) would otherwise land in whichever deal is being timed.
+    gc.collect()
+    with collector_paused():
         expected, dds, dds_cpu = _dds(deals) if referee else ([], [], [])
         solutions, ours, ours_cpu, whole, whole_cpu, texts_line = _ours(deals)
     if referee:
@@ -259,7 +250,8 @@ def ingredients(label: str, deals: list[TwoHandDeal]) -> None:
     answers = None
     for name, theory, endings in (("both", True, True), ("no endings", True, False),
                                   ("no theory leaves", False, True), ("neither", False, False)):
-        with _no_collector():
+        gc.collect()
+        with collector_paused():
             clear_table()
             solutions, _, cpu = timed(lambda: solve_many(deals, theory=theory, endings=endings))
         found = [s.answers for s in solutions]
@@ -289,7 +281,8 @@ def _alone(deals: list[TwoHandDeal]):
 
     solve_many(["AK2/QJ, 54/763"])  # the kernels from Numba's cache, before anything is timed
     clear_table()
-    with _no_collector():
+    gc.collect()
+    with collector_paused():
         return _one_by_one(deals)
 
 
@@ -297,7 +290,8 @@ def time_command(command: list[str], deals: list[TwoHandDeal], label: str, refer
     """The command line against DDS on the same deals, start-up included: every legal first card of both leaders
     equal (DDS's, or the in-process solver's where no referee fits), wall and CPU time, the slowest deal."""
     print(f"{label}: {len(deals)} deals", flush=True)
-    with _no_collector():
+    gc.collect()
+    with collector_paused():
         expected, dds, dds_cpu = _dds(deals) if referee else ([], [], [])
     lines, wall, cpu = _run_command(command, deals)
     solutions, alone, alone_cpu = _alone(deals)
