@@ -55,11 +55,7 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
         largest = max(Fraction(k).denominator for k in d["fractional_parts"])
         out.append(f"| {d['n']} | {d['deals']:,} | {d['distinct_values']:,} | " + " | ".join(classes)
                    + f" | {largest} | {r.seconds:.1f} |")
-    # Fractional parts: where each first appears.
-    first: dict[str, int] = {}
-    for d in data:
-        for f in d["fractional_parts"]:
-            first.setdefault(f, d["n"])
+    first = _first_seen(data, "fractional_parts")
     out += [
         "",
         "## Fractional parts of numerical values",
@@ -73,11 +69,7 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
     ]
     for f in sorted(first, key=Fraction):
         out.append(f"| {f} | {first[f]} | {data[-1]['fractional_parts'].get(f, 0):,} |")
-    # Infinitesimals.
-    infs: dict[str, int] = {}
-    for d in data:
-        for x in d["infinitesimals"]:
-            infs.setdefault(x, d["n"])
+    infs = _first_seen(data, "infinitesimals")
     out += ["", "Infinitesimal parts seen (first n): " + ", ".join(f"`{x}` ({n})" for x, n in infs.items()) + "."]
     # Checks.
     out += [
@@ -133,6 +125,16 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
         "",
     ]
     return "\n".join(out)
+
+
+def _first_seen(data: list[dict], key: str) -> dict[str, int]:
+    """Every entry of the levels' ``key`` (fractional parts, infinitesimals), in the order they first appear, with the
+    smallest n where each does."""
+    first: dict[str, int] = {}
+    for d in data:
+        for x in d[key]:
+            first.setdefault(x, d["n"])
+    return first
 
 
 class TreeMemory:
