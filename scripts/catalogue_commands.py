@@ -18,7 +18,7 @@ from typing import Any
 from whist_catalogue import documentation
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.errors import UsageError
-from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, emit, emit_json, whole_number
+from whist_catalogue.scripts.cli import EXIT_FAILED, EXIT_OK, add_command, emit, emit_json, whole_number
 from whist_catalogue.store.settings import DEFAULT_MAX_N, database_location, is_default_location
 
 
@@ -27,9 +27,8 @@ MAX_RECURSIVE_N = 10
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "build",
-        parents=[common],
+    p = add_command(
+        sub, "build", run_build, common,
         help="fill the catalogue with every single-suit deal up to N cards a hand (resumable)",
         description="Value every single-suit deal with 1…N cards a hand, with its best moves and the single-suit "
         "paper's quantities, and store them in the catalogue, one level per transaction: an interrupted build "
@@ -47,11 +46,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     from whist_catalogue.scripts.scan_command import add_cluster_arguments
 
     add_cluster_arguments(p)
-    p.set_defaults(func=run_build)
 
-    p = sub.add_parser(
-        "search",
-        parents=[common],
+    p = add_command(
+        sub, "search", run_search, common,
         help=f"deals matching an expression (the language: {documentation('search.md')})",
         description="Deals of the catalogue matching an expression, in key order.  Examples: "
         "'value = 3+3/8', 'n = 10 and frac = 3/8', 'inf = e2', 'outcome = (1, 2) and ace = W', "
@@ -67,20 +64,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--offset", type=whole_number, default=0, metavar="K", help="skip the first K matching deals")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress on stderr while a level's deals are searched chunk by chunk")
-    p.set_defaults(func=run_search)
 
-    p = sub.add_parser(
-        "stats",
-        parents=[common],
+    p = add_command(
+        sub, "stats", run_stats, common,
         help="per n: counts of values, fractional parts, infinitesimals, outcomes",
         description="Statistics of every complete level of the catalogue (the same as scan computes in memory).",
     )
     p.add_argument("--n", type=whole_number, action="append", metavar="N", help="only level N (repeatable)")
-    p.set_defaults(func=run_stats)
 
-    p = sub.add_parser(
-        "export",
-        parents=[common],
+    p = add_command(
+        sub, "export", run_export, common,
         help="export deals (a search or a level) to Parquet, CSV or JSON Lines",
         description="Write the deals matching EXPR (default: every deal), or of one level, to Parquet, CSV or JSON "
         "Lines, a chunk of 2^20 deals at a time (docs/dataset.md).  Needs pyarrow "
@@ -98,11 +91,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
     p.add_argument("--limit", type=whole_number, default=None, metavar="K", help="at most K deals")
-    p.set_defaults(func=run_export)
 
-    p = sub.add_parser(
-        "verify",
-        parents=[common],
+    p = add_command(
+        sub, "verify", run_verify, common,
         help="check the catalogue: database integrity, completeness, checksums, a recomputed sample, solved games",
         description="Check the catalogue: the database's own integrity check (pages and indexes), the level "
         "metadata, every level complete with chunks covering its C(2n, n) deals, each under the checksum recorded, "
@@ -118,7 +109,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--recursive-max-n", type=whole_number, default=None, metavar="N",
                    help="recompute by the recursive definition up to N (default 9), by the engine above")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    p.set_defaults(func=run_verify)
 
 
 # -- build --------------------------------------------------------------------------------------------

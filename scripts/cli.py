@@ -11,7 +11,7 @@ import argparse
 import json
 import signal
 import sys
-from typing import Any, Iterator, NamedTuple, NoReturn, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, NoReturn, Sequence
 
 from whist_catalogue.errors import InvalidDealError, UsageError, WhistError
 
@@ -56,6 +56,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(ERROR + one_line(message) + "\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def add_command(sub: argparse._SubParsersAction, name: str, run: Callable[[argparse.Namespace], int],
+                *parents: argparse.ArgumentParser, help: str, description: str) -> argparse.ArgumentParser:
+    """The parser of sub-command ``name``, which ``run`` carries out."""
+    parser = sub.add_parser(name, parents=list(parents), help=help, description=description)
+    parser.set_defaults(func=run)
+    return parser
 
 
 def whole_number(text: str) -> int:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequ
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENDING_N, MAX_ENGINE_N
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, InvalidDealError, UsageError, WhistError
-from whist_catalogue.scripts.cli import OWN_PROCESS, DealText, deal_arguments
+from whist_catalogue.scripts.cli import OWN_PROCESS, DealText, add_command, deal_arguments
 from whist_catalogue.theory.deals import (
     Deal,
     Suit,
@@ -115,18 +115,15 @@ def _table(args: argparse.Namespace) -> Iterator["SuitTable"]:
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "value",
-        parents=[common],
+    p = add_command(
+        sub, "value", run_value, common,
         help="value, outcome and best leads of single-suit deals",
         description="Value, outcome and best leads of single-suit deals (docs/spec.md §2 notation: AQ/KJ, 13 12 / 14 11, EWEW).",
     )
     p.add_argument("deals", nargs="*", metavar="DEAL", help="single-suit deals, or - to read one per line from stdin")
-    p.set_defaults(func=run_value)
 
-    p = sub.add_parser(
-        "outcome",
-        parents=[common],
+    p = add_command(
+        sub, "outcome", run_outcome, common,
         help="outcome and first leads of deals of several suits, any split, trumps or not",
         description="The outcome (West's tricks with each side on lead) and an optimal first lead for each side of "
         "two-person deals (suits separated by , or ;). A deal whose suits are all even is answered from the suits' "
@@ -138,11 +135,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--cards", action="store_true",
                    help="also every legal first card of both leaders, with West's tricks when it is led")
     _add_cluster(p)
-    p.set_defaults(func=run_outcome)
 
-    p = sub.add_parser(
-        "moves",
-        parents=[common],
+    p = add_command(
+        sub, "moves", run_moves, common,
         help="every legal card of the player to move, with West's tricks from there on",
         description="Every legal card of the player to move — at the start of a trick, or after the lead given by "
         "--led — with the tricks West takes from this trick on under optimal play: from the suits' values (one "
@@ -160,7 +155,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     )
     _add_trumps(p)
     _add_cluster(p)
-    p.set_defaults(func=run_moves)
 
 
 def _add_trumps(p: argparse.ArgumentParser) -> None:

@@ -11,13 +11,12 @@ from typing import Iterator
 
 from whist_catalogue import documentation
 from whist_catalogue.errors import UsageError
-from whist_catalogue.scripts.cli import emit
+from whist_catalogue.scripts.cli import add_command, emit
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "distribution",
-        parents=[common],
+    p = add_command(
+        sub, "distribution", run, common,
         help="exact probability of every outcome over all deals with suits of given sizes (e.g. 4,4,3,2)",
         description="The exact distribution of the outcome — West's tricks with West and with East on lead — over "
         "every deal whose suits have the given numbers of cards a hand, each suit dealt uniformly and independently: "
@@ -30,7 +29,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--source", choices=("auto", "shipped", "catalogue"), default="auto",
                    help="where the per-level value counts come from (default auto: shipped, then the catalogue)")
     p.add_argument("--counts", metavar="FILE", help="read the per-level value counts from a `scan --json` file")
-    p.set_defaults(func=run)
 
 
 @contextlib.contextmanager

@@ -11,14 +11,14 @@ import argparse
 import os
 import sys
 
-from whist_catalogue.scripts.cli import add_db_option, add_json_option
+from whist_catalogue.scripts.cli import add_command, add_db_option, add_json_option
 
 __all__ = ["register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    parser = subparsers.add_parser(
-        "gui",
+    parser = add_command(
+        subparsers, "gui", run,
         help="open the desktop app",
         description="Open the desktop app: deal explorer, multi-suit calculator, search and statistics, "
         "solved games, catalogue status.",
@@ -26,7 +26,6 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")
     add_db_option(parser)
     add_json_option(parser, help="with --screenshot: one JSON line per image written, on stdout")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,14 +6,14 @@ import argparse
 import sys
 
 from whist_catalogue.errors import UsageError
-from whist_catalogue.scripts.cli import add_json_option, emit_json, whole_number
+from whist_catalogue.scripts.cli import add_command, add_json_option, emit_json, whole_number
 
 MAX_SCAN_N = 18
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser(
-        "scan",
+    p = add_command(
+        sub, "scan", run,
         help="value every deal up to N in memory and check Conjectures 12.2-12.4, Theorems 8.10 and 9.4",
         description="Value every single-suit deal with 1 ≤ n ≤ N in memory (no database) and print, per n, the "
         "statistics of `stats` and the checks of Conjectures 12.2, 12.3, 12.4 and Theorem 8.10 (multi-suit paper) "
@@ -26,7 +26,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_option(p)  # no --db: scan reads no catalogue (stats gives a catalogue's statistics)
     add_cluster_arguments(p)
-    p.set_defaults(func=run)
 
 
 def add_cluster_arguments(p: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from whist_catalogue.errors import GameArgumentError
 from whist_catalogue.games import solved_games
-from whist_catalogue.scripts.cli import EXIT_OK, emit, whole_number
+from whist_catalogue.scripts.cli import EXIT_OK, add_command, emit, whole_number
 
 if TYPE_CHECKING:
     from whist_catalogue.games.solved_games import SolvedGame
@@ -31,9 +31,8 @@ MATRIX = "matrix"
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     games = ", ".join(solved_games.game_names())
-    parser = subparsers.add_parser(
-        "solve",
-        parents=[common],
+    parser = add_command(
+        subparsers, "solve", run, common,
         help=f"exact solution of a matrix game ({games}, or your own: {MATRIX} FILE)",
         description=f"Exact value and optimal strategies of a solved card game ({games}), or of any two-person "
         f"zero-sum game of your own ({MATRIX} FILE).",
@@ -51,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentPa
     for name in names:
         helps = [f"{g.name}: {p.help}" for g in solved_games.GAMES.values() for p in g.parameters if p.name == name]
         parser.add_argument(f"--{name}", type=whole_number, metavar="N", help="; ".join(helps))
-    parser.set_defaults(func=run, parameter_names=names)
+    parser.set_defaults(parameter_names=names)
 
 
 def run(args: argparse.Namespace) -> int:
