@@ -50,10 +50,6 @@ from whist_catalogue.twohand.endings import (MAX_ENDING_N, EndingTable, build_le
                                              level_bytes, positions)
 
 
-def _peak_gb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
-
-
 def run_levels(top: int) -> None:
     print("| k | positions | bytes (4 bits) | zlib 6 | LZMA | wall | CPU | CPU µs a position | peak RSS |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -63,8 +59,9 @@ def run_levels(top: int) -> None:
         raw = values.tobytes()
         packed = len(zlib.compress(raw, 6))
         xz = f"{len(lzma.compress(raw, preset=9 | lzma.PRESET_EXTREME)):,}" if k <= 10 else "—"
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
         print(f"| {k} | {positions(k):,} | {len(raw):,} | {packed:,} | {xz} | {wall:.2f} s | {cpu:.2f} s |"
-              f" {1e6 * cpu / positions(k):.3f} | {_peak_gb():.2f} GB |", flush=True)
+              f" {1e6 * cpu / positions(k):.3f} | {peak:.2f} GB |", flush=True)
         below = EndingTable.of_levels([below.level(j) for j in range(1, k)] + [values]) if k < top else below
 
 
@@ -276,8 +273,8 @@ def run_batch(path: str, count: int) -> None:
         env = {"WHIST_CATALOGUE_DB": os.path.join(tempfile.gettempdir(), "no-such-catalogue.sqlite")}
         found: dict[str, list[dict]] = {}
         for name, extra in (("by search (no catalogue)", []), ("with the catalogue's table", ["--db", path])):
-            out, _, wall, cpu, peak = run_timed([sys.executable, "-m", "whist_catalogue", "outcome", "--cards", "--json",
-                                                 "-", *extra], stdin, env)
+            command = [sys.executable, "-m", "whist_catalogue", "outcome", "--cards", "--json", "-", *extra]
+            out, _, wall, cpu, peak = run_timed(command, stdin, env)
             lines = found[name] = [json.loads(line) for line in out.splitlines()]
             sources = sorted({line["source"] for line in lines})
             print(f"| {count:,} of {label} | {name}: {', '.join(sources)} | {cpu:.2f} s | {wall:.2f} s |"

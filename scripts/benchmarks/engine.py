@@ -20,11 +20,6 @@ import time
 from whist_catalogue.scripts.benchmarks import run_timed
 
 
-def bench_scan(max_n: int) -> tuple[float, float]:
-    scan = run_timed([sys.executable, "-m", "whist_catalogue", "scan", "--max-n", str(max_n), "--json", "--no-progress"])
-    return scan.wall, scan.peak_kib / 2**20
-
-
 def bench_ratio(max_n: int) -> tuple[float, float, int]:
     from whist_catalogue.engine.levels import levels
     from whist_catalogue.theory import definition
@@ -50,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ratio-n", type=int, default=8)
     args = parser.parse_args(argv)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    wall, peak = bench_scan(args.scan_n)
-    print(f"scan --max-n {args.scan_n}: {wall:.1f} s wall, {peak:.2f} GiB peak RSS")
+    scan = run_timed([sys.executable, "-m", "whist_catalogue", "scan", "--max-n", str(args.scan_n), "--json",
+                      "--no-progress"])
+    print(f"scan --max-n {args.scan_n}: {scan.wall:.1f} s wall, {scan.peak_kib / 2**20:.2f} GiB peak RSS")
     t_engine, t_reference, count = bench_ratio(args.ratio_n)
     print(f"n ≤ {args.ratio_n} ({count:,} deals): engine {t_engine * 1000:.1f} ms, recursive definition "
           f"{t_reference:.1f} s, ratio {t_reference / t_engine:,.0f}×")

@@ -32,7 +32,8 @@ def write_page(out: Path, lines: list[str], started: float) -> None:
     """Write the page, ending with the machine and the seconds since ``started`` (``time.perf_counter``), and say so
     on stderr."""
     elapsed = time.perf_counter() - started
-    lines += ["---", f"Run on {platform.machine()} with Python {platform.python_version()}, {elapsed:.0f} s in all.", ""]
+    lines += ["---", f"Run on {platform.machine()} with Python {platform.python_version()}, {elapsed:.0f} s in all.",
+              ""]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {out} in {elapsed:.0f} s", file=sys.stderr)

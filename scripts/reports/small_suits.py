@@ -29,15 +29,11 @@ def engine_solutions(max_n: int = TABLE_MAX_N) -> Iterator[SuitSolution]:
             yield level.solution(Deal(level.n, int(west)))
 
 
-def table_bytes() -> bytes:
-    return encode_table(engine_solutions())
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args(argv)
-    data = table_bytes()
+    data = encode_table(engine_solutions())
     args.output.write_bytes(data)
     print(f"wrote {args.output} ({len(data)} bytes)")
     return 0
