@@ -19,7 +19,7 @@ import re
 import sys
 from collections import deque
 from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Sequence, TypeVar, cast
 
 from whist_catalogue.constants import MAX_BUILD_N, MAX_ENDING_N, MAX_ENGINE_N
 from whist_catalogue.errors import AsymmetricSuitError, DealTooLargeError, InvalidDealError, UsageError, WhistError
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.multisuit import DealEvaluator
     from whist_catalogue.theory.small_suits import SuitTable
 
+T = TypeVar("T")
 _LINEAR_FROM_N = MAX_ENGINE_N + 1
 """Beyond the engine's encoding and any catalogue: only the linear-time algorithm answers."""
 _OWNER_STRING = re.compile(r"\s*[WEwe]+\s*")
@@ -419,6 +420,27 @@ def _write(pending: _Pending, render: _Render) -> None:
         raise pending.problem
 
 
+class _TheoryFirst:
+    """Deals read by the theory's parser (the fastest for symmetric deals, and the one that knows a suit beyond every
+    solver) until one names a trump suit or has an uneven suit; from then on, by the two-hand reader (a symmetric deal
+    still goes to the theory). A batch of symmetric deals never pays for the reader, and a batch of two-hand deals
+    pays for one failed attempt of the theory's parser."""
+
+    def __init__(self, trumps: str | None) -> None:
+        self.two_hand = trumps is not None
+
+    def __call__(self, parse: Callable[[str], T], text: str) -> T | None:
+        """``parse(text)``, the theory's reading; None from the first two-hand deal on, this one included."""
+        if not self.two_hand:
+            if split_trumps(text)[0] is None:
+                try:
+                    return parse(text)
+                except AsymmetricSuitError:
+                    pass
+            self.two_hand = True
+        return None
+
+
 def run_outcome(args: argparse.Namespace) -> int:
     with _table(args) as table, _searching(args) as search:
         _run_outcome(args, table, search)
@@ -432,23 +454,14 @@ def _run_outcome(args: argparse.Namespace, table: "SuitTable", search: "_Search"
     evaluate = DealEvaluator(table)
     read = DealReader(args.trumps)
     as_json = ValueJson() if args.json else None
-    # Deals are read by the theory's parser (the fastest for symmetric deals, and the one that knows a suit beyond
-    # every solver) until one names a trump suit or has an uneven suit; from then on, by the two-hand reader (a
-    # symmetric deal still goes to the theory). A batch of symmetric deals never pays for the reader, and a batch of
-    # two-hand deals pays for one failed attempt of the theory's parser.
-    two_hand = args.trumps is not None
+    theory_first = _TheoryFirst(args.trumps)
 
     def answer(written: DealText) -> str | tuple[Reading, Words]:
-        nonlocal two_hand
         text = written.text
         try:
-            if not two_hand:
-                if split_trumps(text)[0] is None:
-                    try:
-                        return _line(_outcome_answer(text, evaluate, args.cards), as_json)
-                    except AsymmetricSuitError:
-                        pass
-                two_hand = True
+            symmetric = theory_first(lambda body: _outcome_answer(body, evaluate, args.cards), text)
+            if symmetric is not None:
+                return _line(symmetric, as_json)
             reading = read(text)
             if not reading.symmetric:
                 return reading, (reading.west, reading.starts, reading.tf, -1, 0)
@@ -543,21 +556,12 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
     leader: Player = args.leader
     to_play: Player = leader if args.led is None else _OTHER[leader]
     lead = 0 if leader == "W" else 1
-
-    two_hand = args.trumps is not None  # as in outcome: the theory's parser first, until a two-hand deal comes
+    theory_first = _TheoryFirst(args.trumps)
 
     def answer(written: DealText) -> str | tuple[Reading, Words]:
-        nonlocal two_hand
         text, shown, trump = written.text, written.text, None
         try:
-            suits: tuple[Suit, ...] | None = None
-            if not two_hand:
-                if split_trumps(text)[0] is None:
-                    try:
-                        suits = parse_multisuit(text)
-                    except AsymmetricSuitError:
-                        pass
-                two_hand = suits is None
+            suits = theory_first(parse_multisuit, text)
             if suits is None:
                 reading = read(text)
                 shown, trump = reading.text, reading.trump
