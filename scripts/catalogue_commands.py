@@ -115,8 +115,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from whist_catalogue.store.build import build_steps
-
     max_n = DEFAULT_MAX_N if args.max_n is None else args.max_n
     location = database_location(args.db)
     if args.workdir and not args.cluster:
@@ -131,26 +129,20 @@ def run_build(args: argparse.Namespace) -> int:
 
         parse_address(args.cluster)  # a malformed address fails before the catalogue is touched
         with connect(args.cluster) as client, work_directory(args.workdir) as workdir:
-            steps = build_steps(location, max_n, games=not args.no_games, create_parent=is_default_location(args.db),
-                                compute_chunks=chunk_computer(client, workdir), endings=endings)
-            return _run_build_steps(args, steps)
-    return _run_build_steps(args, build_steps(location, max_n, games=not args.no_games,
-                                              create_parent=is_default_location(args.db), endings=endings))
+            return _build(args, location, max_n, compute_chunks=chunk_computer(client, workdir), endings=endings)
+    return _build(args, location, max_n, endings=endings)
 
 
-def _run_build_steps(args: argparse.Namespace, steps) -> int:
+def _build(args: argparse.Namespace, location: str, max_n: int, **options: Any) -> int:
+    """:func:`whist_catalogue.store.build.build`, its progress events shown on stderr."""
     from whist_catalogue.scripts.progress import LevelProgress, ProgressBar
+    from whist_catalogue.store.build import build
 
     enabled = False if args.no_progress else None
     with LevelProgress("valuing", enabled=enabled) as bar, \
             ProgressBar("solving games", " games", enabled=enabled) as games, \
             ProgressBar("endings", " positions", enabled=enabled, unit_scale=True) as endings:
-        while True:
-            try:
-                event = next(steps)
-            except StopIteration as stop:
-                summary = stop.value
-                break
+        def show(event) -> None:  # noqa: ANN001 - a BuildProgress (no SQLAlchemy at registration)
             if event.stage == "plan" and event.total and enabled is not False:  # the estimate, before any work
                 sys.stderr.write(f"whist-catalogue: {event.message}; Ctrl+C stops it, keeping every finished level\n")
             elif event.stage == "compute" and event.n is not None:
@@ -177,6 +169,9 @@ def _run_build_steps(args: argparse.Namespace, steps) -> int:
                 endings.show(event.done, event.total, desc=f"endings k={event.n}")
             elif event.stage == "endings-level":
                 endings.close()
+
+        summary = build(location, max_n, progress=show, games=not args.no_games,
+                        create_parent=is_default_location(args.db), **options)
     emit(summary, args.json)
     return EXIT_OK
 
