@@ -17,6 +17,7 @@ import random
 import statistics
 import time
 
+from whist_catalogue.scripts.benchmarks import timed
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.solvers import default_solver
 from whist_catalogue.theory.deals import Deal, Suit, parse_suit
@@ -71,16 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     max_n = catalogue.max_n
     opened = time.perf_counter() - started
     first_deal = _random_deal(rng, max_n)
-    started = time.perf_counter()
-    catalogue.solve(first_deal)
-    first = time.perf_counter() - started
+    first = timed(lambda: catalogue.solve(first_deal))[1]
 
     lookups = []
     for _ in range(args.lookups):
         deal = _random_deal(rng, max_n)
-        started = time.perf_counter()
-        catalogue.solve(deal)
-        lookups.append(time.perf_counter() - started)
+        lookups.append(timed(lambda: catalogue.solve(deal))[1])
 
     solver = default_solver(args.db)
     outcomes = []
@@ -91,17 +88,12 @@ def main(argv: list[str] | None = None) -> int:
             deal = _random_deal(rng, min(left, max_n))
             suits.append(parse_suit(deal.label))
             left -= deal.n
-        started = time.perf_counter()
-        analyse(tuple(suits), solver)
-        outcomes.append(time.perf_counter() - started)
+        outcomes.append(timed(lambda: analyse(tuple(suits), solver))[1])
 
     searches = {}
     for text in SEARCHES:
-        times, count = [], 0
-        for _ in range(3):
-            started = time.perf_counter()
-            count = catalogue.count(text)
-            times.append(time.perf_counter() - started)
+        runs = [timed(lambda: catalogue.count(text)) for _ in range(3)]
+        count, times = runs[-1][0], [wall for _, wall, _ in runs]
         searches[text] = {"count": count, "first_ms": round(times[0] * 1000, 1), "best_ms": round(min(times) * 1000, 1)}
     catalogue.close()
 

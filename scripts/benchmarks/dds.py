@@ -165,8 +165,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rng = random.Random(args.seed)
     deals = [random_deal(rng) for _ in range(args.deals)]
+    text = "".join(deal_text(s) + "\n" for s in deals)
     if args.save_deals:
-        args.save_deals.write_text("".join(deal_text(s) + "\n" for s in deals))
+        args.save_deals.write_text(text)
         return 0
     table = SuitTable()
 
@@ -209,7 +210,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     evaluator = DealEvaluator(SuitTable())
     _, texts_total, texts_cpu = timed(lambda: [evaluator(line) for line in texts])
 
-    text = "".join(deal_text(s) + "\n" for s in deals)
     named = ["--db", args.cli_db] if args.cli_db else []
     # A median: one short process is at the mercy of the machine's moment.
     runs = [run_timed([*console_script(), "outcome", "--json", *named, "-"], text,
