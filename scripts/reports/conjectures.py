@@ -71,7 +71,6 @@ def render(reports: list[LevelReport], seconds: float, peak_gib: float, command:
         out.append(f"| {f} | {first[f]} | {data[-1]['fractional_parts'].get(f, 0):,} |")
     infs = _first_seen(data, "infinitesimals")
     out += ["", "Infinitesimal parts seen (first n): " + ", ".join(f"`{x}` ({n})" for x, n in infs.items()) + "."]
-    # Checks.
     out += [
         "",
         "## Conjectures and theorems",
