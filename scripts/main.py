@@ -138,18 +138,12 @@ def _run(argv: Sequence[str] | None) -> int:
             code = int(args.func(args) or EXIT_OK)
         sys.stdout.flush()  # a full device or a closed pipe shows here, not at exit
         return code
-    except CatalogueDamagedError as exc:
+    except (WhistError, OSError) as exc:
         if _signal_behind(exc) is not None:
             raise
-        return _fail(f"check failed: {exc}", EXIT_FAILED)
-    except WhistError as exc:
-        if _signal_behind(exc) is not None:
-            raise
-        return _fail(str(exc), EXIT_USAGE)
-    except OSError as exc:
-        if _signal_behind(exc) is not None:
-            raise
-        return _fail(_os_error_text(exc), EXIT_USAGE)
+        if isinstance(exc, CatalogueDamagedError):
+            return _fail(f"check failed: {exc}", EXIT_FAILED)
+        return _fail(str(exc) if isinstance(exc, WhistError) else _os_error_text(exc), EXIT_USAGE)
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine)", EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug, still one line
