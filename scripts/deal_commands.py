@@ -562,16 +562,15 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
         text, shown, trump = written.text, written.text, None
         try:
             suits = theory_first(parse_multisuit, text)
+            reading = None
             if suits is None:
                 reading = read(text)
                 shown, trump = reading.text, reading.trump
                 suits = tuple(map(read_suit, reading.parts))
-                led = _parse_led(args.led, suits) if args.led else None
-                if not reading.symmetric:
-                    return reading, (reading.west, reading.starts, reading.tf, lead,
-                                     0 if led is None else led_bit(reading, leader, led))
-            else:
-                led = _parse_led(args.led, suits) if args.led else None
+            led = _parse_led(args.led, suits) if args.led else None
+            if reading is not None and not reading.symmetric:
+                return reading, (reading.west, reading.starts, reading.tf, lead,
+                                 0 if led is None else led_bit(reading, leader, led))
             found = answer_moves(table, suits, leader, led)
         except WhistError as exc:
             raise written.located(exc) from None
