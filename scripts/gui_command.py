@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if missing:
             raise WhistError(f"no display to open the app on: {missing} (set DISPLAY to a running X server, or "
                              "QT_QPA_PLATFORM=offscreen; --screenshot DIR renders the views without one)")
-    if args.screenshot is not None:
+    else:
         _check_directory(args.screenshot)
     if args.db is not None:
         # A catalogue named explicitly must exist and be ours (docs/spec.md §4: exit status 2 otherwise);
