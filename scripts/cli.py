@@ -77,9 +77,9 @@ def whole_number(text: str) -> int:
     return int(text)
 
 
-def add_db_option(parser: argparse.ArgumentParser, help: str = "catalogue: a SQLite path or a SQLAlchemy URL") -> None:
+def add_db_option(parser: argparse.ArgumentParser) -> None:
     """``--db``, for the sub-commands that read a catalogue (the others do not list it)."""
-    parser.add_argument("--db", metavar="URL_OR_PATH", help=help)
+    parser.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
 
 
 def add_json_option(parser: argparse.ArgumentParser,
