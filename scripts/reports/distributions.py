@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from scipy.stats import chi2
@@ -79,25 +80,18 @@ def equal_suits_section(results: Results, plan: dict[int, int]) -> list[str]:
         "",
     ]
     ks = sorted(plan)
-    top = max(plan.values())
-    rows: list[list[object]] = []
-    for n in range(1, top + 1):
-        rows.append([n, *(decimal(results.get((n,) * k).dealer_advantage) if n <= plan[k] else "" for k in ks)])
-    out += table(["n"] + [f"k = {k}" for k in ks], rows)
+
+    def by_n_and_k(cell: Callable[[OutcomeDistribution], str]) -> list[str]:
+        """A row an n, a column a k: ``cell`` of k suits of n cards a hand, blank beyond the plan."""
+        rows = [[n, *(cell(results.get((n,) * k)) if n <= plan[k] else "" for k in ks)]
+                for n in range(1, max(plan.values()) + 1)]
+        return table(["n"] + [f"k = {k}" for k in ks], rows)
+
+    out += by_n_and_k(lambda d: decimal(d.dealer_advantage))
     out += ["### 1.2 Pr[the lead changes the outcome] (and Pr[the leader gains], in brackets)", ""]
-    rows = []
-    for n in range(1, top + 1):
-        row: list[object] = [n]
-        for k in ks:
-            if n <= plan[k]:
-                d = results.get((n,) * k)
-                row.append(f"{decimal(d.lead_matters, 4)} ({float(d.leader_gains):.1e})")
-            else:
-                row.append("")
-        rows.append(row)
-    out += table(["n"] + [f"k = {k}" for k in ks], rows)
+    out += by_n_and_k(lambda d: f"{decimal(d.lead_matters, 4)} ({float(d.leader_gains):.1e})")
     out += ["### 1.3 Exact values, k ≤ 4 suits of n ≤ 6", ""]
-    rows = []
+    rows: list[list[object]] = []
     for k in (2, 3, 4):
         for n in range(1, 7):
             if n <= plan.get(k, 0):
