@@ -126,15 +126,12 @@ def exact_section(data: asy.AsymptoticsData) -> list[str]:
         "share of deals obeying the ace rule, exactly, as the two columns there show.",
         "",
     ]
-    rows = [
-        [
-            level.n,
-            ", ".join(f"{k}: {v:,}" for k, v in sorted(level.psi_pair_sums.items())),
-            level.psi_identity_failures,
-        ]
-        for level in levels
-    ]
-    out += table(["n", "H(D) + H(ψ(D)) → West-ace deals", "failures"], rows)
+    out += columns_table(levels, [
+        ("n", lambda level: level.n),
+        ("H(D) + H(ψ(D)) → West-ace deals",
+         lambda level: ", ".join(f"{k}: {v:,}" for k, v in sorted(level.psi_pair_sums.items()))),
+        ("failures", lambda level: level.psi_identity_failures),
+    ])
     return out
 
 
