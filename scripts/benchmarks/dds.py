@@ -119,16 +119,14 @@ def random_position(rng: random.Random, dealt: tuple[Suit, ...]) -> tuple[tuple[
     leader: Side = rng.choice(("W", "E"))
     suits = list(dealt)
     for _ in range(rng.randint(0, sum(s.n for s in suits) - 1)):
-        live = [i for i, s in enumerate(suits) if s.n]
-        i = rng.choice(live)
+        i = rng.choice(live_suits(suits))
         w, e = rng.choice(suits[i].west), rng.choice(suits[i].east)
         lead, reply = (w, e) if leader == "W" else (e, w)
         suits[i] = suits[i].without(w, e)
         leader = leader if lead > reply else ("E" if leader == "W" else "W")
     led = None
     if rng.random() < 0.5:
-        live = [i for i, s in enumerate(suits) if s.n]
-        i = rng.choice(live)
+        i = rng.choice(live_suits(suits))
         led = (i, rng.choice(suits[i].west if leader == "W" else suits[i].east))
     return tuple(suits), leader, led
 
