@@ -59,7 +59,7 @@ print(wall / done, cpu / done, chunk_count(n), found)
 def run(db: str, n: int, chunks: int | None) -> list[dict]:
     rows: list[dict] = []
     for field, condition in FIELDS.items():
-        expression = f"n = {n} and {condition}" if condition != "holdup" else f"n = {n} and holdup"
+        expression = f"n = {n} and {condition}"
         if chunks is None:
             done = run_timed([*console_script(), "search", "--count", "--no-progress", expression, "--db", db])
             rows.append({"field": field, "expression": expression, "matches": int(done.stdout),
