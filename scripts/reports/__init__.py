@@ -45,9 +45,10 @@ def fraction(q: Fraction) -> str:
     return "−" + text if q < 0 else text
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    """A Markdown table of right-aligned columns, with the blank line that ends it."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" ---: " for _ in header) + "|"]
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], rule: str = "---:") -> list[str]:
+    """A Markdown table, its columns right-aligned (``rule`` ``---`` for text, left-aligned), with the blank line
+    that ends it."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(f" {rule} " for _ in header) + "|"]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return lines + [""]
 

@@ -58,9 +58,7 @@ def page() -> str:
         for f in FIELDS.values()
     ]
     header = ["search", "kind in the search", "export column", "type (Parquet/Arrow)", "meaning", "source"]
-    lines = table(header, rows)
-    lines[1] = "|" + "|".join(" --- " for _ in header) + "|"  # text: left-aligned
-    return INTRODUCTION + "\n".join(lines)
+    return INTRODUCTION + "\n".join(table(header, rows, rule="---"))
 
 
 def main(argv: list[str] | None = None) -> int:
