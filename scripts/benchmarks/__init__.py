@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,12 @@ def timed(call: Callable[[], T]) -> tuple[T, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = call()
     return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def median_p95_ms(seconds: list[float]) -> dict[str, float]:
+    """The median and the 95th percentile of some timings, in milliseconds."""
+    ms = sorted(s * 1000 for s in seconds)
+    return {"median_ms": round(statistics.median(ms), 3), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3)}
 
 
 class Process(NamedTuple):

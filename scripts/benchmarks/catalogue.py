@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import time
 
-from whist_catalogue.scripts.benchmarks import timed
+from whist_catalogue.scripts.benchmarks import median_p95_ms, timed
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.solvers import default_solver
 from whist_catalogue.theory.deals import Deal, Suit, parse_suit
@@ -43,13 +42,7 @@ SEARCHES = (
 
 
 def _summary(seconds: list[float]) -> dict[str, float]:
-    ms = sorted(s * 1000 for s in seconds)
-    return {
-        "count": len(ms),
-        "median_ms": round(statistics.median(ms), 3),
-        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3),
-        "max_ms": round(ms[-1], 3),
-    }
+    return {"count": len(seconds), **median_p95_ms(seconds), "max_ms": round(max(s * 1000 for s in seconds), 3)}
 
 
 def _random_deal(rng: random.Random, max_n: int) -> Deal:

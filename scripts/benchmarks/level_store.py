@@ -29,18 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 
-from whist_catalogue.scripts.benchmarks import run_timed, timed
+from whist_catalogue.scripts.benchmarks import median_p95_ms, run_timed, timed
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_size, unrank
-
-
-def _ms(seconds: list[float]) -> dict[str, float]:
-    ms = sorted(s * 1000 for s in seconds)
-    return {"median_ms": round(statistics.median(ms), 3), "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 3)}
 
 
 def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None) -> list[dict]:
@@ -66,7 +60,7 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
         rows.append({
             "n": n, "deals": level_size(n), "chunk_bytes": info.stored_bytes,
             "bytes_a_deal": round((info.stored_bytes or 0) / level_size(n), 4), "build_seconds": info.build_seconds,
-            "cold": _ms(cold), "cached": _ms(cached),
+            "cold": median_p95_ms(cold), "cached": median_p95_ms(cached),
         })
     return rows
 
@@ -123,7 +117,7 @@ def cold_lookups_with_and_without_checks(db: str, n: int, count: int, seed: int)
                     times[name].append(timed(lambda: catalogue.solve(deal))[2])
     finally:
         setattr(reader, "checked_chunk", checked)
-    return {"n": n, "deals": count, **{name: _ms(ts) for name, ts in times.items()}}
+    return {"n": n, "deals": count, **{name: median_p95_ms(ts) for name, ts in times.items()}}
 
 
 def searches(db: str) -> list[dict]:
