@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.play_panel import PlayPanel
-from whist_catalogue.gui.widgets import BusyBar, MessageBar, copy_text, error_text, examples_button
+from whist_catalogue.gui.widgets import BusyBar, MessageBar, copy_text, error_text, examples_button, row
 from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 
 __all__ = ["AnalysisView"]
@@ -99,11 +99,8 @@ class AnalysisView(QWidget, Generic[D]):
         engine's plan takes two or three in a narrow window) and still never move a card being clicked."""
         label = QLabel("&Deal:")
         label.setBuddy(self.input)
-        deal = QHBoxLayout()
-        deal.addWidget(label)
-        deal.addWidget(self.input, 1)
-        for widget in (self.show_button, self.examples_button, self.copy_button, *extra):
-            deal.addWidget(widget)
+        deal = row(label, self.input, self.show_button, self.examples_button, self.copy_button, *extra,
+                   stretch=self.input)
         status = QHBoxLayout()
         status.addWidget(self.message, 1)
         status.addWidget(self.busy_bar, 1)

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -53,8 +52,10 @@ from whist_catalogue.gui.widgets import (
     enlarge,
     examples_button,
     fit_table,
+    row,
     scrolled,
     shorten,
+    split,
     wrapped,
 )
 from whist_catalogue.store.search import ASCII as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
@@ -177,12 +178,9 @@ class ConditionRow(QWidget):
         self.remove_button = QToolButton()
         self.remove_button.setText("✕")
         self.remove_button.setToolTip("remove this condition")
-        layout = QHBoxLayout(self)
+        layout = row(self.field_box, self.op_box, self.value_edit, self.remove_button, stretch=self.value_edit)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.field_box)
-        layout.addWidget(self.op_box)
-        layout.addWidget(self.value_edit, 1)
-        layout.addWidget(self.remove_button)
+        self.setLayout(layout)
         self.field_box.currentIndexChanged.connect(self._field_changed)
         self.op_box.currentIndexChanged.connect(self.changed)
         self.value_edit.textChanged.connect(self.changed)
@@ -261,11 +259,7 @@ class QueryBuilder(QGroupBox):
         self.add_button.clicked.connect(lambda: self.add_row())
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Deals matching"))
-        top.addWidget(self.combine)
-        top.addWidget(QLabel("these conditions:"))
-        top.addStretch(1)
+        top = row(QLabel("Deals matching"), self.combine, QLabel("these conditions:"))
         top.addWidget(self.add_button)
         # The conditions scroll in a box of fixed height: reading an expression back or adding a
         # condition never moves the search field and the results under the user's mouse.
@@ -491,15 +485,9 @@ class SearchView(QWidget):
         self.stats_view.activated.connect(self.open_cell)
 
     def _lay_out(self) -> None:
-        row = QHBoxLayout()
-        for widget, stretch in ((self.search_label, 0), (self.expression, 1), (self.search_button, 0),
-                                (self.examples_button, 0), (self.export_button, 0)):
-            row.addWidget(widget, stretch)
-        conjectures = QHBoxLayout()
-        conjectures.addWidget(QLabel("The papers' conjectures:"))
-        for button in self.conjecture_buttons.values():
-            conjectures.addWidget(button)
-        conjectures.addStretch(1)
+        search = row(self.search_label, self.expression, self.search_button, self.examples_button,
+                     self.export_button, stretch=self.expression)
+        conjectures = row(QLabel("The papers' conjectures:"), *self.conjecture_buttons.values())
         results_box = QGroupBox("Matching deals (double-click one to explore it)")
         r = QVBoxLayout(results_box)
         count_line = QHBoxLayout()
@@ -512,17 +500,12 @@ class SearchView(QWidget):
         s = QVBoxLayout(stats_box)
         s.addWidget(stats_note)
         s.addWidget(self.stats_view, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(results_box)
-        split.addWidget(stats_box)
-        split.setSizes([720, 620])
-        split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.builder)
-        layout.addLayout(row)
+        layout.addLayout(search)
         layout.addLayout(conjectures)
         layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        layout.addWidget(split(results_box, stats_box, (720, 620)), 1)
         self._controls = [self.expression, self.search_button, self.examples_button, self.export_button, self.builder,
                           *self.conjecture_buttons.values()]
 

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
     QSpinBox,
@@ -98,11 +97,8 @@ class StatusView(QWidget):
         self.refresh_button = button("&Refresh", "read the catalogue again", self.refresh)
         self.message = MessageBar()
         layout = QVBoxLayout(self)
-        top = QHBoxLayout()
-        for widget, stretch in ((QLabel("Catalogue:"), 0), (self.location_label, 1), (self.choose_button, 0),
-                                (self.refresh_button, 0)):
-            top.addWidget(widget, stretch)
-        layout.addLayout(top)
+        layout.addLayout(row(QLabel("Catalogue:"), self.location_label, self.choose_button, self.refresh_button,
+                             stretch=self.location_label))
         layout.addWidget(self.message)
         layout.addWidget(self._contents_box(), 1)
         layout.addWidget(self._build_box())
