@@ -77,22 +77,16 @@ _Layout = Literal["constrained", "compressed", "tight"]
 """matplotlib's layout engines by name."""
 
 
-class _Canvas(FigureCanvasQTAgg):
-    """A matplotlib figure in a widget (``layout=None`` for figures whose drawer lays them out itself)."""
-
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained") -> None:
-        super().__init__(Figure(figsize=(width, height), dpi=100, layout=layout))
-        # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
-        self.setMinimumSize(320, 240)
-
-
 class PlotPanel(QWidget):
-    """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save."""
+    """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save (``layout=None`` for
+    figures whose drawer lays them out itself)."""
 
     def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.canvas = _Canvas(width, height, layout)
+        self.canvas = FigureCanvasQTAgg(Figure(figsize=(width, height), dpi=100, layout=layout))
+        # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
+        self.canvas.setMinimumSize(320, 240)
         self.toolbar = NavigationToolbar2QT(self.canvas, self)
         self.toolbar.setIconSize(self.toolbar.iconSize() * 0.8)
         box = QVBoxLayout(self)
