@@ -254,13 +254,10 @@ class MessageBar(QLabel):
     def show_info(self, text: str) -> None:
         self._show(text, "message-info")
 
-    def _set_role(self, role: str) -> None:
+    def _show(self, text: str, role: str) -> None:
         self.setProperty("role", role)
         self.style().unpolish(self)
         self.style().polish(self)
-
-    def _show(self, text: str, role: str) -> None:
-        self._set_role(role)
         self.setText(text if len(text) <= self.MAX_TEXT else text[: self.MAX_TEXT] + " …")
         self.setToolTip(text if len(text) > self.MAX_TEXT else "")
         self.show()
@@ -507,7 +504,7 @@ class HandEditor(QWidget):
                 button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
                 button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
                 button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
-                button.clicked.connect(self._clicked)
+                button.clicked.connect(self.changed)
                 self._buttons[side][rank] = button
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
@@ -562,10 +559,6 @@ class HandEditor(QWidget):
                 with QSignalBlocker(other):
                     other.setChecked(False)
         self._update_count()
-
-    @Slot()
-    def _clicked(self) -> None:
-        self.changed.emit()
 
     @Slot()
     def _clear_clicked(self) -> None:
