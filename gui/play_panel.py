@@ -13,7 +13,6 @@ the keys of docs/app.md (stepping, undo and redo, cards typed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QRectF, QSignalBlocker, QSize, Qt, QTimer, Signal, Slot
@@ -64,14 +63,6 @@ SOURCE_WORDS = {"theory": "from the suits' values, Theorem 9.1", "search": "by s
 """Who answers the position shown (:attr:`whist_catalogue.twohand.play.Play.source`), in the status line."""
 
 
-@dataclass(frozen=True)
-class TableCard:
-    """A card on the table: who played it and its name."""
-
-    player: str
-    name: str
-
-
 class TrickTable(QWidget):
     """The current trick drawn on a table: West's card on the left, East's on the right.
 
@@ -85,7 +76,8 @@ class TrickTable(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cards: list[TableCard] = []
+        self.cards: dict[str, str] = {}
+        """The name of each player's card on the table."""
         self.caption = ""
         self.previous = ""
         """The trick before, in words ("trick 4: West ♥Q, East ♥3 — West won"), or empty."""
@@ -95,15 +87,15 @@ class TrickTable(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(320, self.CARD.height() + 52)
 
-    def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool, previous: str = "") -> None:
-        self.cards, self.caption, self.finished_trick = list(cards), caption, finished
+    def show_trick(self, cards: dict[str, str], caption: str, finished: bool, previous: str = "") -> None:
+        self.cards, self.caption, self.finished_trick = cards, caption, finished
         self.previous = previous
         self.setToolTip(caption + (f"\nbefore: {previous}" if previous else ""))
         self.update()
 
     def card_on_table(self, player: str) -> str | None:
         """The name of ``player``'s card on the table (for tests and accessibility)."""
-        return next((c.name for c in self.cards if c.player == player), None)
+        return self.cards.get(player)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         p = QPainter(self)
@@ -119,7 +111,7 @@ class TrickTable(QWidget):
         label_font.setPointSizeF(max(label_font.pointSizeF() - 1, 7))
         for player, x in slots.items():
             rect = QRectF(x, cy - h / 2, w, h)
-            card = next((c for c in self.cards if c.player == player), None)
+            card = self.cards.get(player)
             p.setFont(label_font)
             p.setPen(QColor("#d8eadf"))
             # the player's name beside the card, outside the trick, so the foot stays free for the trick before
@@ -143,7 +135,7 @@ class TrickTable(QWidget):
             font.setPointSizeF(font.pointSizeF() + 5)
             font.setBold(True)
             p.setFont(font)
-            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card.name)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card)
         p.setFont(label_font)
         p.setPen(QColor("white"))
         p.drawText(QRectF(felt.left() + 8, felt.top() + 3, felt.width() - 16, 18), Qt.AlignmentFlag.AlignCenter,
@@ -700,7 +692,7 @@ class PlayPanel(QWidget):
         self._explain_marks()
         if not active:
             self.status.setText("Enter a deal to play it out.")
-            self.table.show_trick([], "", False)
+            self.table.show_trick({}, "", False)
             self.changed.emit()
             return
         self.status.setText(self._status_text())
@@ -853,17 +845,16 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None
         if play.led is not None:
-            card = TableCard(play.leader, self._card_name(play.led.suit, play.led.rank))
             previous = self._trick_words(len(play.tricks)) if play.tricks else ""
-            self.table.show_trick([card], f"{player_name(play.leader)} led", False, previous)
+            self.table.show_trick({play.leader: self._card_name(play.led.suit, play.led.rank)},
+                                  f"{player_name(play.leader)} led", False, previous)
         elif play.tricks:
             last = play.tricks[-1]
             reply = "E" if last.leader == "W" else "W"
-            cards = [TableCard(last.leader, self._card_name(last.suit, last.lead)),
-                     TableCard(reply, self._reply_name(last))]
+            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead), reply: self._reply_name(last)}
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
-            self.table.show_trick([], f"{player_name(play.leader)} to lead", False)
+            self.table.show_trick({}, f"{player_name(play.leader)} to lead", False)
 
     def optimal_line(self) -> list[TrickRow]:
         """Both sides following the theory from the current position to the end (the rest of this trick first)."""
