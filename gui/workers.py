@@ -175,30 +175,6 @@ class WorkerPool(QObject):
         self._running.discard(worker)
         self._went_on(worker)
 
-    def run(
-        self,
-        func: Callable[..., Any],
-        *args: Any,
-        returned: Callable[[Any], None] | None = None,
-        errored: Callable[[Exception], None] | None = None,
-        progress: Callable[[Any], None] | None = None,
-        aborted: Callable[[], None] | None = None,
-        preparing: Callable[[str], None] | None = None,
-        **kwargs: Any,
-    ) -> Worker:
-        """Start ``func`` in a worker with the given handlers connected."""
-        worker = Worker(func, *args, **kwargs)
-        for signal, slot in (
-            (worker.signals.returned, returned),
-            (worker.signals.errored, errored),
-            (worker.signals.progress, progress),
-            (worker.signals.aborted, aborted),
-            (worker.signals.preparing, preparing),
-        ):
-            if slot is not None:
-                signal.connect(slot)
-        return self.start(worker)
-
     @property
     def active(self) -> int:
         return len(self._running)
@@ -239,9 +215,12 @@ class LatestOnly:
     def run(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Worker:
         self._generation += 1
         generation = self._generation
-        handlers = {name: (lambda *payload, name=name: self._deliver(generation, name, payload))
-                    for name, handler in self._handlers.items() if handler is not None}
-        self.worker = self._pool.run(func, *args, **kwargs, **handlers)
+        worker = Worker(func, *args, **kwargs)
+        for name, handler in self._handlers.items():
+            if handler is not None:
+                signal = getattr(worker.signals, name)
+                signal.connect(lambda *payload, name=name: self._deliver(generation, name, payload))
+        self.worker = self._pool.start(worker)
         return self.worker
 
     def stop(self) -> None:
