@@ -161,23 +161,9 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     def _columns(self) -> int:
         return len(self.alpha[0]) if self.alpha else 0
 
-    def _solved(self) -> SuitSolution:
-        assert self.solution is not None  # asked only while the model shows a deal
-        return self.solution
-
-    def _cards(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        return self._solved().deal.west_cards, self._solved().deal.east_cards
-
-    def is_east_best_reply(self, i: int, j: int) -> bool:
-        west, east = self._cards()
-        return east[j] in self._solved().replies("W", west[i])
-
-    def is_west_best_reply(self, i: int, j: int) -> bool:
-        west, east = self._cards()
-        return west[i] in self._solved().replies("E", east[j])
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.solution is None or self.suit is None:
+        solution = self.solution
+        if not index.isValid() or solution is None or self.suit is None:
             return None
         i, j = index.row(), index.column()
         if not (0 <= i < self._rows() and 0 <= j < self._columns()):
@@ -187,7 +173,8 @@ class AlphaMatrixModel(ReadOnlyTableModel):
             return f"({a.player}, {a.value.text()})"
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return CENTER
-        east_best, west_best = self.is_east_best_reply(i, j), self.is_west_best_reply(i, j)
+        west, east = solution.deal.west_cards[i], solution.deal.east_cards[j]
+        east_best, west_best = east in solution.replies("W", west), west in solution.replies("E", east)
         if role == Qt.ItemDataRole.BackgroundRole:
             if east_best and west_best:
                 return QBrush(GREEN)
@@ -199,8 +186,7 @@ class AlphaMatrixModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(STRONG_BLUE if a.player == "W" else STRONG_RED)
         if role == Qt.ItemDataRole.ToolTipRole:
-            west, east = self._cards()
-            w, e = self.suit.name_of(west[i]), self.suit.name_of(east[j])
+            w, e = self.suit.name_of(west), self.suit.name_of(east)
             winner = "West" if a.player == "W" else "East"
             lines = [
                 f"West plays {w}, East plays {e}: {winner} wins the trick and leads next;",
@@ -216,9 +202,8 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if self.solution is None or self.suit is None or section < 0:
             return None
-        west, east = self._cards()
         horizontal = orientation == Qt.Orientation.Horizontal
-        cards = east if horizontal else west
+        cards = self.solution.deal.east_cards if horizontal else self.solution.deal.west_cards
         if section >= len(cards):
             return None
         card = cards[section]
