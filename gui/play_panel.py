@@ -208,19 +208,13 @@ class PlayPanel(QWidget):
         for widget in (self.message, self.status, self.why):
             layout.addWidget(widget)
         layout.addLayout(middle, 1)
-        self._shortcuts = {name: self._key(keys, action) for keys, action, name in (
-            ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
-            ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
-            ("Home", self.go_to_start, "start"), ("End", self.go_to_end, "end"),
-            ("Ctrl+Z", self.undo, "undo"), ("Ctrl+Shift+Z", self.redo, "redo"), ("Ctrl+Y", self.redo, "redo (Ctrl+Y)"),
-        )}
+        for keys, action in (("Left", self.step_back), ("Right", self.step_forward), ("Ctrl+Left", self.trick_back),
+                             ("Ctrl+Right", self.trick_forward), ("Home", self.go_to_start), ("End", self.go_to_end),
+                             ("Ctrl+Z", self.undo), ("Ctrl+Shift+Z", self.redo), ("Ctrl+Y", self.redo)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(action)
         self.set_deal(None)
-
-    def _key(self, keys: str, action: Callable[[], None]) -> QShortcut:
-        shortcut = QShortcut(QKeySequence(keys), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(action)
-        return shortcut
 
     def _controls(self) -> list[QHBoxLayout]:
         """Who leads and which side you play, the options, the buttons: two rows, or three in a narrow panel."""
