@@ -256,7 +256,6 @@ class QueryBuilder(QGroupBox):
         self.combine.currentIndexChanged.connect(self._emit)
         self.add_button = QPushButton("+ condition")
         self.add_button.setToolTip("add a condition to the expression in the search field")
-        self.add_button.clicked.connect(lambda: self.add_row())
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
         top = row(QLabel("Deals matching"), self.combine, QLabel("these conditions:"))
@@ -420,7 +419,6 @@ class SearchView(QWidget):
         self.builder.changed.connect(self._builder_changed)
         self.builder.submitted.connect(self.run_search)
         # "+ condition" adds to what is typed in the search field, not to the builder's last state.
-        self.builder.add_button.clicked.disconnect()
         self.builder.add_button.clicked.connect(self.add_condition)
         self.expression = QLineEdit()
         self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
