@@ -82,7 +82,7 @@ class MatrixGamePage(SolvedPage):
         self.solve_button.setDefault(True)
         self.grid = QTableWidget()
         self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
-        self.grid.itemChanged.connect(self._edited)
+        self.grid.itemChanged.connect(self._stale)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
         paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self.grid)
         paste.activated.connect(self.paste)
@@ -158,9 +158,6 @@ class MatrixGamePage(SolvedPage):
         self._stale()
 
     @Slot()
-    def _edited(self) -> None:
-        self._stale()
-
     def _stale(self) -> None:
         """The answer shown belongs to another game now: say so rather than show it beside this one."""
         self.task.cancel()
