@@ -33,6 +33,7 @@ from whist_catalogue.gui.widgets import (
     player_name,
     scrolled,
     shorten,
+    stacked,
     wrapped,
 )
 from whist_catalogue.single_suit import formulas as single_suit
@@ -181,18 +182,14 @@ class DealExplorer(AnalysisView[Suit]):
         column.addWidget(wrapped(HELP))
         return box
 
-    def _alpha_box(self) -> QGroupBox:
+    def _alpha_box(self) -> QWidget:
         self.alpha_model = AlphaMatrixModel(self)
         self.alpha_view = matrix_view(self.alpha_model, 2)
         self.alpha_note = wrapped()
-        box = QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)")
-        column = QVBoxLayout(box)
-        for widget in (self.alpha_view, self.alpha_note, wrapped(ALPHA_LEGEND)):
-            column.addWidget(widget)
-        column.addStretch(1)
-        return box
+        return stacked(self.alpha_view, self.alpha_note, wrapped(ALPHA_LEGEND),
+                       into=QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)"))
 
-    def _paper_box(self) -> QGroupBox:
+    def _paper_box(self) -> QWidget:
         self.a_model = GridModel(self)
         self.a_view = matrix_view(self.a_model, 1)
         self.t_model = GridModel(self)
@@ -200,12 +197,8 @@ class DealExplorer(AnalysisView[Suit]):
         self.h_label = wrapped()
         self.h_label.setTextFormat(Qt.TextFormat.RichText)
         self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
-        column = QVBoxLayout(box)
-        for widget in (self.a_view, self.t_view, self.h_label):
-            column.addWidget(widget)
-        column.addStretch(1)
-        return box
+        return stacked(self.a_view, self.t_view, self.h_label,
+                       into=QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H"))
 
     # -- input -----------------------------------------------------------------------------------
     def parse(self, text: str) -> Suit:

@@ -56,6 +56,7 @@ from whist_catalogue.gui.widgets import (
     scrolled,
     shorten,
     split,
+    stacked,
     wrapped,
 )
 from whist_catalogue.store.search import ASCII as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
@@ -486,18 +487,14 @@ class SearchView(QWidget):
         search = row(self.search_label, self.expression, self.search_button, self.examples_button,
                      self.export_button, stretch=self.expression)
         conjectures = row(QLabel("The papers' conjectures:"), *self.conjecture_buttons.values())
-        results_box = QGroupBox("Matching deals (double-click one to explore it)")
-        r = QVBoxLayout(results_box)
         count_line = QHBoxLayout()
         count_line.addWidget(self.count_label, 1)
         count_line.addWidget(self.busy_bar, 1)
-        r.addLayout(count_line)
-        r.addWidget(self.results_view, 1)
+        results_box = stacked(count_line, self.results_view, stretch=self.results_view,
+                              into=QGroupBox("Matching deals (double-click one to explore it)"))
         stats_note = wrapped("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
-        stats_box = QGroupBox("Statistics: value class × n")
-        s = QVBoxLayout(stats_box)
-        s.addWidget(stats_note)
-        s.addWidget(self.stats_view, 1)
+        stats_box = stacked(stats_note, self.stats_view, stretch=self.stats_view,
+                            into=QGroupBox("Statistics: value class × n"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.builder)
         layout.addLayout(search)

@@ -183,9 +183,10 @@ def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
     return splitter
 
 
-def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QWidget:
-    """``items`` one under another in a widget of their own; ``stretch`` takes the height left over."""
-    holder = QWidget()
+def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None, into: QWidget | None = None) -> QWidget:
+    """``items`` one under another in a widget of their own (or in ``into``, a group box say); ``stretch`` takes the
+    height left over."""
+    holder = into if into is not None else QWidget()
     box = QVBoxLayout(holder)
     for item in items:
         if isinstance(item, QHBoxLayout):
