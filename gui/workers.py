@@ -44,9 +44,8 @@ def reporting(abort_requested: Callable[[], bool] | None, report_progress: Calla
 
 
 class WorkerSignals(QObject):
-    """What a worker reports, in this order: ``started``, ``progress``…, then ``returned``/``errored``/``aborted``, ``finished``."""
+    """What a worker reports, in this order: ``progress``…, then ``returned``/``errored``/``aborted``, ``finished``."""
 
-    started = Signal()
     progress = Signal(object)
     """A value yielded by a generator function."""
     returned = Signal(object)
@@ -111,7 +110,6 @@ class Worker(QRunnable):
             self.signals.progress.emit(step)
 
     def run(self) -> None:  # QRunnable override
-        self.signals.started.emit()
         try:
             with announcing(self.signals.preparing.emit):  # a first use's compile, said by the window
                 result = self.work()
