@@ -37,12 +37,11 @@ from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.widgets import (
-    CopyTableView,
     HandEditor,
     ValueLabel,
     card_label,
     enlarge,
-    fit_table,
+    fitted_table,
     heading,
     scrolled,
     suit_symbol,
@@ -173,9 +172,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         first card's result."""
         self.source_label = wrapped()
         self.suits_model = SuitValuesModel(self)
-        self.suits_view = CopyTableView()
-        self.suits_view.setModel(self.suits_model)
-        fit_table(self.suits_view, stretch_last=True)
+        self.suits_view = fitted_table(self.suits_model, stretch_last=True)
         enlarge(self.suits_view, 1)
         self.suits_view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)

@@ -43,7 +43,7 @@ from whist_catalogue.gui.widgets import (
     MessageBar,
     button,
     card_label,
-    fit_table,
+    fitted_table,
     player_name,
     row,
     suit_symbol,
@@ -276,9 +276,7 @@ class PlayPanel(QWidget):
 
     def _tricks_list(self) -> CopyTableView:
         self.tricks = TricksModel(self)
-        view = self.tricks_view = CopyTableView()
-        view.setModel(self.tricks)
-        fit_table(view, stretch_last=True)
+        view = self.tricks_view = fitted_table(self.tricks, stretch_last=True)
         # A long note wraps inside its column rather than widen the list past the panel (and be cut off).
         view.setWordWrap(True)
         view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)

@@ -51,7 +51,7 @@ from whist_catalogue.gui.widgets import (
     MessageBar,
     enlarge,
     examples_button,
-    fit_table,
+    fitted_table,
     row,
     scrolled,
     shorten,
@@ -477,9 +477,7 @@ class SearchView(QWidget):
     def _build_statistics(self) -> None:
         """The statistics grid, value class × n; a click on a cell searches for its deals."""
         self.stats = StatisticsModel(self)
-        self.stats_view = CopyTableView()
-        self.stats_view.setModel(self.stats)
-        fit_table(self.stats_view)
+        self.stats_view = fitted_table(self.stats)
         self.stats_view.clicked.connect(self.open_cell)
         self.stats_view.activated.connect(self.open_cell)
 

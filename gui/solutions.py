@@ -51,7 +51,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     SolvedPage,
     error_text,
     fit_height,
-    fit_table,
+    fitted_table,
     row,
     scrolled,
     split,
@@ -108,10 +108,7 @@ class PlotPanel(QWidget):
 def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
-    view = CopyTableView()
-    view.setModel(model)
-    fit_table(view)
-    return model, view
+    return model, fitted_table(model)
 
 
 class CheminDeFerPage(SolvedPage):

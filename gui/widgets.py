@@ -56,7 +56,7 @@ __all__ = [
     "matrix_view",
     "copy_text",
     "enlarge",
-    "fit_table",
+    "fitted_table",
     "fit_height",
     "shrink_to_contents",
     "scrolled",
@@ -224,9 +224,7 @@ def breakable(text: str, run: int = 12) -> str:
 
 def matrix_view(model: QAbstractItemModel, points: int) -> QTableView:
     """A copyable table as large as its contents, its font ``points`` larger (matrices read at a glance)."""
-    view = CopyTableView()
-    view.setModel(model)
-    fit_table(view)
+    view = fitted_table(model)
     enlarge(view, points)
     shrink_to_contents(view)
     return view
@@ -440,12 +438,15 @@ def table_text(model: QAbstractItemModel) -> str:
     return "\n".join(lines)
 
 
-def fit_table(view: QTableView, stretch_last: bool = False) -> None:
-    """Size columns to their contents (headers included)."""
+def fitted_table(model: QAbstractItemModel, stretch_last: bool = False) -> CopyTableView:
+    """A copyable table of ``model``, its columns and rows sized to their contents (headers included)."""
+    view = CopyTableView()
+    view.setModel(model)
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(stretch_last)
     view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return view
 
 
 class CardButton(QToolButton):
