@@ -52,9 +52,7 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Repairing: {event.message}"
     if event.stage == "compute":
         return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
-    if event.stage in ("compile", "load", "finish"):
-        return event.message[:1].upper() + event.message[1:] if event.n is None else f"Level {event.n}: {event.message}"
-    if event.stage == "level":
+    if event.stage == "level" or (event.stage in ("compile", "load", "finish") and event.n is not None):
         return f"Level {event.n}: {event.message}"
     if event.stage == "games":
         return f"Solved games: {event.done} of {event.total} ({event.message})"
@@ -62,7 +60,7 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Table of endings, k = {event.n}: {event.done:,} of {event.total:,} positions"
     if event.stage == "endings-level":
         return f"Table of endings, k = {event.n}: {event.message}"
-    if event.stage in ("endings-plan", "endings-load", "endings-repair"):
+    if event.stage in ("compile", "load", "finish", "endings-plan", "endings-load", "endings-repair"):
         return event.message[:1].upper() + event.message[1:]
     return "Done"
 
