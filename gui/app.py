@@ -275,9 +275,7 @@ def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None,
 def remembered_catalogue(settings: QSettings) -> str | None:
     """The catalogue opened last time, if it was not the default one and is still there."""
     location = str(settings.value("catalogue/location") or "")
-    if not location:
-        return None
-    if "://" in location or os.path.exists(location):
+    if location and ("://" in location or os.path.exists(location)):
         return location
     return None
 
