@@ -197,15 +197,10 @@ class ConditionRow(QWidget):
         return self.field_box.currentData()[1]
 
     def set_condition(self, field: str, op: str, value: str = "") -> None:
-        self.field_box.setCurrentIndex(max(0, self._find_field(field)))
+        self.field_box.setCurrentIndex(next((i for i in range(self.field_box.count())
+                                             if self.field_box.itemData(i)[0] == field), 0))
         self.op_box.setCurrentIndex(max(0, self.op_box.findText(op)))
         self.value_edit.setText(value)
-
-    def _find_field(self, field: str) -> int:
-        for i in range(self.field_box.count()):
-            if self.field_box.itemData(i)[0] == field:
-                return i
-        return -1
 
     @Slot()
     def _field_changed(self) -> None:
