@@ -34,6 +34,7 @@ from whist_catalogue.gui.widgets import (
     scrolled,
     shorten,
     stacked,
+    summary_label,
     wrapped,
 )
 from whist_catalogue.single_suit import formulas as single_suit
@@ -194,9 +195,7 @@ class DealExplorer(AnalysisView[Suit]):
         self.a_view = matrix_view(self.a_model, 1)
         self.t_model = GridModel(self)
         self.t_view = matrix_view(self.t_model, 0)
-        self.h_label = wrapped()
-        self.h_label.setTextFormat(Qt.TextFormat.RichText)
-        self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.h_label = summary_label()
         return stacked(self.a_view, self.t_view, self.h_label,
                        into=QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H"))
 

@@ -461,8 +461,7 @@ class SearchView(QWidget):
         self.results_view.addAction(to_end)
         # Until a search has run, the results say how to start one rather than show an empty table.
         self.results_view.hide()
-        self.count_label = QLabel(NO_SEARCH_YET)
-        self.count_label.setWordWrap(True)
+        self.count_label = wrapped(NO_SEARCH_YET)
         self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         enlarge(self.count_label, 1)
         # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
