@@ -266,8 +266,7 @@ class PlayPanel(QWidget):
             box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             box.installEventFilter(self)
             grid = QGridLayout(box)
-            grid.setHorizontalSpacing(3)
-            grid.setVerticalSpacing(3)
+            grid.setSpacing(3)
             grid.setContentsMargins(8, 6, 8, 6)
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)

@@ -487,8 +487,7 @@ class HandEditor(QWidget):
         self._buttons: dict[str, dict[int, CardButton]] = {"W": {}, "E": {}}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(3)
-        grid.setVerticalSpacing(3)
+        grid.setSpacing(3)
         self.title = QLabel(title)
         self.title.setProperty("role", "heading")
         if title:
