@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.play_panel import PlayPanel
-from whist_catalogue.gui.widgets import BusyBar, MessageBar, copy_text, error_text, examples_button, row
+from whist_catalogue.gui.widgets import BusyBar, MessageBar, button, copy_text, error_text, examples_button, row
 from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 
 __all__ = ["AnalysisView"]
@@ -78,9 +78,8 @@ class AnalysisView(QWidget, Generic[D]):
         self.show_button = QPushButton(self.SHOW)
         self.show_button.clicked.connect(self.show_text)
         self.examples_button = examples_button(self.EXAMPLES, self.set_deal_text)
-        self.copy_button = QPushButton(self.COPY)
-        self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
-        self.copy_button.clicked.connect(self.copy_summary)
+        self.copy_button = button(self.COPY, "copy the deal, its value, outcome and best leads (Ctrl+Shift+C)",
+                                  self.copy_summary)
         self.copy_button.setEnabled(False)  # until a deal is shown
         self.message = MessageBar()
         self.busy_bar = BusyBar()

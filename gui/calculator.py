@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QSplitter,
     QVBoxLayout,
@@ -39,6 +38,7 @@ from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.widgets import (
     HandEditor,
     ValueLabel,
+    button,
     card_label,
     enlarge,
     fitted_table,
@@ -128,12 +128,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.editors: list[HandEditor] = []
         # The suit buttons sit with the deal, not beside the card pickers: there they took the width
         # a second column of suits needs in a 1000-pixel window.
-        self.add_suit_button = QPushButton("+ suit")
-        self.add_suit_button.setToolTip("add an empty suit to edit by hand")
-        self.add_suit_button.clicked.connect(self.add_suit)
-        self.remove_suit_button = QPushButton("− suit")
-        self.remove_suit_button.setToolTip("remove the last suit")
-        self.remove_suit_button.clicked.connect(self.remove_suit)
+        self.add_suit_button = button("+ suit", "add an empty suit to edit by hand", self.add_suit)
+        self.remove_suit_button = button("− suit", "remove the last suit", self.remove_suit)
         self.editors_box = QGroupBox()
         self._pickers_note = ""
         """Why the card pickers cannot draw the deal, or nothing (the box's title says it, with each hand's count)."""

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
@@ -49,6 +50,7 @@ from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
     MessageBar,
+    button,
     enlarge,
     examples_button,
     fitted_table,
@@ -427,16 +429,12 @@ class SearchView(QWidget):
         self.search_button = QPushButton("&Search")
         self.search_button.clicked.connect(self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
-        self.export_button = QPushButton("Export &CSV…")
-        self.export_button.setToolTip("every matching deal, in columns for analysis (number as p/q, infinitesimal "
-                                      "code, integers, card numbers): pandas.read_csv reads it as it is")
-        self.export_button.clicked.connect(self.choose_export)
-        self.conjecture_buttons: dict[str, QPushButton] = {}
-        for title, expression, statement in CONJECTURES:
-            button = QPushButton(title)
-            button.setToolTip(f"{statement}\nSearch: {expression}")
-            button.clicked.connect(lambda _=False, e=expression: self.search_for(e))
-            self.conjecture_buttons[title] = button
+        self.export_button = button("Export &CSV…", "every matching deal, in columns for analysis (number as p/q, "
+                                    "infinitesimal code, integers, card numbers): pandas.read_csv reads it as it is",
+                                    self.choose_export)
+        self.conjecture_buttons = {title: button(title, f"{statement}\nSearch: {expression}",
+                                                 partial(self.search_for, expression))
+                                   for title, expression, statement in CONJECTURES}
 
     def _build_results(self) -> None:
         """The matching deals, paged as the view scrolls, with their count, a busy bar and its Cancel."""

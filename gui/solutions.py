@@ -49,6 +49,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
     MessageBar,
     SolvedPage,
+    button,
     error_text,
     fit_height,
     fitted_table,
@@ -132,14 +133,10 @@ class CheminDeFerPage(SolvedPage):
             "Amber: changed from the previous range; green: the cell the optimal Banker randomises.")
         self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
-        self.save_button = QPushButton("Save as .nfg…")
-        self.save_button.setToolTip(
-            "write the game in Gambit's strategic-form format: the Banker's strategies that differ in the cells "
-            "an optimal table changes, against the player's stand or call on 5"
-        )
-        self.save_button.clicked.connect(
-            lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg")
-        )
+        self.save_button = button(
+            "Save as .nfg…", "write the game in Gambit's strategic-form format: the Banker's strategies that differ in "
+            "the cells an optimal table changes, against the player's stand or call on 5",
+            lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg"))
         summary_row = QHBoxLayout()
         summary_row.addWidget(self.summary, 1)
         summary_row.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -252,16 +249,14 @@ class LeHerPage(SolvedPage):
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
-        self.save_button = QPushButton("Save as .nfg…")
-        self.save_button.setToolTip("write this game, a(s, t) for the N shown, in Gambit's strategic-form format")
-        self.save_button.clicked.connect(self._save)
+        self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's strategic-form"
+                                  " format", self._save)
         self.message = MessageBar()
         self.summary = summary_label()
         self.subgame, self.subgame_view = grid_view(self)
         self.matrix, self.matrix_view = grid_view(self)
-        self.optimal_button = QPushButton("&Go to the optimal cells")
-        self.optimal_button.setToolTip("scroll the matrix to the cells both optimal strategies use, and select them")
-        self.optimal_button.clicked.connect(self.show_optimal_cells)
+        self.optimal_button = button("&Go to the optimal cells", "scroll the matrix to the cells both optimal "
+                                     "strategies use, and select them", self.show_optimal_cells)
         self.plot = PlotPanel(6.4, 5.0)
         self.right_tabs = QTabWidget()
         self.right_tabs.addTab(self._matrix_box(), "Payoff matrix a(s, t)")
