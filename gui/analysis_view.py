@@ -139,15 +139,10 @@ class AnalysisView(QWidget, Generic[D]):
 
     @Slot()
     def show_text(self) -> None:
-        try:
-            deal = self.parse(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self._sync_editors(None)  # no card picker keeps the last deal beside the input at fault
-            self.message.show_error(str(exc))
-            return
-        self._sync_editors(deal)
-        self.show_deal(deal)
+        deal = self.parse_field()
+        self._sync_editors(deal)  # None: no card picker keeps the last deal beside the input at fault
+        if deal is not None:
+            self.show_deal(deal)
 
     @Slot(str)
     def _text_changed(self, text: str) -> None:
