@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
+from functools import partial
 from typing import Any, Literal
 
 os.environ.setdefault("QT_API", "pyside6")
@@ -516,10 +517,8 @@ class SolutionsView(QWidget):
         self.asymptotics = AsymptoticsPage(context)
         self.matrix_game = MatrixGamePage(context)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.chemin_de_fer, "Chemin-de-fer")
-        self.tabs.addTab(self.le_her, "Le Her")
-        self.tabs.addTab(self.asymptotics, "Single-suit asymptotics")
-        self.tabs.addTab(self.matrix_game, "Your game")
+        for page, title in zip(self.pages, ("Chemin-de-fer", "Le Her", "Single-suit asymptotics", "Your game")):
+            self.tabs.addTab(page, title)
         self.tabs.setTabToolTip(3, "any two-person zero-sum matrix game: typed, pasted, or from CSV or Gambit (.nfg)")
         self.tabs.currentChanged.connect(self._load_current)
         layout = QVBoxLayout(self)
@@ -554,9 +553,5 @@ class SolutionsView(QWidget):
         self.chemin_de_fer.load()
 
     def screenshot_pages(self):
-        return [
-            ("", lambda: self.tabs.setCurrentWidget(self.chemin_de_fer)),
-            ("le-her", lambda: self.tabs.setCurrentWidget(self.le_her)),
-            ("asymptotics", lambda: self.tabs.setCurrentWidget(self.asymptotics)),
-            ("matrix-game", lambda: self.tabs.setCurrentWidget(self.matrix_game)),
-        ]
+        return [(suffix, partial(self.tabs.setCurrentWidget, page))
+                for suffix, page in zip(("", "le-her", "asymptotics", "matrix-game"), self.pages)]
