@@ -161,8 +161,6 @@ class PlayPanel(QWidget):
     """Emitted after every card, step, undo or restart."""
 
     MODES = (("W", "West — the app plays East"), ("E", "East — the app plays West"), ("both", "both sides"))
-    SUIT_KEYS = SUIT_LETTERS
-    """The letters that name the suits ♠ ♥ ♦ ♣ when a card is typed (digits 1–9 for deals of more suits)."""
     KEPT_DEALS = 8
     """Lines of play kept for deals left: editing a deal back to one of them brings its play back."""
 
@@ -513,7 +511,7 @@ class PlayPanel(QWidget):
         if not self.multi:
             return [rank]
         count = len(self.suits)
-        suit = self.SUIT_KEYS[move.suit] if count <= len(self.SUIT_KEYS) else str(move.suit + 1)
+        suit = SUIT_LETTERS[move.suit] if count <= len(SUIT_LETTERS) else str(move.suit + 1)
         return [rank, suit + rank, rank + suit]
 
     def type_card(self, text: str) -> bool:
@@ -538,7 +536,7 @@ class PlayPanel(QWidget):
             return True
         if exact or longer:
             self._typed = typed
-            self.message.show_info(f"typed {typed}: which card? add its suit ({' '.join(self.SUIT_KEYS[: len(self.suits)])})"
+            self.message.show_info(f"typed {typed}: which card? add its suit ({' '.join(SUIT_LETTERS[: len(self.suits)])})"
                                    if self.multi else f"typed {typed}: go on")
             return True
         self._typed = ""
