@@ -679,13 +679,12 @@ class PlayPanel(QWidget):
         self._fill_hands()
         self._rebuild_rows()
         self._explain_marks()
-        if not active:
+        if active:
+            self.status.setText(self._status_text())
+            self._show_table()
+        else:
             self.status.setText("Enter a deal to play it out.")
             self.table.show_trick({}, "", False)
-            self.changed.emit()
-            return
-        self.status.setText(self._status_text())
-        self._show_table()
         self.changed.emit()
 
     def _fill_hands(self) -> None:
