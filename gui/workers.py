@@ -79,7 +79,10 @@ class Worker(QRunnable):
         self._args = args
         self._kwargs = kwargs
         self._abort = False
-        parameters = _parameters(func)
+        try:
+            parameters = set(inspect.signature(func).parameters)
+        except (TypeError, ValueError):  # a callable Python cannot inspect takes neither keyword
+            parameters = set()
         if "abort_requested" in parameters:
             self._kwargs["abort_requested"] = self.abort_requested
         if "report_progress" in parameters:
@@ -127,13 +130,6 @@ class Worker(QRunnable):
                 self.signals.returned.emit(result)
         finally:
             self.signals.finished.emit()
-
-
-def _parameters(func: Callable[..., Any]) -> set[str]:
-    try:
-        return set(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return set()
 
 
 class WorkerPool(QObject):
