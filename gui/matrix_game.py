@@ -84,8 +84,7 @@ class MatrixGamePage(SolvedPage):
         self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
         self.grid.itemChanged.connect(self._stale)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
-        paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self.grid)
-        paste.activated.connect(self.paste)
+        QShortcut(QKeySequence.StandardKey.Paste, self.grid, self.paste)
         self.message = MessageBar()
         self.summary = summary_label()
         explain = wrapped(
