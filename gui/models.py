@@ -79,7 +79,7 @@ def _bold() -> QFont:
 
 
 class ReadOnlyTableModel(QAbstractTableModel):
-    """A flat table: no children under any valid index, items selectable and enabled."""
+    """A flat table: no children under any valid index; items selectable and enabled (QAbstractTableModel's flags)."""
 
     def _rows(self) -> int:
         raise NotImplementedError
@@ -92,11 +92,6 @@ class ReadOnlyTableModel(QAbstractTableModel):
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else self._columns()
-
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
 class RowListModel(ReadOnlyTableModel):
