@@ -58,9 +58,7 @@ __all__ = [
     "enlarge",
     "fitted_table",
     "fit_height",
-    "shrink_to_contents",
     "scrolled",
-    "table_text",
     "player_name",
     "SUIT_SYMBOLS",
     "suit_symbol",
@@ -226,7 +224,8 @@ def matrix_view(model: QAbstractItemModel, points: int) -> QTableView:
     """A copyable table as large as its contents, its font ``points`` larger (matrices read at a glance)."""
     view = fitted_table(model)
     enlarge(view, points)
-    shrink_to_contents(view)
+    view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+    view.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
     return view
 
 
@@ -421,19 +420,16 @@ class CopyTableView(QTableView):
 
     @Slot()
     def copy_all(self) -> None:
-        copy_text(table_text(self.model()))
-
-
-def table_text(model: QAbstractItemModel) -> str:
-    """A model's headers and cells as tab-separated lines."""
-    cols = model.columnCount()
-    header = [""] + [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(cols)]
-    lines = ["\t".join(header)]
-    for r in range(model.rowCount()):
-        cells = [str(model.headerData(r, Qt.Orientation.Vertical) or "")]
-        cells += [str(model.index(r, c).data() or "") for c in range(cols)]
-        lines.append("\t".join(cells))
-    return "\n".join(lines)
+        """The headers and cells as tab-separated lines."""
+        model = self.model()
+        cols = model.columnCount()
+        header = [""] + [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(cols)]
+        lines = ["\t".join(header)]
+        for r in range(model.rowCount()):
+            cells = [str(model.headerData(r, Qt.Orientation.Vertical) or "")]
+            cells += [str(model.index(r, c).data() or "") for c in range(cols)]
+            lines.append("\t".join(cells))
+        copy_text("\n".join(lines))
 
 
 def fitted_table(model: QAbstractItemModel, stretch_last: bool = False) -> CopyTableView:
@@ -575,12 +571,6 @@ class HandEditor(QWidget):
 
     def button(self, side: str, rank: int) -> CardButton:
         return self._buttons[side][rank]
-
-
-def shrink_to_contents(view: QTableView) -> None:
-    """A table as tall and wide as its contents (scrolling only when they outgrow the space)."""
-    view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
-    view.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
 
 
 def fit_height(view: QTableView) -> None:
