@@ -156,14 +156,16 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         file_menu.addAction("&Open catalogue…", QKeySequence.StandardKey.Open, self.open_catalogue)
-        self.default_action = file_menu.addAction("Open the &default catalogue", self.open_default_catalogue)
+        self.default_action = file_menu.addAction("Open the &default catalogue",
+                                                  partial(self.context.set_database, None))
         self.default_action.setToolTip("back to the catalogue the app uses when none is chosen")
         file_menu.addSeparator()
         file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
 
         view_menu = self.menuBar().addMenu("&View")
         for k in range(len(self.views)):
-            view_menu.addAction(self.tabs.tabText(k), QKeySequence(f"Ctrl+{k + 1}"), partial(self.tabs.setCurrentIndex, k))
+            view_menu.addAction(self.tabs.tabText(k), QKeySequence(f"Ctrl+{k + 1}"),
+                                partial(self.tabs.setCurrentIndex, k))
 
         help_menu = self.menuBar().addMenu("&Help")
         self.documentation: DocumentationWindow | None = None
@@ -197,10 +199,6 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open a catalogue", "", "SQLite catalogue (*.sqlite *.db);;All files (*)")
         if path:
             self.context.set_database(path)
-
-    @Slot()
-    def open_default_catalogue(self) -> None:
-        self.context.set_database(None)
 
     @Slot(str)
     def _preparing(self, text: str) -> None:
