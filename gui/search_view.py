@@ -414,11 +414,11 @@ class SearchView(QWidget):
     def _build_query(self) -> None:
         """The query builder, the search field and its buttons, and a button for each conjecture."""
         self.builder = QueryBuilder()
-        self.builder.changed.connect(self._builder_changed)
         self.builder.submitted.connect(self.run_search)
         # "+ condition" adds to what is typed in the search field, not to the builder's last state.
         self.builder.add_button.clicked.connect(self.add_condition)
         self.expression = QLineEdit()
+        self.builder.changed.connect(self.expression.setText)
         self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
         self.expression.setToolTip("A search expression: fields " + ", ".join(name for name, _, _ in describe_fields())
                                    + "; and, or, not, comparisons, in (…). See " + documentation("search.md") + ".")
@@ -537,10 +537,6 @@ class SearchView(QWidget):
         self.statistics_loaded.emit()
 
     # -- searching -------------------------------------------------------------------------------------
-    @Slot(str)
-    def _builder_changed(self, expression: str) -> None:
-        self.expression.setText(expression)
-
     @Slot()
     def add_condition(self) -> None:
         """Read the typed expression into the builder (so nothing typed is lost), then add an empty condition."""
