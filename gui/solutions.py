@@ -135,8 +135,8 @@ class CheminDeFerPage(SolvedPage):
         self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
         self.save_button = button(
-            "Save as .nfg…", "write the game in Gambit's strategic-form format: the Banker's strategies that differ in "
-            "the cells an optimal table changes, against the player's stand or call on 5",
+            "Save as .nfg…", "write the game in Gambit's strategic-form format: the Banker's strategies that differ "
+            "in the cells an optimal table changes, against the player's stand or call on 5",
             lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg"))
         summary_row = QHBoxLayout()
         summary_row.addWidget(self.summary, 1)
@@ -250,8 +250,8 @@ class LeHerPage(SolvedPage):
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
-        self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's strategic-form"
-                                  " format", self._save)
+        self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's "
+                                  "strategic-form format", self._save)
         self.message = MessageBar()
         self.summary = summary_label()
         self.subgame, self.subgame_view = grid_view(self)
