@@ -246,7 +246,6 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
             self.editors.append(editor)
         if count:  # the trump suit stays chosen while the deal has it
             self._set_trumps(count, self.trump_box.currentData())
-        # lay the editors out two to a row
         while self.editors_grid.count():
             self.editors_grid.takeAt(0)
         for k, editor in enumerate(self.editors):

@@ -86,7 +86,6 @@ class DistributionView(QWidget):
 
     @property
     def busy(self) -> bool:
-        """Whether an answer is still awaited."""
         return self.task.busy
 
     def showEvent(self, event) -> None:  # Qt override

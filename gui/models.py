@@ -104,7 +104,6 @@ class RowListModel(ReadOnlyTableModel):
         self.rows: list[Any] = []
 
     def set_rows(self, rows: Sequence[Any]) -> None:
-        """Replace every row."""
         self.beginResetModel()
         self.rows = list(rows)
         self.endResetModel()

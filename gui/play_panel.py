@@ -167,7 +167,6 @@ class PlayPanel(QWidget):
     def __init__(self, solver_source: Callable[[], Solver], multi: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._solver_source = solver_source
-        """A callable returning the solver to play with."""
         self.multi = multi
         self.suits: tuple[Suit, ...] = ()
         self.trump: int | None = None

@@ -149,7 +149,6 @@ def heading(text: str) -> QLabel:
 
 
 def button(text: str, tip: str, clicked: Callable[[], object] | None) -> QPushButton:
-    """A push button with its tooltip, calling ``clicked`` (if given) when clicked."""
     widget = QPushButton(text)
     widget.setToolTip(tip)
     if clicked is not None:
@@ -198,7 +197,6 @@ def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None, into:
 
 # -- chemin-de-fer --------------------------------------------------------------------------------
 def wrapped(text: str = "") -> QLabel:
-    """A label whose text wraps to the width it is given."""
     label = QLabel(text)
     label.setWordWrap(True)
     return label
@@ -286,7 +284,6 @@ class SolvedPage(QWidget):
 
     @property
     def busy(self) -> bool:
-        """Whether an answer is still awaited."""
         return self.task.busy
 
     def _failed(self, exc: Exception) -> None:
