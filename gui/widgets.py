@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from whist_catalogue.errors import WhistError
-from whist_catalogue.theory.deals import RANK_NAMES
+from whist_catalogue.theory.deals import RANK_NAMES, SUIT_SYMBOLS
 
 if TYPE_CHECKING:
     from whist_catalogue.gui.workers import LatestOnly
@@ -60,15 +60,12 @@ __all__ = [
     "fit_height",
     "scrolled",
     "player_name",
-    "SUIT_SYMBOLS",
     "suit_symbol",
     "card_label",
 ]
 
 WEST_COLOR = QColor("#1d4ed8")
 EAST_COLOR = QColor("#b91c1c")
-
-from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 
 STYLE_SHEET = """
 QToolButton[card="true"] {
