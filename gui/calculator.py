@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -44,6 +43,7 @@ from whist_catalogue.gui.widgets import (
     fitted_table,
     heading,
     scrolled,
+    split,
     suit_symbol,
     wrapped,
 )
@@ -144,14 +144,9 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         play_box = QGroupBox("Play it out against the app, or watch it play both sides")
         QVBoxLayout(play_box).addWidget(self.play_panel)
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(scrolled(self._values_box()))
         self.play_area = scrolled(play_box)
-        body.addWidget(self.play_area)
         # The play needs two hands, the table and the list of tricks side by side: it gets two thirds.
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 2)
-        body.setChildrenCollapsible(False)
+        body = split(scrolled(self._values_box()), self.play_area, stretch=(1, 2))
         # The trump suit is the deal's, beside it: a row of its own took the height the play needs at 1000 × 700.
         self.trump_box = QComboBox()
         self.trump_box.setToolTip("the trump suit: none, or one of the deal's suits (the text names it too: trumps ♥: …)")

@@ -82,7 +82,7 @@ class DistributionView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         right = stacked(self.summary, self.findings_view, self.table_view, stretch=self.table_view)
-        layout.addWidget(split(self.plot, right, (680, 640)), 1)
+        layout.addWidget(split(self.plot, right, sizes=(680, 640)), 1)
 
     @property
     def busy(self) -> bool:

@@ -490,7 +490,7 @@ class SearchView(QWidget):
         layout.addLayout(search)
         layout.addLayout(conjectures)
         layout.addWidget(self.message)
-        layout.addWidget(split(results_box, stats_box, (720, 620)), 1)
+        layout.addWidget(split(results_box, stats_box, sizes=(720, 620)), 1)
         self._controls = [self.expression, self.search_button, self.examples_button, self.export_button, self.builder,
                           *self.conjecture_buttons.values()]
 

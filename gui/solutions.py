@@ -148,7 +148,7 @@ class CheminDeFerPage(SolvedPage):
         # The decision tables need ~560 px for their 11 columns: the plot yields first in a small window.
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        layout.addWidget(split(self.plot, scrolled(right), (560, 800)), 1)
+        layout.addWidget(split(self.plot, scrolled(right), sizes=(560, 800)), 1)
 
     def load(self) -> None:
         if self.solution is not None or self.busy:
@@ -271,7 +271,7 @@ class LeHerPage(SolvedPage):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addWidget(split(scrolled(stacked(self.summary, subgame_title, self.subgame_view)), self.right_tabs,
-                               (480, 840)), 1)
+                               sizes=(480, 840)), 1)
 
     def _matrix_box(self) -> QWidget:
         explain = wrapped("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "

@@ -167,12 +167,17 @@ def row(*items: QWidget | int, stretch: QWidget | None = None) -> QHBoxLayout:
     return layout
 
 
-def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
-    """Two panes side by side, in the proportions of ``sizes``, neither collapsible."""
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.addWidget(left)
-    splitter.addWidget(right)
-    splitter.setSizes(list(sizes))
+def split(*panes: QWidget, sizes: tuple[int, ...] = (), stretch: tuple[int, ...] = (),
+          vertical: bool = False) -> QSplitter:
+    """Panes side by side (or one above the other), in the proportions of ``sizes``, taking the space a window
+    gains or loses by ``stretch``, none collapsible."""
+    splitter = QSplitter(Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
+    for k, pane in enumerate(panes):
+        splitter.addWidget(pane)
+        if stretch:
+            splitter.setStretchFactor(k, stretch[k])
+    if sizes:
+        splitter.setSizes(list(sizes))
     splitter.setChildrenCollapsible(False)
     return splitter
 
