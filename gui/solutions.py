@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from fractions import Fraction
 from functools import partial
-from typing import Any, Literal
+from typing import Literal
 
 os.environ.setdefault("QT_API", "pyside6")
 
