@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBox
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.play_panel import PlayPanel
-from whist_catalogue.gui.widgets import BusyBar, MessageBar, copy_text, error_text, examples_button
+from whist_catalogue.gui.widgets import BusyBar, MessageBar, button, copy_text, error_text, examples_button, row
 from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
 
 __all__ = ["AnalysisView"]
@@ -78,9 +78,8 @@ class AnalysisView(QWidget, Generic[D]):
         self.show_button = QPushButton(self.SHOW)
         self.show_button.clicked.connect(self.show_text)
         self.examples_button = examples_button(self.EXAMPLES, self.set_deal_text)
-        self.copy_button = QPushButton(self.COPY)
-        self.copy_button.setToolTip("copy the deal, its value, outcome and best leads (Ctrl+Shift+C)")
-        self.copy_button.clicked.connect(self.copy_summary)
+        self.copy_button = button(self.COPY, "copy the deal, its value, outcome and best leads (Ctrl+Shift+C)",
+                                  self.copy_summary)
         self.copy_button.setEnabled(False)  # until a deal is shown
         self.message = MessageBar()
         self.busy_bar = BusyBar()
@@ -99,11 +98,8 @@ class AnalysisView(QWidget, Generic[D]):
         engine's plan takes two or three in a narrow window) and still never move a card being clicked."""
         label = QLabel("&Deal:")
         label.setBuddy(self.input)
-        deal = QHBoxLayout()
-        deal.addWidget(label)
-        deal.addWidget(self.input, 1)
-        for widget in (self.show_button, self.examples_button, self.copy_button, *extra):
-            deal.addWidget(widget)
+        deal = row(label, self.input, self.show_button, self.examples_button, self.copy_button, *extra,
+                   stretch=self.input)
         status = QHBoxLayout()
         status.addWidget(self.message, 1)
         status.addWidget(self.busy_bar, 1)
@@ -143,15 +139,10 @@ class AnalysisView(QWidget, Generic[D]):
 
     @Slot()
     def show_text(self) -> None:
-        try:
-            deal = self.parse(self.input.text())
-        except WhistError as exc:
-            self._no_deal()
-            self._sync_editors(None)  # no card picker keeps the last deal beside the input at fault
-            self.message.show_error(str(exc))
-            return
-        self._sync_editors(deal)
-        self.show_deal(deal)
+        deal = self.parse_field()
+        self._sync_editors(deal)  # None: no card picker keeps the last deal beside the input at fault
+        if deal is not None:
+            self.show_deal(deal)
 
     @Slot(str)
     def _text_changed(self, text: str) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QSettings, QtMsgType, Slot, qInstallMessageHandler
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
 from whist_catalogue import __version__
@@ -154,39 +155,26 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open catalogue…", self)
-        open_action.setShortcut(QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self.open_catalogue)
-        file_menu.addAction(open_action)
-        self.default_action = QAction("Open the &default catalogue", self)
+        file_menu.addAction("&Open catalogue…", QKeySequence.StandardKey.Open, self.open_catalogue)
+        self.default_action = file_menu.addAction("Open the &default catalogue",
+                                                  partial(self.context.set_database, None))
         self.default_action.setToolTip("back to the catalogue the app uses when none is chosen")
-        self.default_action.triggered.connect(self.open_default_catalogue)
-        file_menu.addAction(self.default_action)
         file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
 
         view_menu = self.menuBar().addMenu("&View")
-        for k, name in enumerate(self.views):
-            action = QAction(self.tabs.tabText(k), self)
-            action.setShortcut(QKeySequence(f"Ctrl+{k + 1}"))
-            action.triggered.connect(lambda _=False, i=k: self.tabs.setCurrentIndex(i))
-            view_menu.addAction(action)
+        for k in range(len(self.views)):
+            view_menu.addAction(self.tabs.tabText(k), QKeySequence(f"Ctrl+{k + 1}"),
+                                partial(self.tabs.setCurrentIndex, k))
 
         help_menu = self.menuBar().addMenu("&Help")
         self.documentation: DocumentationWindow | None = None
         for k, page in enumerate(PAGES):
-            action = QAction(page.title, self)
+            action = help_menu.addAction(page.title, partial(self.show_documentation, page.title))
             if k == 0:
                 action.setShortcut(QKeySequence.StandardKey.HelpContents)  # F1 opens the notation
-            action.triggered.connect(lambda _=False, title=page.title: self.show_documentation(title))
-            help_menu.addAction(action)
         help_menu.addSeparator()
-        about = QAction("&About", self)
-        about.triggered.connect(lambda: QMessageBox.about(self, "About the whist catalogue", ABOUT))
-        help_menu.addAction(about)
+        help_menu.addAction("&About", lambda: QMessageBox.about(self, "About the whist catalogue", ABOUT))
 
     def show_documentation(self, title: str = PAGES[0].title) -> DocumentationWindow:
         """The Help menu's window (one for the app), opened at the page ``title``."""
@@ -211,10 +199,6 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open a catalogue", "", "SQLite catalogue (*.sqlite *.db);;All files (*)")
         if path:
             self.context.set_database(path)
-
-    @Slot()
-    def open_default_catalogue(self) -> None:
-        self.context.set_database(None)
 
     @Slot(str)
     def _preparing(self, text: str) -> None:
@@ -289,9 +273,7 @@ def run(db: str | None = None, screenshot: str | os.PathLike[str] | None = None,
 def remembered_catalogue(settings: QSettings) -> str | None:
     """The catalogue opened last time, if it was not the default one and is still there."""
     location = str(settings.value("catalogue/location") or "")
-    if not location:
-        return None
-    if "://" in location or os.path.exists(location):
+    if location and ("://" in location or os.path.exists(location)):
         return location
     return None
 

@@ -25,9 +25,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -37,14 +35,15 @@ from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import SuitRow, SuitValuesModel
 from whist_catalogue.gui.widgets import (
-    CopyTableView,
     HandEditor,
     ValueLabel,
+    button,
     card_label,
     enlarge,
-    fit_table,
+    fitted_table,
     heading,
     scrolled,
+    split,
     suit_symbol,
     wrapped,
 )
@@ -129,12 +128,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.editors: list[HandEditor] = []
         # The suit buttons sit with the deal, not beside the card pickers: there they took the width
         # a second column of suits needs in a 1000-pixel window.
-        self.add_suit_button = QPushButton("+ suit")
-        self.add_suit_button.setToolTip("add an empty suit to edit by hand")
-        self.add_suit_button.clicked.connect(self.add_suit)
-        self.remove_suit_button = QPushButton("− suit")
-        self.remove_suit_button.setToolTip("remove the last suit")
-        self.remove_suit_button.clicked.connect(self.remove_suit)
+        self.add_suit_button = button("+ suit", "add an empty suit to edit by hand", self.add_suit)
+        self.remove_suit_button = button("− suit", "remove the last suit", self.remove_suit)
         self.editors_box = QGroupBox()
         self._pickers_note = ""
         """Why the card pickers cannot draw the deal, or nothing (the box's title says it, with each hand's count)."""
@@ -149,14 +144,9 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         self.editors_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         play_box = QGroupBox("Play it out against the app, or watch it play both sides")
         QVBoxLayout(play_box).addWidget(self.play_panel)
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(scrolled(self._values_box()))
         self.play_area = scrolled(play_box)
-        body.addWidget(self.play_area)
         # The play needs two hands, the table and the list of tricks side by side: it gets two thirds.
-        body.setStretchFactor(0, 1)
-        body.setStretchFactor(1, 2)
-        body.setChildrenCollapsible(False)
+        body = split(scrolled(self._values_box()), self.play_area, stretch=(1, 2))
         # The trump suit is the deal's, beside it: a row of its own took the height the play needs at 1000 × 700.
         self.trump_box = QComboBox()
         self.trump_box.setToolTip("the trump suit: none, or one of the deal's suits (the text names it too: trumps ♥: …)")
@@ -173,9 +163,7 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
         first card's result."""
         self.source_label = wrapped()
         self.suits_model = SuitValuesModel(self)
-        self.suits_view = CopyTableView()
-        self.suits_view.setModel(self.suits_model)
-        fit_table(self.suits_view, stretch_last=True)
+        self.suits_view = fitted_table(self.suits_model, stretch_last=True)
         enlarge(self.suits_view, 1)
         self.suits_view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.suits_view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
@@ -253,7 +241,6 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
             self.editors.append(editor)
         if count:  # the trump suit stays chosen while the deal has it
             self._set_trumps(count, self.trump_box.currentData())
-        # lay the editors out two to a row
         while self.editors_grid.count():
             self.editors_grid.takeAt(0)
         for k, editor in enumerate(self.editors):

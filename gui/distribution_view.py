@@ -82,11 +82,10 @@ class DistributionView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         right = stacked(self.summary, self.findings_view, self.table_view, stretch=self.table_view)
-        layout.addWidget(split(self.plot, right, (680, 640)), 1)
+        layout.addWidget(split(self.plot, right, sizes=(680, 640)), 1)
 
     @property
     def busy(self) -> bool:
-        """Whether an answer is still awaited."""
         return self.task.busy
 
     def showEvent(self, event) -> None:  # Qt override

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QGroupBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.errors import counted
@@ -33,6 +33,9 @@ from whist_catalogue.gui.widgets import (
     player_name,
     scrolled,
     shorten,
+    split,
+    stacked,
+    summary_label,
     wrapped,
 )
 from whist_catalogue.single_suit import formulas as single_suit
@@ -149,22 +152,11 @@ class DealExplorer(AnalysisView[Suit]):
         self.editor.changed.connect(self._editor_changed)
         self.value_area = scrolled(self._value_box())
         self.value_area.setMinimumWidth(250)  # the value, its source and the outcome stay readable at 1000 pixels
-        top = QSplitter(Qt.Orientation.Horizontal)
-        for area, stretch in ((self.value_area, 2), (scrolled(self._alpha_box()), 3), (scrolled(self._paper_box()), 3)):
-            top.addWidget(area)
-            top.setStretchFactor(top.count() - 1, stretch)
-        top.setChildrenCollapsible(False)
+        top = split(self.value_area, scrolled(self._alpha_box()), scrolled(self._paper_box()), sizes=(300, 500, 560),
+                    stretch=(2, 3, 3))
         play_box = QGroupBox("Play it out: click a card, the app answers")
         QVBoxLayout(play_box).addWidget(self.play_panel)
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(top)
-        body.addWidget(scrolled(play_box))
-        body.setStretchFactor(0, 4)
-        body.setStretchFactor(1, 3)
-        body.setChildrenCollapsible(False)
-        top.setSizes([300, 500, 560])
-        body.setSizes([400, 460])
-        self.lay_out(self.editor, body)
+        self.lay_out(self.editor, split(top, scrolled(play_box), sizes=(400, 460), stretch=(4, 3), vertical=True))
 
     def _value_box(self) -> QGroupBox:
         """The value, its source, the deal, the outcome and the best leads."""
@@ -181,31 +173,21 @@ class DealExplorer(AnalysisView[Suit]):
         column.addWidget(wrapped(HELP))
         return box
 
-    def _alpha_box(self) -> QGroupBox:
+    def _alpha_box(self) -> QWidget:
         self.alpha_model = AlphaMatrixModel(self)
         self.alpha_view = matrix_view(self.alpha_model, 2)
         self.alpha_note = wrapped()
-        box = QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)")
-        column = QVBoxLayout(box)
-        for widget in (self.alpha_view, self.alpha_note, wrapped(ALPHA_LEGEND)):
-            column.addWidget(widget)
-        column.addStretch(1)
-        return box
+        return stacked(self.alpha_view, self.alpha_note, wrapped(ALPHA_LEGEND),
+                       into=QGroupBox("Labeled values αᵢⱼ (multi-suit paper §7.2)"))
 
-    def _paper_box(self) -> QGroupBox:
+    def _paper_box(self) -> QWidget:
         self.a_model = GridModel(self)
         self.a_view = matrix_view(self.a_model, 1)
         self.t_model = GridModel(self)
         self.t_view = matrix_view(self.t_model, 0)
-        self.h_label = wrapped()
-        self.h_label.setTextFormat(Qt.TextFormat.RichText)
-        self.h_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        box = QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H")
-        column = QVBoxLayout(box)
-        for widget in (self.a_view, self.t_view, self.h_label):
-            column.addWidget(widget)
-        column.addStretch(1)
-        return box
+        self.h_label = summary_label()
+        return stacked(self.a_view, self.t_view, self.h_label,
+                       into=QGroupBox("Single-suit paper: the matrix A, Tₖ, H̄, H̲, H"))
 
     # -- input -----------------------------------------------------------------------------------
     def parse(self, text: str) -> Suit:

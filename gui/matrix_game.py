@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QSignalBlocker, Qt, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -82,10 +82,9 @@ class MatrixGamePage(SolvedPage):
         self.solve_button.setDefault(True)
         self.grid = QTableWidget()
         self.grid.setToolTip("player 1's pay-off for each row and column: integers, fractions p/q or decimals")
-        self.grid.itemChanged.connect(self._edited)
+        self.grid.itemChanged.connect(self._stale)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
-        paste = QShortcut(QKeySequence(QKeySequence.StandardKey.Paste), self.grid)
-        paste.activated.connect(self.paste)
+        QShortcut(QKeySequence.StandardKey.Paste, self.grid, self.paste)
         self.message = MessageBar()
         self.summary = summary_label()
         explain = wrapped(
@@ -108,19 +107,17 @@ class MatrixGamePage(SolvedPage):
     def set_game(self, game: StrategicForm) -> None:
         """Show ``game`` in the grid (its strategies' names as headers) and solve it."""
         self.title = game.title
-        self.grid.blockSignals(True)
         for spin, count in ((self.rows, len(game.rows)), (self.columns, len(game.columns))):
-            spin.blockSignals(True)
-            spin.setValue(count)
-            spin.blockSignals(False)
-        self.grid.setRowCount(len(game.rows))
-        self.grid.setColumnCount(len(game.columns))
-        self.grid.setVerticalHeaderLabels(list(game.rows))
-        self.grid.setHorizontalHeaderLabels(list(game.columns))
-        for i, row in enumerate(game.matrix):
-            for j, entry in enumerate(row):
-                self.grid.setItem(i, j, QTableWidgetItem(str(entry)))
-        self.grid.blockSignals(False)
+            with QSignalBlocker(spin):
+                spin.setValue(count)
+        with QSignalBlocker(self.grid):
+            self.grid.setRowCount(len(game.rows))
+            self.grid.setColumnCount(len(game.columns))
+            self.grid.setVerticalHeaderLabels(list(game.rows))
+            self.grid.setHorizontalHeaderLabels(list(game.columns))
+            for i, row in enumerate(game.matrix):
+                for j, entry in enumerate(row):
+                    self.grid.setItem(i, j, QTableWidgetItem(str(entry)))
         self.grid.resizeColumnsToContents()
         self.solve()
 
@@ -142,25 +139,21 @@ class MatrixGamePage(SolvedPage):
 
     @Slot()
     def _resize(self) -> None:
-        self.grid.blockSignals(True)
-        old_rows, old_columns = self.grid.rowCount(), self.grid.columnCount()
-        self.grid.setRowCount(self.rows.value())
-        self.grid.setColumnCount(self.columns.value())
-        for i in range(self.grid.rowCount()):
-            for j in range(self.grid.columnCount()):
-                if i >= old_rows or j >= old_columns:
-                    self.grid.setItem(i, j, QTableWidgetItem("0"))
-        self.grid.setVerticalHeaderLabels([self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())])
-        self.grid.setHorizontalHeaderLabels(
-            [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
-        )
-        self.grid.blockSignals(False)
+        with QSignalBlocker(self.grid):
+            old_rows, old_columns = self.grid.rowCount(), self.grid.columnCount()
+            self.grid.setRowCount(self.rows.value())
+            self.grid.setColumnCount(self.columns.value())
+            for i in range(self.grid.rowCount()):
+                for j in range(self.grid.columnCount()):
+                    if i >= old_rows or j >= old_columns:
+                        self.grid.setItem(i, j, QTableWidgetItem("0"))
+            self.grid.setVerticalHeaderLabels(
+                [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())])
+            self.grid.setHorizontalHeaderLabels(
+                [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())])
         self._stale()
 
     @Slot()
-    def _edited(self) -> None:
-        self._stale()
-
     def _stale(self) -> None:
         """The answer shown belongs to another game now: say so rather than show it beside this one."""
         self.task.cancel()
@@ -231,14 +224,13 @@ class MatrixGamePage(SolvedPage):
         s = self.solution
         rows = {name for name, _ in s.player1} if s else set()
         columns = {name for name, _ in s.player2} if s else set()
-        self.grid.blockSignals(True)
-        for i in range(self.grid.rowCount()):
-            in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows
-            for j in range(self.grid.columnCount()):
-                item = self.grid.item(i, j)
-                if item is None:
-                    continue
-                in_column = self._header(self.grid.horizontalHeaderItem(j), j) in columns
-                colour = GREEN if in_row and in_column else PALE if in_row or in_column else None
-                item.setBackground(colour if colour is not None else QColor(Qt.GlobalColor.transparent))
-        self.grid.blockSignals(False)
+        with QSignalBlocker(self.grid):
+            for i in range(self.grid.rowCount()):
+                in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows
+                for j in range(self.grid.columnCount()):
+                    item = self.grid.item(i, j)
+                    if item is None:
+                        continue
+                    in_column = self._header(self.grid.horizontalHeaderItem(j), j) in columns
+                    colour = GREEN if in_row and in_column else PALE if in_row or in_column else None
+                    item.setBackground(colour if colour is not None else QColor(Qt.GlobalColor.transparent))

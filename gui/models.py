@@ -79,7 +79,7 @@ def _bold() -> QFont:
 
 
 class ReadOnlyTableModel(QAbstractTableModel):
-    """A flat table: no children under any valid index, items selectable and enabled."""
+    """A flat table: no children under any valid index; items selectable and enabled (QAbstractTableModel's flags)."""
 
     def _rows(self) -> int:
         raise NotImplementedError
@@ -93,11 +93,6 @@ class ReadOnlyTableModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else self._columns()
 
-    def flags(self, index: Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
 
 class RowListModel(ReadOnlyTableModel):
     """A list of row objects under fixed column ``HEADERS``; subclasses say what each cell shows."""
@@ -109,7 +104,6 @@ class RowListModel(ReadOnlyTableModel):
         self.rows: list[Any] = []
 
     def set_rows(self, rows: Sequence[Any]) -> None:
-        """Replace every row."""
         self.beginResetModel()
         self.rows = list(rows)
         self.endResetModel()
@@ -161,23 +155,9 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     def _columns(self) -> int:
         return len(self.alpha[0]) if self.alpha else 0
 
-    def _solved(self) -> SuitSolution:
-        assert self.solution is not None  # asked only while the model shows a deal
-        return self.solution
-
-    def _cards(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        return self._solved().deal.west_cards, self._solved().deal.east_cards
-
-    def is_east_best_reply(self, i: int, j: int) -> bool:
-        west, east = self._cards()
-        return east[j] in self._solved().replies("W", west[i])
-
-    def is_west_best_reply(self, i: int, j: int) -> bool:
-        west, east = self._cards()
-        return west[i] in self._solved().replies("E", east[j])
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.solution is None or self.suit is None:
+        solution = self.solution
+        if not index.isValid() or solution is None or self.suit is None:
             return None
         i, j = index.row(), index.column()
         if not (0 <= i < self._rows() and 0 <= j < self._columns()):
@@ -187,7 +167,8 @@ class AlphaMatrixModel(ReadOnlyTableModel):
             return f"({a.player}, {a.value.text()})"
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return CENTER
-        east_best, west_best = self.is_east_best_reply(i, j), self.is_west_best_reply(i, j)
+        west, east = solution.deal.west_cards[i], solution.deal.east_cards[j]
+        east_best, west_best = east in solution.replies("W", west), west in solution.replies("E", east)
         if role == Qt.ItemDataRole.BackgroundRole:
             if east_best and west_best:
                 return QBrush(GREEN)
@@ -199,8 +180,7 @@ class AlphaMatrixModel(ReadOnlyTableModel):
         if role == Qt.ItemDataRole.ForegroundRole:
             return QBrush(STRONG_BLUE if a.player == "W" else STRONG_RED)
         if role == Qt.ItemDataRole.ToolTipRole:
-            west, east = self._cards()
-            w, e = self.suit.name_of(west[i]), self.suit.name_of(east[j])
+            w, e = self.suit.name_of(west), self.suit.name_of(east)
             winner = "West" if a.player == "W" else "East"
             lines = [
                 f"West plays {w}, East plays {e}: {winner} wins the trick and leads next;",
@@ -216,9 +196,8 @@ class AlphaMatrixModel(ReadOnlyTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if self.solution is None or self.suit is None or section < 0:
             return None
-        west, east = self._cards()
         horizontal = orientation == Qt.Orientation.Horizontal
-        cards = east if horizontal else west
+        cards = self.solution.deal.east_cards if horizontal else self.solution.deal.west_cards
         if section >= len(cards):
             return None
         card = cards[section]
@@ -454,7 +433,7 @@ CHECKS: dict[str, tuple[str, str]] = {
 """Check name (``whist_catalogue.engine.levels.CHECK_NAMES``) → (title, statement), as the app shows them."""
 
 
-class SearchResultsModel(ReadOnlyTableModel):
+class SearchResultsModel(RowListModel):
     """The deals matching a search, fetched from the catalogue BATCH_SIZE at a time in a worker.
 
     ``canFetchMore``/``fetchMore`` page through :meth:`whist_catalogue.store.reader.Catalogue.search` by key — each
@@ -473,7 +452,7 @@ class SearchResultsModel(ReadOnlyTableModel):
     """Rows loaded at most to sort or to go to the end (a few seconds' work); beyond, narrow the search."""
     FIELDS = FIELD_HEADERS[:1] + (None,) + FIELD_HEADERS[1:]
     """The field of each column; None: the deal written in ranks."""
-    HEADERS = tuple(f.header if f is not None else "Cards" for f in FIELDS)
+    HEADERS = tuple(str(f.header) if f is not None else "Cards" for f in FIELDS)  # a field of HEADERS has one
     TIPS = tuple(f"{f.meaning} ({f.source})" if f is not None
                  else "the same deal with the top ranks A K Q … (deals of up to 6 cards a hand)" for f in FIELDS)
 
@@ -485,10 +464,10 @@ class SearchResultsModel(ReadOnlyTableModel):
         self._latest = LatestOnly(pool, self._arrived, self._failed)
         self.catalogue: Any = None
         self.expression = ""
-        self.records: list[Any] = []
         self._cells: list[list[str]] = []
         """The display text of each fetched row, made in the worker with its page."""
-        self._exhausted = True
+        self.complete = True
+        """Whether every matching row is loaded."""
         self._inserting = False
         self.sorted_by: tuple[int, Qt.SortOrder] | None = None
         self.error: str | None = None
@@ -505,8 +484,8 @@ class SearchResultsModel(ReadOnlyTableModel):
         self._latest.cancel()
         self.beginResetModel()
         self.catalogue, self.expression = catalogue, expression
-        self.records, self._cells = [], []
-        self._exhausted = catalogue is None or not expression
+        self.rows, self._cells = [], []
+        self.complete = catalogue is None or not expression
         self.sorted_by = None
         self.error = None
         self.endResetModel()
@@ -515,19 +494,19 @@ class SearchResultsModel(ReadOnlyTableModel):
         self.set_query(None, "")
 
     def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self.complete
 
     def fetchMore(self, parent: Index = QModelIndex()) -> None:
         # Not while a page is inserted: a listener of rowsAboutToBeInserted asking for more would ask for the
         # page after the last deal shown before this one, twice.
-        if parent.isValid() or self._exhausted or self.fetching or self._inserting:
+        if parent.isValid() or self.complete or self.fetching or self._inserting:
             return
         self._fetch(self.BATCH_SIZE)
 
     def fetch_all(self, total: int | None) -> bool:
         """Start loading every remaining row if ``total`` (the search's count) is at most ``FETCH_ALL_LIMIT``;
         whether that is done or under way (:attr:`fetched` says when it is done)."""
-        if self._exhausted:
+        if self.complete:
             return True
         if total is None or total > self.FETCH_ALL_LIMIT:
             return False
@@ -535,19 +514,19 @@ class SearchResultsModel(ReadOnlyTableModel):
         return True
 
     def _fetch(self, limit: int | None) -> None:
-        after = self.records[-1].key if self.records else None
+        after = self.rows[-1].key if self.rows else None
         self._latest.run(fetch_page, self.catalogue, self.expression, after, limit)
 
     def _arrived(self, page: tuple[list[Any], list[list[str]], int | None]) -> None:
         records, cells, limit = page
         if limit is None or len(records) < limit:
-            self._exhausted = True
+            self.complete = True
         if records:
-            first = len(self.records)
+            first = len(self.rows)
             self._inserting = True
             try:
                 self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)  # inclusive last row
-                self.records.extend(records)
+                self.rows.extend(records)
                 self._cells.extend(cells)
             finally:
                 self._inserting = False
@@ -555,38 +534,27 @@ class SearchResultsModel(ReadOnlyTableModel):
         self.fetched.emit()
 
     def _failed(self, exc: Exception) -> None:
-        self._exhausted = True
+        self.complete = True
         self.error = str(exc)
         self.fetched.emit()
 
-    @property
-    def complete(self) -> bool:
-        """Whether every matching row is loaded."""
-        return self._exhausted
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort the loaded rows (the view loads them all first): values in the order of V, numbers as numbers."""
-        if not (0 <= column < len(self.HEADERS)) or not self.records:
+        if not (0 <= column < len(self.HEADERS)) or not self.rows:
             return
         field = self.FIELDS[column]
         self.layoutAboutToBeChanged.emit()
-        order_rows = sorted(range(len(self.records)), key=lambda i: (_sort_value(field, self.records[i],
-                                                                                 self._cells[i][column]),
-                                                                     self.records[i].key),
+        order_rows = sorted(range(len(self.rows)), key=lambda i: (_sort_value(field, self.rows[i],
+                                                                              self._cells[i][column]),
+                                                                  self.rows[i].key),
                             reverse=order == Qt.SortOrder.DescendingOrder)
-        self.records = [self.records[i] for i in order_rows]
+        self.rows = [self.rows[i] for i in order_rows]
         self._cells = [self._cells[i] for i in order_rows]
         self.sorted_by = (column, order)
         self.layoutChanged.emit()
 
-    def _rows(self) -> int:
-        return len(self.records)
-
-    def _columns(self) -> int:
-        return len(self.HEADERS)
-
     def record(self, row: int) -> Any:
-        return self.records[row]
+        return self.rows[row]
 
     @classmethod
     def cells(cls, r: Any) -> list[str]:
@@ -597,9 +565,9 @@ class SearchResultsModel(ReadOnlyTableModel):
                 else (str(suit) if suit is not None else "") for field in cls.FIELDS]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self.records) and 0 <= index.column() < len(self.HEADERS)):
+        r = self.row_at(index)
+        if r is None:
             return None
-        r = self.records[index.row()]
         col = index.column()
         field = self.FIELDS[col]
         if role == Qt.ItemDataRole.DisplayRole:
@@ -620,19 +588,9 @@ class SearchResultsModel(ReadOnlyTableModel):
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if section < 0:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            if section >= len(self.HEADERS):
-                return None
-            if role == Qt.ItemDataRole.DisplayRole:
-                return self.HEADERS[section]
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return self.TIPS[section] + ". Click to sort."
-            return None
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        return str(section + 1) if section < len(self.records) else None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return self.TIPS[section] + ". Click to sort." if 0 <= section < len(self.HEADERS) else None
+        return super().headerData(section, orientation, role)
 
 
 def fetch_page(catalogue: Any, expression: str, after: int | None,

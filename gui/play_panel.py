@@ -13,7 +13,6 @@ the keys of docs/app.md (stepping, undo and redo, cards typed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QRectF, QSignalBlocker, QSize, Qt, QTimer, Signal, Slot
@@ -28,7 +27,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -44,7 +42,7 @@ from whist_catalogue.gui.widgets import (
     MessageBar,
     button,
     card_label,
-    fit_table,
+    fitted_table,
     player_name,
     row,
     suit_symbol,
@@ -64,14 +62,6 @@ SOURCE_WORDS = {"theory": "from the suits' values, Theorem 9.1", "search": "by s
 """Who answers the position shown (:attr:`whist_catalogue.twohand.play.Play.source`), in the status line."""
 
 
-@dataclass(frozen=True)
-class TableCard:
-    """A card on the table: who played it and its name."""
-
-    player: str
-    name: str
-
-
 class TrickTable(QWidget):
     """The current trick drawn on a table: West's card on the left, East's on the right.
 
@@ -85,7 +75,8 @@ class TrickTable(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.cards: list[TableCard] = []
+        self.cards: dict[str, str] = {}
+        """The name of each player's card on the table."""
         self.caption = ""
         self.previous = ""
         """The trick before, in words ("trick 4: West ♥Q, East ♥3 — West won"), or empty."""
@@ -95,15 +86,15 @@ class TrickTable(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(320, self.CARD.height() + 52)
 
-    def show_trick(self, cards: Sequence[TableCard], caption: str, finished: bool, previous: str = "") -> None:
-        self.cards, self.caption, self.finished_trick = list(cards), caption, finished
+    def show_trick(self, cards: dict[str, str], caption: str, finished: bool, previous: str = "") -> None:
+        self.cards, self.caption, self.finished_trick = cards, caption, finished
         self.previous = previous
         self.setToolTip(caption + (f"\nbefore: {previous}" if previous else ""))
         self.update()
 
     def card_on_table(self, player: str) -> str | None:
         """The name of ``player``'s card on the table (for tests and accessibility)."""
-        return next((c.name for c in self.cards if c.player == player), None)
+        return self.cards.get(player)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         p = QPainter(self)
@@ -119,7 +110,7 @@ class TrickTable(QWidget):
         label_font.setPointSizeF(max(label_font.pointSizeF() - 1, 7))
         for player, x in slots.items():
             rect = QRectF(x, cy - h / 2, w, h)
-            card = next((c for c in self.cards if c.player == player), None)
+            card = self.cards.get(player)
             p.setFont(label_font)
             p.setPen(QColor("#d8eadf"))
             # the player's name beside the card, outside the trick, so the foot stays free for the trick before
@@ -143,7 +134,7 @@ class TrickTable(QWidget):
             font.setPointSizeF(font.pointSizeF() + 5)
             font.setBold(True)
             p.setFont(font)
-            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card.name)
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, card)
         p.setFont(label_font)
         p.setPen(QColor("white"))
         p.drawText(QRectF(felt.left() + 8, felt.top() + 3, felt.width() - 16, 18), Qt.AlignmentFlag.AlignCenter,
@@ -169,15 +160,12 @@ class PlayPanel(QWidget):
     """Emitted after every card, step, undo or restart."""
 
     MODES = (("W", "West — the app plays East"), ("E", "East — the app plays West"), ("both", "both sides"))
-    SUIT_KEYS = SUIT_LETTERS
-    """The letters that name the suits ♠ ♥ ♦ ♣ when a card is typed (digits 1–9 for deals of more suits)."""
     KEPT_DEALS = 8
     """Lines of play kept for deals left: editing a deal back to one of them brings its play back."""
 
     def __init__(self, solver_source: Callable[[], Solver], multi: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._solver_source = solver_source
-        """A callable returning the solver to play with."""
         self.multi = multi
         self.suits: tuple[Suit, ...] = ()
         self.trump: int | None = None
@@ -216,19 +204,13 @@ class PlayPanel(QWidget):
         for widget in (self.message, self.status, self.why):
             layout.addWidget(widget)
         layout.addLayout(middle, 1)
-        self._shortcuts = {name: self._key(keys, action) for keys, action, name in (
-            ("Left", self.step_back, "back"), ("Right", self.step_forward, "forward"),
-            ("Ctrl+Left", self.trick_back, "trick back"), ("Ctrl+Right", self.trick_forward, "trick forward"),
-            ("Home", self.go_to_start, "start"), ("End", self.go_to_end, "end"),
-            ("Ctrl+Z", self.undo, "undo"), ("Ctrl+Shift+Z", self.redo, "redo"), ("Ctrl+Y", self.redo, "redo (Ctrl+Y)"),
-        )}
+        for keys, action in (("Left", self.step_back), ("Right", self.step_forward), ("Ctrl+Left", self.trick_back),
+                             ("Ctrl+Right", self.trick_forward), ("Home", self.go_to_start), ("End", self.go_to_end),
+                             ("Ctrl+Z", self.undo), ("Ctrl+Shift+Z", self.redo), ("Ctrl+Y", self.redo)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(action)
         self.set_deal(None)
-
-    def _key(self, keys: str, action: Callable[[], None]) -> QShortcut:
-        shortcut = QShortcut(QKeySequence(keys), self)
-        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        shortcut.activated.connect(action)
-        return shortcut
 
     def _controls(self) -> list[QHBoxLayout]:
         """Who leads and which side you play, the options, the buttons: two rows, or three in a narrow panel."""
@@ -280,8 +262,7 @@ class PlayPanel(QWidget):
             box.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             box.installEventFilter(self)
             grid = QGridLayout(box)
-            grid.setHorizontalSpacing(3)
-            grid.setVerticalSpacing(3)
+            grid.setSpacing(3)
             grid.setContentsMargins(8, 6, 8, 6)
             self.hand_boxes[side], self.hand_grids[side] = box, grid
             hands.addWidget(box)
@@ -290,9 +271,7 @@ class PlayPanel(QWidget):
 
     def _tricks_list(self) -> CopyTableView:
         self.tricks = TricksModel(self)
-        view = self.tricks_view = CopyTableView()
-        view.setModel(self.tricks)
-        fit_table(view, stretch_last=True)
+        view = self.tricks_view = fitted_table(self.tricks, stretch_last=True)
         # A long note wraps inside its column rather than widen the list past the panel (and be cut off).
         view.setWordWrap(True)
         view.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
@@ -530,7 +509,7 @@ class PlayPanel(QWidget):
         if not self.multi:
             return [rank]
         count = len(self.suits)
-        suit = self.SUIT_KEYS[move.suit] if count <= len(self.SUIT_KEYS) else str(move.suit + 1)
+        suit = SUIT_LETTERS[move.suit] if count <= len(SUIT_LETTERS) else str(move.suit + 1)
         return [rank, suit + rank, rank + suit]
 
     def type_card(self, text: str) -> bool:
@@ -555,7 +534,7 @@ class PlayPanel(QWidget):
             return True
         if exact or longer:
             self._typed = typed
-            self.message.show_info(f"typed {typed}: which card? add its suit ({' '.join(self.SUIT_KEYS[: len(self.suits)])})"
+            self.message.show_info(f"typed {typed}: which card? add its suit ({' '.join(SUIT_LETTERS[: len(self.suits)])})"
                                    if self.multi else f"typed {typed}: go on")
             return True
         self._typed = ""
@@ -698,13 +677,12 @@ class PlayPanel(QWidget):
         self._fill_hands()
         self._rebuild_rows()
         self._explain_marks()
-        if not active:
+        if active:
+            self.status.setText(self._status_text())
+            self._show_table()
+        else:
             self.status.setText("Enter a deal to play it out.")
-            self.table.show_trick([], "", False)
-            self.changed.emit()
-            return
-        self.status.setText(self._status_text())
-        self._show_table()
+            self.table.show_trick({}, "", False)
         self.changed.emit()
 
     def _fill_hands(self) -> None:
@@ -853,17 +831,16 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None
         if play.led is not None:
-            card = TableCard(play.leader, self._card_name(play.led.suit, play.led.rank))
             previous = self._trick_words(len(play.tricks)) if play.tricks else ""
-            self.table.show_trick([card], f"{player_name(play.leader)} led", False, previous)
+            self.table.show_trick({play.leader: self._card_name(play.led.suit, play.led.rank)},
+                                  f"{player_name(play.leader)} led", False, previous)
         elif play.tricks:
             last = play.tricks[-1]
             reply = "E" if last.leader == "W" else "W"
-            cards = [TableCard(last.leader, self._card_name(last.suit, last.lead)),
-                     TableCard(reply, self._reply_name(last))]
+            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead), reply: self._reply_name(last)}
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
-            self.table.show_trick([], f"{player_name(play.leader)} to lead", False)
+            self.table.show_trick({}, f"{player_name(play.leader)} to lead", False)
 
     def optimal_line(self) -> list[TrickRow]:
         """Both sides following the theory from the current position to the end (the rest of this trick first)."""

@@ -62,7 +62,7 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
 
     if not isinstance(window, MainWindow):
         raise TypeError(f"render_all takes the app's MainWindow, not {type(window).__name__}")
-    total = sum(len(getattr(v, "screenshot_pages", lambda: [None])()) for v in window.views.values())
+    total = sum(len(_pages(v)) for v in window.views.values())
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     window.show()
@@ -73,14 +73,7 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
         loader = getattr(view, "load_example", None)
         if loader is not None:
             loader()
-        wait_until(lambda: _settled(window, view))
-        pages = getattr(view, "screenshot_pages", None)
-        if pages is None:
-            written.append(_save(window, out / f"{name}.png"))
-            if progress is not None:
-                progress(str(written[-1]), len(written), total)
-            continue
-        for suffix, show in pages():
+        for suffix, show in _pages(view):
             show()
             wait_until(lambda: _settled(window, view))
             filename = f"{name}.png" if not suffix else f"{name}-{suffix}.png"
@@ -88,6 +81,11 @@ def render_all(window: QMainWindow, directory: str | os.PathLike[str],
             if progress is not None:
                 progress(str(written[-1]), len(written), total)
     return written
+
+
+def _pages(view) -> list[tuple[str, Callable[[], None]]]:
+    """The screenshots of a view: (a suffix for the file's name, what shows it); a view that names none has one."""
+    return view.screenshot_pages() if hasattr(view, "screenshot_pages") else [("", lambda: None)]
 
 
 def _save(window: QMainWindow, path: Path) -> Path:

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
@@ -34,7 +35,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -50,11 +50,15 @@ from whist_catalogue.gui.widgets import (
     BusyBar,
     CopyTableView,
     MessageBar,
+    button,
     enlarge,
     examples_button,
-    fit_table,
+    fitted_table,
+    row,
     scrolled,
     shorten,
+    split,
+    stacked,
     wrapped,
 )
 from whist_catalogue.store.search import ASCII as _ASCII  # the language's own spelling of ±, −, ε, ≤ …
@@ -177,12 +181,9 @@ class ConditionRow(QWidget):
         self.remove_button = QToolButton()
         self.remove_button.setText("✕")
         self.remove_button.setToolTip("remove this condition")
-        layout = QHBoxLayout(self)
+        layout = row(self.field_box, self.op_box, self.value_edit, self.remove_button, stretch=self.value_edit)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.field_box)
-        layout.addWidget(self.op_box)
-        layout.addWidget(self.value_edit, 1)
-        layout.addWidget(self.remove_button)
+        self.setLayout(layout)
         self.field_box.currentIndexChanged.connect(self._field_changed)
         self.op_box.currentIndexChanged.connect(self.changed)
         self.value_edit.textChanged.connect(self.changed)
@@ -198,15 +199,10 @@ class ConditionRow(QWidget):
         return self.field_box.currentData()[1]
 
     def set_condition(self, field: str, op: str, value: str = "") -> None:
-        self.field_box.setCurrentIndex(max(0, self._find_field(field)))
+        self.field_box.setCurrentIndex(next((i for i in range(self.field_box.count())
+                                             if self.field_box.itemData(i)[0] == field), 0))
         self.op_box.setCurrentIndex(max(0, self.op_box.findText(op)))
         self.value_edit.setText(value)
-
-    def _find_field(self, field: str) -> int:
-        for i in range(self.field_box.count()):
-            if self.field_box.itemData(i)[0] == field:
-                return i
-        return -1
 
     @Slot()
     def _field_changed(self) -> None:
@@ -258,14 +254,9 @@ class QueryBuilder(QGroupBox):
         self.combine.currentIndexChanged.connect(self._emit)
         self.add_button = QPushButton("+ condition")
         self.add_button.setToolTip("add a condition to the expression in the search field")
-        self.add_button.clicked.connect(lambda: self.add_row())
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Deals matching"))
-        top.addWidget(self.combine)
-        top.addWidget(QLabel("these conditions:"))
-        top.addStretch(1)
+        top = row(QLabel("Deals matching"), self.combine, QLabel("these conditions:"))
         top.addWidget(self.add_button)
         # The conditions scroll in a box of fixed height: reading an expression back or adding a
         # condition never moves the search field and the results under the user's mouse.
@@ -423,12 +414,11 @@ class SearchView(QWidget):
     def _build_query(self) -> None:
         """The query builder, the search field and its buttons, and a button for each conjecture."""
         self.builder = QueryBuilder()
-        self.builder.changed.connect(self._builder_changed)
         self.builder.submitted.connect(self.run_search)
         # "+ condition" adds to what is typed in the search field, not to the builder's last state.
-        self.builder.add_button.clicked.disconnect()
         self.builder.add_button.clicked.connect(self.add_condition)
         self.expression = QLineEdit()
+        self.builder.changed.connect(self.expression.setText)
         self.expression.setPlaceholderText("value = 3+3/8   ·   n = 7 and frac in (3/8, 5/8)   ·   counterexample(12.2)")
         self.expression.setToolTip("A search expression: fields " + ", ".join(name for name, _, _ in describe_fields())
                                    + "; and, or, not, comparisons, in (…). See " + documentation("search.md") + ".")
@@ -439,16 +429,12 @@ class SearchView(QWidget):
         self.search_button = QPushButton("&Search")
         self.search_button.clicked.connect(self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
-        self.export_button = QPushButton("Export &CSV…")
-        self.export_button.setToolTip("every matching deal, in columns for analysis (number as p/q, infinitesimal "
-                                      "code, integers, card numbers): pandas.read_csv reads it as it is")
-        self.export_button.clicked.connect(self.choose_export)
-        self.conjecture_buttons: dict[str, QPushButton] = {}
-        for title, expression, statement in CONJECTURES:
-            button = QPushButton(title)
-            button.setToolTip(f"{statement}\nSearch: {expression}")
-            button.clicked.connect(lambda _=False, e=expression: self.search_for(e))
-            self.conjecture_buttons[title] = button
+        self.export_button = button("Export &CSV…", "every matching deal, in columns for analysis (number as p/q, "
+                                    "infinitesimal code, integers, card numbers): pandas.read_csv reads it as it is",
+                                    self.choose_export)
+        self.conjecture_buttons = {title: button(title, f"{statement}\nSearch: {expression}",
+                                                 partial(self.search_for, expression))
+                                   for title, expression, statement in CONJECTURES}
 
     def _build_results(self) -> None:
         """The matching deals, paged as the view scrolls, with their count, a busy bar and its Cancel."""
@@ -473,8 +459,7 @@ class SearchView(QWidget):
         self.results_view.addAction(to_end)
         # Until a search has run, the results say how to start one rather than show an empty table.
         self.results_view.hide()
-        self.count_label = QLabel(NO_SEARCH_YET)
-        self.count_label.setWordWrap(True)
+        self.count_label = wrapped(NO_SEARCH_YET)
         self.count_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         enlarge(self.count_label, 1)
         # Counting a large level or exporting takes a while: a Cancel beside the count, on its line.
@@ -484,45 +469,28 @@ class SearchView(QWidget):
     def _build_statistics(self) -> None:
         """The statistics grid, value class × n; a click on a cell searches for its deals."""
         self.stats = StatisticsModel(self)
-        self.stats_view = CopyTableView()
-        self.stats_view.setModel(self.stats)
-        fit_table(self.stats_view)
+        self.stats_view = fitted_table(self.stats)
         self.stats_view.clicked.connect(self.open_cell)
         self.stats_view.activated.connect(self.open_cell)
 
     def _lay_out(self) -> None:
-        row = QHBoxLayout()
-        for widget, stretch in ((self.search_label, 0), (self.expression, 1), (self.search_button, 0),
-                                (self.examples_button, 0), (self.export_button, 0)):
-            row.addWidget(widget, stretch)
-        conjectures = QHBoxLayout()
-        conjectures.addWidget(QLabel("The papers' conjectures:"))
-        for button in self.conjecture_buttons.values():
-            conjectures.addWidget(button)
-        conjectures.addStretch(1)
-        results_box = QGroupBox("Matching deals (double-click one to explore it)")
-        r = QVBoxLayout(results_box)
+        search = row(self.search_label, self.expression, self.search_button, self.examples_button,
+                     self.export_button, stretch=self.expression)
+        conjectures = row(QLabel("The papers' conjectures:"), *self.conjecture_buttons.values())
         count_line = QHBoxLayout()
         count_line.addWidget(self.count_label, 1)
         count_line.addWidget(self.busy_bar, 1)
-        r.addLayout(count_line)
-        r.addWidget(self.results_view, 1)
+        results_box = stacked(count_line, self.results_view, stretch=self.results_view,
+                              into=QGroupBox("Matching deals (double-click one to explore it)"))
         stats_note = wrapped("Every deal of each complete level, by the class of its value. Click a cell to list its deals.")
-        stats_box = QGroupBox("Statistics: value class × n")
-        s = QVBoxLayout(stats_box)
-        s.addWidget(stats_note)
-        s.addWidget(self.stats_view, 1)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(results_box)
-        split.addWidget(stats_box)
-        split.setSizes([720, 620])
-        split.setChildrenCollapsible(False)
+        stats_box = stacked(stats_note, self.stats_view, stretch=self.stats_view,
+                            into=QGroupBox("Statistics: value class × n"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.builder)
-        layout.addLayout(row)
+        layout.addLayout(search)
         layout.addLayout(conjectures)
         layout.addWidget(self.message)
-        layout.addWidget(split, 1)
+        layout.addWidget(split(results_box, stats_box, sizes=(720, 620)), 1)
         self._controls = [self.expression, self.search_button, self.examples_button, self.export_button, self.builder,
                           *self.conjecture_buttons.values()]
 
@@ -569,10 +537,6 @@ class SearchView(QWidget):
         self.statistics_loaded.emit()
 
     # -- searching -------------------------------------------------------------------------------------
-    @Slot(str)
-    def _builder_changed(self, expression: str) -> None:
-        self.expression.setText(expression)
-
     @Slot()
     def add_condition(self) -> None:
         """Read the typed expression into the builder (so nothing typed is lost), then add an empty condition."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 from fractions import Fraction
-from typing import Any, Literal
+from functools import partial
+from typing import Literal
 
 os.environ.setdefault("QT_API", "pyside6")
 
@@ -49,9 +50,10 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
     MessageBar,
     SolvedPage,
+    button,
     error_text,
     fit_height,
-    fit_table,
+    fitted_table,
     row,
     scrolled,
     split,
@@ -77,22 +79,16 @@ _Layout = Literal["constrained", "compressed", "tight"]
 """matplotlib's layout engines by name."""
 
 
-class _Canvas(FigureCanvasQTAgg):
-    """A matplotlib figure in a widget (``layout=None`` for figures whose drawer lays them out itself)."""
-
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained") -> None:
-        super().__init__(Figure(figsize=(width, height), dpi=100, layout=layout))
-        # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
-        self.setMinimumSize(320, 240)
-
-
 class PlotPanel(QWidget):
-    """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save."""
+    """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save (``layout=None`` for
+    figures whose drawer lays them out itself)."""
 
     def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.canvas = _Canvas(width, height, layout)
+        self.canvas = FigureCanvasQTAgg(Figure(figsize=(width, height), dpi=100, layout=layout))
+        # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
+        self.canvas.setMinimumSize(320, 240)
         self.toolbar = NavigationToolbar2QT(self.canvas, self)
         self.toolbar.setIconSize(self.toolbar.iconSize() * 0.8)
         box = QVBoxLayout(self)
@@ -114,10 +110,7 @@ class PlotPanel(QWidget):
 def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     """A read-only grid and the view showing it, its columns sized to their contents."""
     model = GridModel(parent)
-    view = CopyTableView()
-    view.setModel(model)
-    fit_table(view)
-    return model, view
+    return model, fitted_table(model)
 
 
 class CheminDeFerPage(SolvedPage):
@@ -141,14 +134,10 @@ class CheminDeFerPage(SolvedPage):
             "Amber: changed from the previous range; green: the cell the optimal Banker randomises.")
         self.table3, self.table3_view = grid_view(self)
         self.table3_view.verticalHeader().hide()
-        self.save_button = QPushButton("Save as .nfg…")
-        self.save_button.setToolTip(
-            "write the game in Gambit's strategic-form format: the Banker's strategies that differ in the cells "
-            "an optimal table changes, against the player's stand or call on 5"
-        )
-        self.save_button.clicked.connect(
-            lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg")
-        )
+        self.save_button = button(
+            "Save as .nfg…", "write the game in Gambit's strategic-form format: the Banker's strategies that differ "
+            "in the cells an optimal table changes, against the player's stand or call on 5",
+            lambda: save_nfg(self, solved_games.strategic_form("chemin-de-fer"), "chemin-de-fer.nfg"))
         summary_row = QHBoxLayout()
         summary_row.addWidget(self.summary, 1)
         summary_row.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -159,7 +148,7 @@ class CheminDeFerPage(SolvedPage):
         # The decision tables need ~560 px for their 11 columns: the plot yields first in a small window.
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
-        layout.addWidget(split(self.plot, scrolled(right), (560, 800)), 1)
+        layout.addWidget(split(self.plot, scrolled(right), sizes=(560, 800)), 1)
 
     def load(self) -> None:
         if self.solution is not None or self.busy:
@@ -261,16 +250,14 @@ class LeHerPage(SolvedPage):
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
-        self.save_button = QPushButton("Save as .nfg…")
-        self.save_button.setToolTip("write this game, a(s, t) for the N shown, in Gambit's strategic-form format")
-        self.save_button.clicked.connect(self._save)
+        self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's "
+                                  "strategic-form format", self._save)
         self.message = MessageBar()
         self.summary = summary_label()
         self.subgame, self.subgame_view = grid_view(self)
         self.matrix, self.matrix_view = grid_view(self)
-        self.optimal_button = QPushButton("&Go to the optimal cells")
-        self.optimal_button.setToolTip("scroll the matrix to the cells both optimal strategies use, and select them")
-        self.optimal_button.clicked.connect(self.show_optimal_cells)
+        self.optimal_button = button("&Go to the optimal cells", "scroll the matrix to the cells both optimal "
+                                     "strategies use, and select them", self.show_optimal_cells)
         self.plot = PlotPanel(6.4, 5.0)
         self.right_tabs = QTabWidget()
         self.right_tabs.addTab(self._matrix_box(), "Payoff matrix a(s, t)")
@@ -284,7 +271,7 @@ class LeHerPage(SolvedPage):
         layout.addLayout(controls)
         layout.addWidget(self.message)
         layout.addWidget(split(scrolled(stacked(self.summary, subgame_title, self.subgame_view)), self.right_tabs,
-                               (480, 840)), 1)
+                               sizes=(480, 840)), 1)
 
     def _matrix_box(self) -> QWidget:
         explain = wrapped("Row s: player 1 keeps exactly the cards ≥ s; column t: player 2, after a keep, "
@@ -444,26 +431,12 @@ class AsymptoticsPage(SolvedPage):
         self.canvas = self.plot.canvas
         self.notes = wrapped()
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-
-        controls = QHBoxLayout()
-        controls.addWidget(exact_label)
-        controls.addWidget(self.exact_n)
-        controls.addSpacing(12)
-        controls.addWidget(QLabel("Samples:"))
-        controls.addWidget(self.plan)
-        controls.addWidget(self.compute_button)
-        controls.addWidget(self.cancel_button)
         self.progress.setMinimumWidth(180)
-        controls.addWidget(self.progress)
-        controls.addStretch(1)
-        figure_row = QHBoxLayout()
-        figure_row.addWidget(figure_label)
-        figure_row.addWidget(self.figure_box)
-        figure_row.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.addLayout(controls)
+        layout.addLayout(row(exact_label, self.exact_n, 12, QLabel("Samples:"), self.plan, self.compute_button,
+                             self.cancel_button, self.progress))
         layout.addWidget(self.message)
-        layout.addLayout(figure_row)
+        layout.addLayout(row(figure_label, self.figure_box))
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.notes)
 
@@ -544,10 +517,8 @@ class SolutionsView(QWidget):
         self.asymptotics = AsymptoticsPage(context)
         self.matrix_game = MatrixGamePage(context)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.chemin_de_fer, "Chemin-de-fer")
-        self.tabs.addTab(self.le_her, "Le Her")
-        self.tabs.addTab(self.asymptotics, "Single-suit asymptotics")
-        self.tabs.addTab(self.matrix_game, "Your game")
+        for page, title in zip(self.pages, ("Chemin-de-fer", "Le Her", "Single-suit asymptotics", "Your game")):
+            self.tabs.addTab(page, title)
         self.tabs.setTabToolTip(3, "any two-person zero-sum matrix game: typed, pasted, or from CSV or Gambit (.nfg)")
         self.tabs.currentChanged.connect(self._load_current)
         layout = QVBoxLayout(self)
@@ -582,9 +553,5 @@ class SolutionsView(QWidget):
         self.chemin_de_fer.load()
 
     def screenshot_pages(self):
-        return [
-            ("", lambda: self.tabs.setCurrentWidget(self.chemin_de_fer)),
-            ("le-her", lambda: self.tabs.setCurrentWidget(self.le_her)),
-            ("asymptotics", lambda: self.tabs.setCurrentWidget(self.asymptotics)),
-            ("matrix-game", lambda: self.tabs.setCurrentWidget(self.matrix_game)),
-        ]
+        return [(suffix, partial(self.tabs.setCurrentWidget, page))
+                for suffix, page in zip(("", "le-her", "asymptotics", "matrix-game"), self.pages)]

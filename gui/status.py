@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
     QSpinBox,
@@ -31,15 +30,15 @@ from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import EndingLevelsModel, LevelStatusModel, human_size
-from whist_catalogue.gui.widgets import (CopyTableView, MessageBar, ValueLabel, button, error_text, fit_table, heading,
-                                         row, wrapped)
+from whist_catalogue.gui.widgets import (MessageBar, ValueLabel, button, error_text, fitted_table, heading, row,
+                                         wrapped)
 from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
                                          file_size)
 from whist_catalogue.store.database import parse_location
 from whist_catalogue.store.endings import MAX_STORED_K, CatalogueEndings, EndingInfo, estimate_endings
-from whist_catalogue.store.records import level_ranges, level_span
+from whist_catalogue.store.records import level_span
 from whist_catalogue.store.settings import DEFAULT_MAX_N, is_default_location
 
 __all__ = ["StatusView", "describe_progress", "human_size"]
@@ -53,9 +52,7 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Repairing: {event.message}"
     if event.stage == "compute":
         return f"Valuing level {event.n}: {event.done:,} of {event.total:,} deals"
-    if event.stage in ("compile", "load", "finish"):
-        return event.message[:1].upper() + event.message[1:] if event.n is None else f"Level {event.n}: {event.message}"
-    if event.stage == "level":
+    if event.stage == "level" or (event.stage in ("compile", "load", "finish") and event.n is not None):
         return f"Level {event.n}: {event.message}"
     if event.stage == "games":
         return f"Solved games: {event.done} of {event.total} ({event.message})"
@@ -63,7 +60,7 @@ def describe_progress(event: BuildProgress) -> str:
         return f"Table of endings, k = {event.n}: {event.done:,} of {event.total:,} positions"
     if event.stage == "endings-level":
         return f"Table of endings, k = {event.n}: {event.message}"
-    if event.stage in ("endings-plan", "endings-load", "endings-repair"):
+    if event.stage in ("compile", "load", "finish", "endings-plan", "endings-load", "endings-repair"):
         return event.message[:1].upper() + event.message[1:]
     return "Done"
 
@@ -98,11 +95,8 @@ class StatusView(QWidget):
         self.refresh_button = button("&Refresh", "read the catalogue again", self.refresh)
         self.message = MessageBar()
         layout = QVBoxLayout(self)
-        top = QHBoxLayout()
-        for widget, stretch in ((QLabel("Catalogue:"), 0), (self.location_label, 1), (self.choose_button, 0),
-                                (self.refresh_button, 0)):
-            top.addWidget(widget, stretch)
-        layout.addLayout(top)
+        layout.addLayout(row(QLabel("Catalogue:"), self.location_label, self.choose_button, self.refresh_button,
+                             stretch=self.location_label))
         layout.addWidget(self.message)
         layout.addWidget(self._contents_box(), 1)
         layout.addWidget(self._build_box())
@@ -114,16 +108,12 @@ class StatusView(QWidget):
         self.details = wrapped()
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.levels_model = LevelStatusModel(self)
-        self.levels_view = CopyTableView()
-        self.levels_view.setModel(self.levels_model)
-        fit_table(self.levels_view, stretch_last=True)
+        self.levels_view = fitted_table(self.levels_model, stretch_last=True)
         box = QGroupBox("What the catalogue holds")
         self.endings_heading = heading("The table of two-hand endings (docs/two-hand.md): every position of k cards"
                                        " a hand, West's tricks, for the search and the Multi-suit view")
         self.endings_model = EndingLevelsModel(self)
-        self.endings_view = CopyTableView()
-        self.endings_view.setModel(self.endings_model)
-        fit_table(self.endings_view, stretch_last=True)
+        self.endings_view = fitted_table(self.endings_model, stretch_last=True)
         self.tables = QVBoxLayout(box)
         for widget in (self.headline, self.details, self.levels_view, self.endings_heading, self.endings_view):
             self.tables.addWidget(widget)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from whist_catalogue.errors import WhistError
-from whist_catalogue.theory.deals import RANK_NAMES
+from whist_catalogue.theory.deals import RANK_NAMES, SUIT_SYMBOLS
 
 if TYPE_CHECKING:
     from whist_catalogue.gui.workers import LatestOnly
@@ -56,21 +56,16 @@ __all__ = [
     "matrix_view",
     "copy_text",
     "enlarge",
-    "fit_table",
+    "fitted_table",
     "fit_height",
-    "shrink_to_contents",
     "scrolled",
-    "table_text",
     "player_name",
-    "SUIT_SYMBOLS",
     "suit_symbol",
     "card_label",
 ]
 
 WEST_COLOR = QColor("#1d4ed8")
 EAST_COLOR = QColor("#b91c1c")
-
-from whist_catalogue.theory.deals import SUIT_SYMBOLS  # noqa: E402 (one home for the suits' names)
 
 STYLE_SHEET = """
 QToolButton[card="true"] {
@@ -151,7 +146,6 @@ def heading(text: str) -> QLabel:
 
 
 def button(text: str, tip: str, clicked: Callable[[], object] | None) -> QPushButton:
-    """A push button with its tooltip, calling ``clicked`` (if given) when clicked."""
     widget = QPushButton(text)
     widget.setToolTip(tip)
     if clicked is not None:
@@ -173,19 +167,25 @@ def row(*items: QWidget | int, stretch: QWidget | None = None) -> QHBoxLayout:
     return layout
 
 
-def split(left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
-    """Two panes side by side, in the proportions of ``sizes``, neither collapsible."""
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.addWidget(left)
-    splitter.addWidget(right)
-    splitter.setSizes(list(sizes))
+def split(*panes: QWidget, sizes: tuple[int, ...] = (), stretch: tuple[int, ...] = (),
+          vertical: bool = False) -> QSplitter:
+    """Panes side by side (or one above the other), in the proportions of ``sizes``, taking the space a window
+    gains or loses by ``stretch``, none collapsible."""
+    splitter = QSplitter(Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
+    for k, pane in enumerate(panes):
+        splitter.addWidget(pane)
+        if stretch:
+            splitter.setStretchFactor(k, stretch[k])
+    if sizes:
+        splitter.setSizes(list(sizes))
     splitter.setChildrenCollapsible(False)
     return splitter
 
 
-def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QWidget:
-    """``items`` one under another in a widget of their own; ``stretch`` takes the height left over."""
-    holder = QWidget()
+def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None, into: QWidget | None = None) -> QWidget:
+    """``items`` one under another in a widget of their own (or in ``into``, a group box say); ``stretch`` takes the
+    height left over."""
+    holder = into if into is not None else QWidget()
     box = QVBoxLayout(holder)
     for item in items:
         if isinstance(item, QHBoxLayout):
@@ -199,7 +199,6 @@ def stacked(*items: QWidget | QHBoxLayout, stretch: QWidget | None = None) -> QW
 
 # -- chemin-de-fer --------------------------------------------------------------------------------
 def wrapped(text: str = "") -> QLabel:
-    """A label whose text wraps to the width it is given."""
     label = QLabel(text)
     label.setWordWrap(True)
     return label
@@ -223,11 +222,10 @@ def breakable(text: str, run: int = 12) -> str:
 
 def matrix_view(model: QAbstractItemModel, points: int) -> QTableView:
     """A copyable table as large as its contents, its font ``points`` larger (matrices read at a glance)."""
-    view = CopyTableView()
-    view.setModel(model)
-    fit_table(view)
+    view = fitted_table(model)
     enlarge(view, points)
-    shrink_to_contents(view)
+    view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+    view.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
     return view
 
 
@@ -254,13 +252,10 @@ class MessageBar(QLabel):
     def show_info(self, text: str) -> None:
         self._show(text, "message-info")
 
-    def _set_role(self, role: str) -> None:
+    def _show(self, text: str, role: str) -> None:
         self.setProperty("role", role)
         self.style().unpolish(self)
         self.style().polish(self)
-
-    def _show(self, text: str, role: str) -> None:
-        self._set_role(role)
         self.setText(text if len(text) <= self.MAX_TEXT else text[: self.MAX_TEXT] + " …")
         self.setToolTip(text if len(text) > self.MAX_TEXT else "")
         self.show()
@@ -291,7 +286,6 @@ class SolvedPage(QWidget):
 
     @property
     def busy(self) -> bool:
-        """Whether an answer is still awaited."""
         return self.task.busy
 
     def _failed(self, exc: Exception) -> None:
@@ -322,9 +316,7 @@ class BusyBar(QWidget):
         self.bar.setRange(0, 0)
         self.bar.setMaximumWidth(220)
         self.bar.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("stop waiting for this answer (Esc)")
-        self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button = button("Cancel", "stop waiting for this answer (Esc)", self.cancel)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.label, 1)
@@ -427,27 +419,27 @@ class CopyTableView(QTableView):
 
     @Slot()
     def copy_all(self) -> None:
-        copy_text(table_text(self.model()))
+        """The headers and cells as tab-separated lines."""
+        model = self.model()
+        cols = model.columnCount()
+        header = [""] + [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(cols)]
+        lines = ["\t".join(header)]
+        for r in range(model.rowCount()):
+            cells = [str(model.headerData(r, Qt.Orientation.Vertical) or "")]
+            cells += [str(model.index(r, c).data() or "") for c in range(cols)]
+            lines.append("\t".join(cells))
+        copy_text("\n".join(lines))
 
 
-def table_text(model: QAbstractItemModel) -> str:
-    """A model's headers and cells as tab-separated lines."""
-    cols = model.columnCount()
-    header = [""] + [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(cols)]
-    lines = ["\t".join(header)]
-    for r in range(model.rowCount()):
-        cells = [str(model.headerData(r, Qt.Orientation.Vertical) or "")]
-        cells += [str(model.index(r, c).data() or "") for c in range(cols)]
-        lines.append("\t".join(cells))
-    return "\n".join(lines)
-
-
-def fit_table(view: QTableView, stretch_last: bool = False) -> None:
-    """Size columns to their contents (headers included)."""
+def fitted_table(model: QAbstractItemModel, stretch_last: bool = False) -> CopyTableView:
+    """A copyable table of ``model``, its columns and rows sized to their contents (headers included)."""
+    view = CopyTableView()
+    view.setModel(model)
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(stretch_last)
     view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return view
 
 
 class CardButton(QToolButton):
@@ -488,8 +480,7 @@ class HandEditor(QWidget):
         self._buttons: dict[str, dict[int, CardButton]] = {"W": {}, "E": {}}
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(3)
-        grid.setVerticalSpacing(3)
+        grid.setSpacing(3)
         self.title = QLabel(title)
         self.title.setProperty("role", "heading")
         if title:
@@ -507,7 +498,7 @@ class HandEditor(QWidget):
                 button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
                 button.setToolTip(f"put the {RANK_NAMES[rank]} in {player_name(side)}'s hand")
                 button.toggled.connect(lambda on, s=side, r=rank: self._toggled(s, r, on))
-                button.clicked.connect(self._clicked)
+                button.clicked.connect(self.changed)
                 self._buttons[side][rank] = button
                 grid.addWidget(button, row, col + 2)
         self.count_label = QLabel()
@@ -564,10 +555,6 @@ class HandEditor(QWidget):
         self._update_count()
 
     @Slot()
-    def _clicked(self) -> None:
-        self.changed.emit()
-
-    @Slot()
     def _clear_clicked(self) -> None:
         self.clear()
         self.changed.emit()
@@ -583,12 +570,6 @@ class HandEditor(QWidget):
 
     def button(self, side: str, rank: int) -> CardButton:
         return self._buttons[side][rank]
-
-
-def shrink_to_contents(view: QTableView) -> None:
-    """A table as tall and wide as its contents (scrolling only when they outgrow the space)."""
-    view.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
-    view.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Maximum)
 
 
 def fit_height(view: QTableView) -> None:

@@ -44,9 +44,8 @@ def reporting(abort_requested: Callable[[], bool] | None, report_progress: Calla
 
 
 class WorkerSignals(QObject):
-    """What a worker reports, in this order: ``started``, ``progress``…, then ``returned``/``errored``/``aborted``, ``finished``."""
+    """What a worker reports, in this order: ``progress``…, then ``returned``/``errored``/``aborted``, ``finished``."""
 
-    started = Signal()
     progress = Signal(object)
     """A value yielded by a generator function."""
     returned = Signal(object)
@@ -80,7 +79,10 @@ class Worker(QRunnable):
         self._args = args
         self._kwargs = kwargs
         self._abort = False
-        parameters = _parameters(func)
+        try:
+            parameters = set(inspect.signature(func).parameters)
+        except (TypeError, ValueError):  # a callable Python cannot inspect takes neither keyword
+            parameters = set()
         if "abort_requested" in parameters:
             self._kwargs["abort_requested"] = self.abort_requested
         if "report_progress" in parameters:
@@ -111,7 +113,6 @@ class Worker(QRunnable):
             self.signals.progress.emit(step)
 
     def run(self) -> None:  # QRunnable override
-        self.signals.started.emit()
         try:
             with announcing(self.signals.preparing.emit):  # a first use's compile, said by the window
                 result = self.work()
@@ -129,13 +130,6 @@ class Worker(QRunnable):
                 self.signals.returned.emit(result)
         finally:
             self.signals.finished.emit()
-
-
-def _parameters(func: Callable[..., Any]) -> set[str]:
-    try:
-        return set(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        return set()
 
 
 class WorkerPool(QObject):
@@ -174,30 +168,6 @@ class WorkerPool(QObject):
     def _ended(self, worker: Worker) -> None:
         self._running.discard(worker)
         self._went_on(worker)
-
-    def run(
-        self,
-        func: Callable[..., Any],
-        *args: Any,
-        returned: Callable[[Any], None] | None = None,
-        errored: Callable[[Exception], None] | None = None,
-        progress: Callable[[Any], None] | None = None,
-        aborted: Callable[[], None] | None = None,
-        preparing: Callable[[str], None] | None = None,
-        **kwargs: Any,
-    ) -> Worker:
-        """Start ``func`` in a worker with the given handlers connected."""
-        worker = Worker(func, *args, **kwargs)
-        for signal, slot in (
-            (worker.signals.returned, returned),
-            (worker.signals.errored, errored),
-            (worker.signals.progress, progress),
-            (worker.signals.aborted, aborted),
-            (worker.signals.preparing, preparing),
-        ):
-            if slot is not None:
-                signal.connect(slot)
-        return self.start(worker)
 
     @property
     def active(self) -> int:
@@ -239,9 +209,12 @@ class LatestOnly:
     def run(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Worker:
         self._generation += 1
         generation = self._generation
-        handlers = {name: (lambda *payload, name=name: self._deliver(generation, name, payload))
-                    for name, handler in self._handlers.items() if handler is not None}
-        self.worker = self._pool.run(func, *args, **kwargs, **handlers)
+        worker = Worker(func, *args, **kwargs)
+        for name, handler in self._handlers.items():
+            if handler is not None:
+                signal = getattr(worker.signals, name)
+                signal.connect(lambda *payload, name=name: self._deliver(generation, name, payload))
+        self.worker = self._pool.start(worker)
         return self.worker
 
     def stop(self) -> None:

@@ -85,7 +85,9 @@ def test_a_first_use_compile_is_announced_by_the_worker_and_the_window(qtbot):
     exec("def triple(x):\n    return 3 * x\n", namespace)  # a new function each run: nothing cached
     triple = jit.kernel(namespace["triple"])
     heard = []
-    worker = window.context.pool.run(triple, 14, preparing=heard.append)
+    worker = Worker(triple, 14)
+    worker.signals.preparing.connect(heard.append)
+    window.context.pool.start(worker)
     shown = []
     window.statusBar().messageChanged.connect(shown.append)
     with qtbot.waitSignal(worker.signals.returned) as result:
