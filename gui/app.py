@@ -1,8 +1,7 @@
-"""The main window: one tab per view, a status bar saying where values come from; ``main(argv)``."""
+"""The main window: one tab per view, a status bar saying where values come from; ``run`` opens it (``whist-catalogue gui``)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from functools import partial
@@ -23,7 +22,7 @@ from whist_catalogue.gui.solutions import SolutionsView
 from whist_catalogue.gui.status import StatusView
 from whist_catalogue.gui.widgets import STYLE_SHEET
 
-__all__ = ["MainWindow", "create_app", "main", "VIEWS", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
+__all__ = ["MainWindow", "create_app", "run", "VIEWS", "VIEW_NAMES", "app_settings", "SETTINGS_ENV"]
 
 SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
 """An INI file for what the app remembers between launches (default: Qt's usual place, e.g.
@@ -292,16 +291,3 @@ def _report_uncaught_errors(window: MainWindow) -> None:
         window.statusBar().showMessage(f"Something went wrong: {kind.__name__}: {value}", 15_000)
 
     sys.excepthook = hook
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m whist_catalogue.gui.app [--db DB] [--screenshot DIR]``."""
-    parser = argparse.ArgumentParser(prog="whist-catalogue gui", description="The desktop app.")
-    parser.add_argument("--db", metavar="URL_OR_PATH", help="catalogue: a SQLite path or a SQLAlchemy URL")
-    parser.add_argument("--screenshot", metavar="DIR", help="render every view to DIR/<view>.png and exit")
-    args = parser.parse_args(argv)
-    return run(args.db, args.screenshot)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
