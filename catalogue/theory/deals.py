@@ -39,7 +39,6 @@ __all__ = [
     "Suit",
     "parse_suit",
     "parse_deal",
-    "rank_suit_key",
     "parse_multisuit",
     "multisuit_parts",
     "RANK_NAMES",
@@ -509,35 +508,6 @@ def read_suit(text: str) -> Suit:
     """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached — a
     batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable."""
     return _read_suit(text) if len(text) > 64 else _read_suit_cached(text)
-
-
-# A batch of deals meets each distinct suit once, most of them written in ranks (``AKJ853/QT9764``).  For
-# those, the canonical key and the cards' names come from string operations at C speed: West's rank r is
-# coded as the letter 2(r − 2) after "a" and East's as the one after it, so that sorting the letters of
-# both hands orders the cards, and the letters' parity says whose each card is.
-_PLAIN_RANKS = re.compile(r"\s*([2-9TJQKAtjqka]+)/([2-9TJQKAtjqka]+)\s*")
-_WEST_LETTERS = str.maketrans({c: chr(97 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
-_EAST_LETTERS = str.maketrans({c: chr(98 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
-_LETTER_BITS = str.maketrans({chr(97 + i): "10"[i % 2] for i in range(26)})
-_LETTER_NAMES = str.maketrans({chr(97 + i): RANK_NAMES[2 + i // 2] for i in range(26)})
-
-
-def rank_suit_key(text: str) -> tuple[DealKey, str] | None:
-    """For a suit in plain rank notation (one word of ranks a hand, ``AKJ853/QT9764``): its canonical key and
-    its cards' names, lowest first, one character each — what :func:`parse_suit` gives as ``suit.deal.key``
-    and ``suit.name_of``, without building a :class:`Suit`.  None for any other text, which :func:`parse_suit`
-    then reads or refuses."""
-    plain = _PLAIN_RANKS.fullmatch(text)
-    if plain is None:
-        return None
-    west, east = plain.groups()
-    if len(west) != len(east):
-        return None
-    letters = "".join(sorted(west.translate(_WEST_LETTERS) + east.translate(_EAST_LETTERS)))
-    names = letters.translate(_LETTER_NAMES)
-    if len(set(names)) != len(names):
-        return None  # a card held twice
-    return int(letters.translate(_LETTER_BITS)[::-1], 2) | 1 << len(letters), names
 
 
 def parse_deal(text: str) -> Deal:
