@@ -25,7 +25,7 @@ from whist_catalogue.errors import (
     AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, TrumpSuitError, UnevenHandsError,
     counted,
 )
-from whist_catalogue.theory.immutable import Immutable
+from whist_catalogue.theory.immutable import Immutable, notebook_html
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.labeled import Player  # labeled imports this module
@@ -218,11 +218,7 @@ class Deal(Immutable):
     def __repr__(self) -> str:
         return f"Deal.from_label({self.label!r})"
 
-    def _repr_html_(self) -> str:
-        """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 class Notation(enum.Enum):
@@ -333,11 +329,7 @@ class Suit(Immutable):
         east = sep.join(self.card_name(r) for r in reversed(self.east))
         return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
 
-    def _repr_html_(self) -> str:
-        """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 _OWNERS = re.compile(r"[WEwe]+")
@@ -673,11 +665,7 @@ class TwoHandDeal(Immutable):
     def __repr__(self) -> str:
         return f"parse_two_hand({self.text()!r})"
 
-    def _repr_html_(self) -> str:
-        """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:

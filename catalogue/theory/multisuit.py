@@ -38,7 +38,7 @@ from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.theory.deals import (
     Card, Deal, DealKey, Suit, multisuit_parts, parse_multisuit, parse_suit, two_hand_suit,
 )
-from whist_catalogue.theory.immutable import Immutable
+from whist_catalogue.theory.immutable import Immutable, notebook_html
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.packed import MAX_SUMMANDS, lead_suits_packed, rho_packed, unpack
 from whist_catalogue.theory.small_suits import SuitTable
@@ -163,11 +163,7 @@ class MultiSuitAnalysis(NamedTuple):
         lead = self.lead(player)
         return self.suits[lead.suit].name_of(lead.card)
 
-    def _repr_html_(self) -> str:
-        """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:
