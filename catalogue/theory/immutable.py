@@ -6,7 +6,7 @@ a repr, read-only attributes, pickling — without importing :mod:`dataclasses`,
 :mod:`inspect` and cost every command-line look-up about 15 ms of its 100 (docs/benchmarks.md,
 "Start-up").  A subclass names its fields in ``__slots__`` and sets them in ``__init__`` with
 ``object.__setattr__``; a field whose name starts with ``_`` is a cache, left out of equality, hashing
-and the repr.  :func:`notebook_html` is how those Jupyter draws show themselves.
+and the repr.  The theory's objects that Jupyter draws take :func:`notebook_html` as their ``_repr_html_``.
 """
 
 from __future__ import annotations
