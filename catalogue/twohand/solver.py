@@ -35,7 +35,7 @@ import numpy as np
 
 from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
-from whist_catalogue.theory.deals import TwoHandDeal
+from whist_catalogue.theory.deals import SUIT_SYMBOLS, TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, best_results, suit_card_results
 from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
@@ -217,18 +217,16 @@ class TwoHandSolution(NamedTuple):
         if self.source != "theory":
             lines.append(f"  searched  {self.nodes:,} positions, {self.theory_leaves:,} of them answered by Theorem"
                          f" 9.1, and {self.endings:,} endings looked up")
-        count = len(position.suits)
+        symbols = len(position.suits) <= len(SUIT_SYMBOLS)
         for answer in self.answers:
             if answer.line is not None:
                 played = " ".join(
-                    f"{c.player}:{self._card(c.suit, c.rank)}{_SYMBOL[c.suit] if count <= 4 else f'/{c.suit + 1}'}"
+                    f"{c.player}:{self._card(c.suit, c.rank)}{SUIT_SYMBOLS[c.suit] if symbols else f'/{c.suit + 1}'}"
                     for c in answer.line
                 )
                 lines.append(f"  a line with {'West' if answer.leader == 'W' else 'East'} on lead  {played}")
         return "\n".join(lines) + "\n"
 
-
-_SYMBOL = ("♠", "♥", "♦", "♣")
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
