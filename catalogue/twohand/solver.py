@@ -323,10 +323,10 @@ def _table_source(W: int, B: int, tf: int, lead: int, led: int, table: EndingTab
     return "catalogue"
 
 
-def words(position: Position) -> tuple[int, int, int, int, int]:
+def words(position: Position, layout: _Layout | None = None) -> tuple[int, int, int, int, int]:
     """The position as :func:`search` takes it: West's cards, the suits' starts, the trump flag (:mod:`.bits`), the
     leader (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of the card led (0: none)."""
-    layout = _layout(position.deal)
+    layout = layout if layout is not None else _layout(position.deal)
     lead = -1 if position.leader is None else 0 if position.leader == "W" else 1
     led = 0 if position.led is None else 1 << layout.cards.index(position.led)
     return layout.west, layout.starts, layout.trumps, lead, led
@@ -454,31 +454,30 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     )
 
 
-def _search(position: Position, line: bool, theory: bool, endings: bool | EndingTable) -> TwoHandSolution:
-    deal = position.deal
-    layout = _layout(deal)
+def _searched(positions: Sequence[Position], line: bool, theory: bool, endings: bool | EndingTable
+              ) -> list[TwoHandSolution]:
+    """The search's answers, every position in one call of the kernel (:func:`search`), and with ``line`` each
+    leader's optimal line of play (its positions counted with the search's)."""
+    if not positions:
+        return []
+    layouts = [_layout(p.deal) for p in positions]
+    rows = [words(p, layout) for p, layout in zip(positions, layouts)]
+    values, results, stats, sources = search(*zip(*rows), theory=theory, endings=endings)
     codes, ends = _kernel_tables(theory, endings)
-    stats = np.zeros(kernels.N_STATS, dtype=np.int64)
-    W, B = np.uint64(layout.west), np.uint64(layout.starts)
-    answers: list[LeaderAnswer] = []
-    leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
-    for leader in leaders:
-        lead = 0 if leader == "W" else 1
-        results = np.full(2 * deal.n, -1, dtype=np.int64)
-        led_bit = 0
-        led = position.led if position.leader == leader else None
-        if led is None:
-            guess = answers[0].west_tricks if answers else (deal.n + 1) // 2
-            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, ends, stats, results)
-        else:
-            led_bit = 1 << layout.cards.index(led)
-            tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
-                                              ends, stats, results)
-        played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
-        answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
-    source = _table_source(*words(position), _ending_words(endings))
-    return TwoHandSolution(position, tuple(answers), source, None, int(stats[kernels.STAT_NODES]),
-                           int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
+    out = []
+    for position, layout, row, value, result, counts, source in zip(positions, layouts, rows, values, results, stats,
+                                                                     sources):
+        leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
+        lines: list[tuple[PlayedCard, ...] | None] = [None, None]
+        if line:
+            played = np.zeros(kernels.N_STATS, dtype=np.int64)
+            lines = [_line_of(layout, leader, row[4], codes, ends, played) for leader in leaders]
+            counts = [c + int(x) for c, x in zip(counts, played)]
+        answers = tuple(_new_tuple(LeaderAnswer, (leader, position.led, value[k], _results_of(layout, result[k]),
+                                                  lines[k])) for k, leader in enumerate(leaders))
+        out.append(_new_tuple(TwoHandSolution, (position, answers, source, None, counts[kernels.STAT_NODES],
+                                                counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None)))
+    return out
 
 
 # -- the API ---------------------------------------------------------------------------------------------
@@ -502,14 +501,14 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
     if known is not None:
         return _theory(position, known, line)
     _check_size(position.deal)
-    return _search(position, line, theory, endings)
+    return _searched([position], line, theory, endings)[0]
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
                line: bool = False, theory: bool = True, endings: bool | EndingTable = True,
                table: SuitTable | None = None) -> list[TwoHandSolution]:
-    """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
-    card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
+    """:func:`solve` of each deal or position, the searched ones in one call of the kernel.  Every deal is read and
+    checked before any is solved: one bad deal raises its error first."""
     with collector_paused():
         return _solve_many(deals, trumps, line, theory, endings, table)
 
@@ -523,22 +522,6 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
         if known is None:
             _check_size(position.deal)
         plans.append(known)
-    out: list[TwoHandSolution | None] = [None] * len(positions)
-    batch = [i for i, (p, known) in enumerate(zip(positions, plans))
-             if known is None and p.leader is None and not line]
-    if batch:
-        layouts = [_layout(positions[i].deal) for i in batch]
-        values, results, stats, sources = search([x.west for x in layouts], [x.starts for x in layouts],
-                                                 [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
-                                                 theory=theory, endings=endings)
-        for i, layout, (west, east), (west_results, east_results), counts, source in zip(batch, layouts, values,
-                                                                                         results, stats, sources):
-            answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
-                       _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
-            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
-                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
-    for i, (position, known) in enumerate(zip(positions, plans)):
-        if out[i] is None:
-            out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
-    return [s for s in out if s is not None]
+    found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
+    return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
 
