@@ -287,9 +287,7 @@ class Suit(Immutable):
             raise AsymmetricSuitError(
                 f"asymmetric suit {self}: West holds {counted(len(self.west), 'card')}, East {len(self.east)}"
             )
-        ranked = sorted(self.west + self.east)
-        west = set(self.west)
-        return Deal(self.n, _mask("".join("W" if r in west else "E" for r in ranked), "W"))
+        return Deal(self.n, _mask(self.owners, "W"))
 
     def rank_of(self, card: Card) -> int:
         """The real rank of canonical card k of :attr:`deal`."""
