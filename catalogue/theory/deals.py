@@ -334,28 +334,20 @@ _OWNERS = re.compile(r"[WEwe]+")
 _DIGITS = re.compile(r"[\d\s\-+]*")
 
 
+_RANK_TOKEN = re.compile("10|.")
+_RANK_OF_TOKEN = {**_RANK_VALUES, "10": 10}
+
+
 def _parse_ranks(side: str, text: str) -> list[int]:
     compact = "".join(side.upper().split())
     if compact in ("", "-"):
         return []
-    if "10" not in compact:
-        try:
-            return [_RANK_VALUES[ch] for ch in compact]  # the common case, at C speed
-        except KeyError:
-            pass  # named below
-    ranks = []
-    i = 0
-    while i < len(compact):
-        if compact.startswith("10", i):
-            ranks.append(10)
-            i += 2
-            continue
-        ch = compact[i]
-        if ch not in _RANK_VALUES:
-            raise InvalidDealError(f"not a card rank {ch!r} in {text!r} (ranks are A K Q J T 9 … 2, 10 = T)")
-        ranks.append(_RANK_VALUES[ch])
-        i += 1
-    return ranks
+    tokens = _RANK_TOKEN.findall(compact) if "10" in compact else compact  # a card a character: the common case
+    try:
+        return [_RANK_OF_TOKEN[token] for token in tokens]
+    except KeyError as exc:
+        rank = exc.args[0]
+        raise InvalidDealError(f"not a card rank {rank!r} in {text!r} (ranks are A K Q J T 9 … 2, 10 = T)") from None
 
 
 def _parse_numbers(side: str, text: str) -> list[int]:
