@@ -402,12 +402,10 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
         if led is not None:
             # The best reply first (the lowest best card), then the theory's line from the next trick.
             reply = next(r for r in moves if r.west_tricks == tricks)
-            suit = suits[led[0]]
             west_rank, east_rank = (led[1], reply.card) if leader == "W" else (reply.card, led[1])
             cards.append(PlayedCard(to_play, reply.suit, reply.card))
-            remaining[led[0]] = suit.without(west_rank, east_rank)
-            lead_rank, reply_rank = (west_rank, east_rank) if leader == "W" else (east_rank, west_rank)
-            next_leader = leader if lead_rank > reply_rank else to_play
+            remaining[led[0]] = suits[led[0]].without(west_rank, east_rank)
+            next_leader = leader if led[1] > reply.card else to_play
         if any(s.n for s in remaining):
             for trick in optimal_line(remaining, table, next_leader):
                 other: Player = "E" if trick.leader == "W" else "W"
