@@ -44,7 +44,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
-from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best
+from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best, lay_out
 from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
@@ -261,20 +261,10 @@ def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple
 
 
 def _layout(deal: TwoHandDeal) -> _Layout:
-    order = list(range(len(deal.suits)))
-    if deal.trump is not None:
-        order.remove(deal.trump)
-        order.insert(0, deal.trump)
-    west = starts = offset = 0
-    placed: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * len(deal.suits)
-    for s in order:
-        suit = deal.suits[s]
-        bits, ranks = _suit_bits(suit.west, suit.east)
-        west |= bits << offset
-        starts |= 1 << offset
-        placed[s] = (s, offset, ranks)
-        offset += len(ranks)
-    return _Layout(west, starts | 1 << offset, 0 if deal.trump is None else 1, tuple(placed))
+    bits = [_suit_bits(suit.west, suit.east) for suit in deal.suits]
+    west, starts, offsets = lay_out([(mask, len(ranks)) for mask, ranks in bits], deal.trump)
+    return _Layout(west, starts, int(deal.trump is not None),
+                   tuple((s, offset, ranks) for s, (offset, (_, ranks)) in enumerate(zip(offsets, bits))))
 
 
 # -- the process's search state ----------------------------------------------------------------------------
