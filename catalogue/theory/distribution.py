@@ -190,28 +190,18 @@ def _total(a: _Sum) -> int:
 
 def _add(a: _Sum, b: _Sum) -> _Sum:
     """The distribution of the sum in V of independent values distributed as a and b."""
-    if _total(a) * _total(b) < 1 << 62:
-        return _add_int64(a, b)
-    out: _Sum = {}
-    for xa, da in a.items():
-        for xb, db in b.items():
-            # §6.1.4 through the theory's own addition of infinitesimals.
-            target = out.setdefault(xa + xb, defaultdict(int))
-            for qa, ca in da.items():
-                for qb, cb in db.items():
-                    target[qa + qb] += ca * cb
-    return {x: dict(d) for x, d in out.items()}
+    return _convolve(a, b, np.int64 if _total(a) * _total(b) < 1 << 62 else object)
 
 
-def _add_int64(a: _Sum, b: _Sum) -> _Sum:
-    """:func:`_add` when every count of the sum fits in int64: outer sums and products in NumPy, then each
-    numerical part's counts added up (sorted, summed by runs)."""
-    arrays_b = [(xb, np.fromiter(db, np.int64, len(db)), np.fromiter(db.values(), np.int64, len(db)))
+def _convolve(a: _Sum, b: _Sum, dtype: type) -> _Sum:
+    """:func:`_add` by outer sums and products in NumPy, then each numerical part's counts added up (sorted, summed
+    by runs); the counts of ``dtype``: int64 while every count of the sum fits, else object (Python integers)."""
+    arrays_b = [(xb, np.fromiter(db, np.int64, len(db)), np.fromiter(db.values(), dtype, len(db)))
                 for xb, db in b.items()]
     parts: dict[Infinitesimal, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
     for xa, da in a.items():
         qa = np.fromiter(da, np.int64, len(da))
-        ca = np.fromiter(da.values(), np.int64, len(da))
+        ca = np.fromiter(da.values(), dtype, len(da))
         for xb, qb, cb in arrays_b:
             # §6.1.4 through the theory's own addition of infinitesimals.
             parts[xa + xb].append((np.add.outer(qa, qb).ravel(), np.multiply.outer(ca, cb).ravel()))
