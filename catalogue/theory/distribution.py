@@ -31,6 +31,7 @@ from math import comb, prod
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from whist_catalogue.constants import SCALE, SCALE_BITS
 from whist_catalogue.errors import InvalidValueError, counted
@@ -193,7 +194,7 @@ def _add(a: _Sum, b: _Sum) -> _Sum:
     return _convolve(a, b, np.int64 if _total(a) * _total(b) < 1 << 62 else object)
 
 
-def _convolve(a: _Sum, b: _Sum, dtype: type) -> _Sum:
+def _convolve(a: _Sum, b: _Sum, dtype: DTypeLike) -> _Sum:
     """:func:`_add` by outer sums and products in NumPy, then each numerical part's counts added up (sorted, summed
     by runs); the counts of ``dtype``: int64 while every count of the sum fits, else object (Python integers)."""
     arrays_b = [(xb, np.fromiter(db, np.int64, len(db)), np.fromiter(db.values(), dtype, len(db)))

@@ -163,7 +163,8 @@ class MultiSuitAnalysis(NamedTuple):
         lead = self.lead(player)
         return self.suits[lead.suit].name_of(lead.card)
 
-    _repr_html_ = notebook_html
+    def _repr_html_(self) -> str:
+        return notebook_html(self)  # not `_repr_html_ = notebook_html`: mypy reads that as a field
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:

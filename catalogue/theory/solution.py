@@ -65,7 +65,8 @@ class SuitSolution(NamedTuple):
             return self.east_replies[self.deal.west_cards.index(card)]
         return self.west_replies[self.deal.east_cards.index(card)]
 
-    _repr_html_ = notebook_html
+    def _repr_html_(self) -> str:
+        return notebook_html(self)  # not `_repr_html_ = notebook_html`: mypy reads that as a field
 
     # -- compact form, for storage -----------------------------------------------------
     def move_masks(self) -> tuple[int, ...]:
