@@ -34,7 +34,8 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from whist_catalogue.constants import SCALE, SCALE_BITS
-from whist_catalogue.errors import InvalidValueError, counted
+from whist_catalogue.errors import counted
+from whist_catalogue.theory.packed import scaled
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
 if TYPE_CHECKING:
@@ -47,8 +48,7 @@ __all__ = [
     "MAX_SUITS",
 ]
 
-_SCALE = SCALE
-_HALF = _SCALE >> 1
+_HALF = SCALE >> 1
 MAX_SUITS = 64
 """Suits a distribution may have: the sums' numerators stay far inside int64 (64 · 25 · 2^24 < 2^35)."""
 
@@ -170,18 +170,11 @@ class OutcomeDistribution:
         }
 
 
-def _scaled(value: Value) -> int:
-    scaled = value.number * _SCALE
-    if scaled.denominator != 1:
-        raise InvalidValueError(f"{value} has a denominator beyond 2^{SCALE_BITS}")
-    return scaled.numerator
-
-
 def _level_sum(counts: Mapping[Value, int]) -> _Sum:
     out: _Sum = {}
     for v, c in counts.items():
         if c:
-            out.setdefault(v.infinitesimal, {})[_scaled(v)] = c
+            out.setdefault(v.infinitesimal, {})[scaled(v)] = c
     return out
 
 
@@ -269,7 +262,7 @@ def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
     rows: dict[int, dict[int, dict[int, int]]] = defaultdict(dict)
     for j, xb in enumerate(xs_b):
         for qb, cb in b[xb].items():
-            rows[qb & (_SCALE - 1)].setdefault(j, {})[qb >> SCALE_BITS] = cb
+            rows[qb & (SCALE - 1)].setdefault(j, {})[qb >> SCALE_BITS] = cb
     b_by_fraction: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
     for fb, by_x in rows.items():
         low = min(min(d) for d in by_x.values())
@@ -291,9 +284,9 @@ def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
             tie_class[j] = class_of[outcome]
         a_by_fraction: dict[int, dict[int, int]] = defaultdict(dict)
         for qa, ca in da.items():
-            a_by_fraction[qa & (_SCALE - 1)][qa >> SCALE_BITS] = ca
+            a_by_fraction[qa & (SCALE - 1)][qa >> SCALE_BITS] = ca
         for fa, ia in a_by_fraction.items():
-            fb = (_HALF - fa) & (_SCALE - 1)
+            fb = (_HALF - fa) & (SCALE - 1)
             found = b_by_fraction.get(fb)
             if found is None:
                 continue
