@@ -269,21 +269,16 @@ def _layout(deal: TwoHandDeal) -> _Layout:
 
 # -- the process's search state ----------------------------------------------------------------------------
 
-_state: dict[str, np.ndarray] = {}
 
-
+@cache
 def _table() -> np.ndarray:
-    table = _state.get("table")
-    if table is None:
-        table = _state["table"] = np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
-    return table
+    return np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
 
 
 def clear_table() -> None:
     """Forget what the search learnt (for timing a search from nothing; answers never depend on it)."""
-    table = _state.get("table")
-    if table is not None:
-        table[:] = 0
+    if _table.cache_info().currsize:
+        _table()[:] = 0
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
