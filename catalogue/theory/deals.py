@@ -705,34 +705,24 @@ def trump_suit(named: str | None, given: str | int | None, count: int, text: str
 _RANK_BITS = {c: 1 << (r - 2) for n, r in _RANK_VALUES.items() for c in (n, n.lower())}
 _RANK_BITS.update({c: 0 for c in _WHITESPACE})
 _LETTER_OF_BIT = "23456789TJQKA"
-_side_masks: dict[str, int] = {}
 _bit_names: dict[int, tuple[str, ...]] = {}
 """The ranks' names of each half of a 13-bit rank mask (:func:`two_hand_suit`)."""
 
 
+@lru_cache(maxsize=1 << 16)
 def _side_mask(side: str) -> int:
     """A hand's cards of a suit in plain rank notation (``AK2``, ``-`` for none) as bits, the 2 at bit 0; −1 for
     anything else (then :func:`_read_suit` reads it, or words what is wrong).  Remembered: a batch repeats them."""
-    mask = _side_masks.get(side)
-    if mask is None:
-        if side.strip() == "-":
-            mask = 0
-        else:
-            mask = 0
-            count = 0
-            for ch in side:
-                bit = _RANK_BITS.get(ch)
-                if bit is None:
-                    mask = -1
-                    break
-                mask |= bit
-                count += bit != 0
-            if mask > 0 and mask.bit_count() != count:
-                mask = -1  # a rank twice
-        if len(_side_masks) > 1 << 16:
-            _side_masks.clear()
-        _side_masks[side] = mask
-    return mask
+    if side.strip() == "-":
+        return 0
+    mask = count = 0
+    for ch in side:
+        bit = _RANK_BITS.get(ch)
+        if bit is None:
+            return -1
+        mask |= bit
+        count += bit != 0
+    return -1 if mask > 0 and mask.bit_count() != count else mask  # −1 too for a rank twice
 
 
 def two_hand_suit(part: str, limit: int = 64) -> tuple[int, int, int, tuple[str, ...]]:
