@@ -228,7 +228,6 @@ class TwoHandSolution(NamedTuple):
         return "\n".join(lines) + "\n"
 
 
-
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
 
 
@@ -448,13 +447,13 @@ def _searched(positions: Sequence[Position], line: bool, theory: bool, endings: 
     values, results, stats, sources = search(*zip(*rows), theory=theory, endings=endings)
     codes, ends = _kernel_tables(theory, endings)
     out = []
-    for position, layout, row, value, result, counts, source in zip(positions, layouts, rows, values, results, stats,
-                                                                     sources):
+    for position, layout, (*_, led), value, result, counts, source in zip(positions, layouts, rows, values, results,
+                                                                           stats, sources):
         leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
         lines: list[tuple[PlayedCard, ...] | None] = [None, None]
         if line:
             played = np.zeros(kernels.N_STATS, dtype=np.int64)
-            lines = [_line_of(layout, leader, row[4], codes, ends, played) for leader in leaders]
+            lines = [_line_of(layout, leader, led, codes, ends, played) for leader in leaders]
             counts = [c + int(x) for c, x in zip(counts, played)]
         answers = tuple(_new_tuple(LeaderAnswer, (leader, position.led, value[k], _results_of(layout, result[k]),
                                                   lines[k])) for k, leader in enumerate(leaders))
