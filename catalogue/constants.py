@@ -47,11 +47,10 @@ it reaches on a given machine is smaller, what half the memory holds
 (:func:`whist_catalogue.engine.plan.engine_bound`); beyond both, a single suit has its linear-time answer."""
 MAX_BUILD_N = 18
 """The largest level ``build`` stores: level 18 (9.1 billion deals) took 1 h 34 min of both cores here and
-holds level 17's codes (4.7 GB) while it is computed (docs/level-store.md).  The ``deal`` rows' 16-bit move masks
-stop at :data:`MAX_MASKED_MOVES_N`; chunk-only levels derive their best moves from α at look-up time as Python
-integers of any width."""
+holds level 17's codes (4.7 GB) while it is computed (docs/level-store.md).  The catalogue derives a deal's best
+moves from α at look-up time, as Python integers of any width."""
 MAX_MASKED_MOVES_N = 16
-"""The largest hand whose best moves fit the engine's 16-bit position masks (the moves kernel, ``deal`` rows)."""
+"""The largest hand whose best moves fit the engine's 16-bit position masks (its moves kernel)."""
 MAX_LEVEL_N = 30
 """No catalogue level can be larger: the keys of its deals (below 2^(2n+1)) stay under 2^61, inside the
 database's signed 64-bit integers with room for a search's arithmetic."""

@@ -142,32 +142,45 @@ class TestRanking:
             unrank(2, 6)
 
 
-class TestRankSuitKey:
-    """rank_suit_key, the batch's reader of plain rank notation, against parse_suit."""
+class TestTwoHandSuit:
+    """two_hand_suit, the batches' reader of a suit (plain rank notation with integer operations), against
+    read_suit: the same reading, or the same refusal."""
 
     @staticmethod
     def _expected(text):
-        suit = parse_suit(text)
-        return suit.deal.key, "".join(suit.name_of(k) for k in range(1, 2 * suit.n + 1))
+        from whist_catalogue.theory.deals import read_suit
+
+        suit = read_suit(text)
+        ranks = sorted(suit.west + suit.east)
+        west = sum(1 << i for i, r in enumerate(ranks) if r in suit.west)
+        return west, len(suit.west), len(suit.east), tuple(map(suit.card_name, ranks))
+
+    def _agrees(self, text):
+        """Whether the parser reads ``text``; either way two_hand_suit says the same."""
+        from whist_catalogue.errors import WhistError
+        from whist_catalogue.theory.deals import two_hand_suit
+
+        try:
+            expected = self._expected(text)
+        except WhistError as exc:
+            with pytest.raises(type(exc)):
+                two_hand_suit(text)
+            return False
+        assert two_hand_suit(text) == expected, text
+        return True
 
     def test_every_plain_suit_of_up_to_4_cards_a_hand_from_the_top_8_ranks(self):
         from itertools import combinations
-
-        from whist_catalogue.theory.deals import rank_suit_key
 
         ranks = "AKQJT987"
         for n in range(1, 5):
             for cards in combinations(ranks, 2 * n):
                 for west in combinations(cards, n):
                     east = "".join(c for c in cards if c not in west)
-                    text = "".join(west) + "/" + east
-                    assert rank_suit_key(text) == self._expected(text), text
+                    assert self._agrees("".join(west) + "/" + east)
 
-    def test_random_texts_agree_with_the_parser_or_are_left_to_it(self):
+    def test_random_texts_agree_with_the_parser(self):
         import random
-
-        from whist_catalogue.errors import WhistError
-        from whist_catalogue.theory.deals import rank_suit_key
 
         rng = random.Random(2)
         alphabet = "AKQJT98765432akqjt1 0/-xW"
@@ -179,22 +192,12 @@ class TestRankSuitKey:
                 cards = rng.sample("AKQJT98765432", 2 * n)
                 text = "".join(cards[:n]) + "/" + "".join(cards[n:])
                 text = text.lower() if rng.random() < 0.2 else text
-            found = rank_suit_key(text)
-            if found is None:
-                continue  # the parser's to read or refuse
-            plain += 1
-            try:
-                expected = self._expected(text)
-            except WhistError:
-                pytest.fail(f"rank_suit_key read {text!r}, which the parser refuses")
-            assert found == expected, text
+            plain += self._agrees(text)
         assert plain > 9_000
 
     @pytest.mark.parametrize("text", ["AA/KQ", "A/KQ", "AK/QJ/T9", "10/9", "A Q/KJ", "-/-", "AQ/KJ,", "1/2"])
-    def test_anything_else_is_left_to_the_parser(self, text):
-        from whist_catalogue.theory.deals import rank_suit_key
-
-        assert rank_suit_key(text) is None
+    def test_anything_else_as_the_parser_reads_or_refuses_it(self, text):
+        self._agrees(text)
 
 
 class TestImmutableValueObjects:

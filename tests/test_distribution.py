@@ -215,7 +215,7 @@ def test_exact_dot_both_ways():
 
 def test_int64_and_python_int_convolutions_agree():
     """Adding two suits' distributions with NumPy int64 (while the counts fit) equals the plain double loop."""
-    from whist_catalogue.theory.distribution import _add, _add_int64, _level_sum
+    from whist_catalogue.theory.distribution import _add, _convolve, _level_sum
 
     a, b = _level_sum(shipped_counts(5)), _level_sum(shipped_counts(7))
     expected: dict = {}
@@ -225,7 +225,7 @@ def test_int64_and_python_int_convolutions_agree():
             for qa, ca in da.items():
                 for qb, cb in db.items():
                     target[qa + qb] = target.get(qa + qb, 0) + ca * cb
-    assert _add_int64(a, b) == expected
+    assert _convolve(a, b, np.int64) == expected
     assert _add(a, b) == expected
 
 

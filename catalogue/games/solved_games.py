@@ -303,7 +303,7 @@ def _chemin_de_fer() -> CheminDeFer:
         player2=(("call", solution.h), ("stand", 1 - solution.h)),
         h=solution.h,
         mixed_cell=(j, l, draw),
-        breakpoints=tuple(r.start for r in solution.ranges[1:]),
+        breakpoints=solution.breakpoints,
         curve=tuple((h, solution.G(h), h in breakpoints, h in table3) for h in sorted(breakpoints | table3)),
         tables=tuple(BankerTable(r.name, r.foster_number, r.start, r.end, r.line.intercept, r.line.slope, r.changed,
                                  tuple((int(j), tuple(row)) for j, row in r.table.to_json().items()))

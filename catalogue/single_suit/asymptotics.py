@@ -336,8 +336,7 @@ def limit_survival(x: float | np.ndarray) -> float | np.ndarray:
 
 def limit_cdf(x: float | np.ndarray) -> float | np.ndarray:
     """Pr[ξ ≤ x], the limit law of H_n/√n (Theorem 11.5)."""
-    s = limit_survival(x)
-    return 1 - s
+    return 1 - limit_survival(x)
 
 
 def limit_density(x: float | np.ndarray) -> float | np.ndarray:
@@ -558,16 +557,6 @@ def _compute_data(max_exact_n: int, plan: Sequence[tuple[int, int]], seed: int,
     return AsymptoticsData(tuple(exact), tuple(samples))
 
 
-FIGURES: dict[str, str] = {
-    "limit-law": "Hₙ/√n against the limit law of Theorem 11.5",
-    "density": "Histogram of Hₙ/√n and the density of ξ",
-    "dealer-advantage": "The dealer's advantage (Theorem 11.12)",
-    "ace-advantage": "The value of the ace and of the king (§11.4)",
-    "ace-rule": "Pr[H = H̄ | East holds the ace] (Theorem 11.11)",
-}
-"""Figure name → title, for :func:`draw_figure`."""
-
-
 def _cdf_steps(values: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(values, dtype=float) / math.sqrt(n)
     y = np.cumsum(counts) / np.sum(counts)
@@ -675,12 +664,14 @@ def _draw_ace_rule(figure: Figure, data: AsymptoticsData) -> None:
 
 
 _DRAWERS = {
-    "limit-law": _draw_limit_law,
-    "density": _draw_density,
-    "dealer-advantage": _draw_dealer,
-    "ace-advantage": _draw_ace,
-    "ace-rule": _draw_ace_rule,
+    "limit-law": ("Hₙ/√n against the limit law of Theorem 11.5", _draw_limit_law),
+    "density": ("Histogram of Hₙ/√n and the density of ξ", _draw_density),
+    "dealer-advantage": ("The dealer's advantage (Theorem 11.12)", _draw_dealer),
+    "ace-advantage": ("The value of the ace and of the king (§11.4)", _draw_ace),
+    "ace-rule": ("Pr[H = H̄ | East holds the ace] (Theorem 11.11)", _draw_ace_rule),
 }
+FIGURES: dict[str, str] = {name: title for name, (title, _) in _DRAWERS.items()}
+"""Figure name → title, for :func:`draw_figure`."""
 
 
 def draw_figure(name: str, figure: Figure, data: AsymptoticsData) -> None:
@@ -688,6 +679,7 @@ def draw_figure(name: str, figure: Figure, data: AsymptoticsData) -> None:
     if name not in _DRAWERS:
         raise KeyError(f"no figure {name!r}; the figures are {', '.join(FIGURES)}")
     figure.clear()
-    _DRAWERS[name](figure, data)
-    figure.suptitle(FIGURES[name])
+    title, draw = _DRAWERS[name]
+    draw(figure, data)
+    figure.suptitle(title)
     figure.tight_layout()

@@ -66,15 +66,9 @@ def _h_bounds(s, t, n):
 
 
 @kernel(inline="always")
-def _a_row_diag(s, i, d):
-    """A_{i,i+d}."""
-    return 1 if s[2 * i + d - 1] > d else -1
-
-
-@kernel(inline="always")
-def _a_col_diag(s, i, d):
-    """A_{i−d,i}."""
-    return 1 if s[2 * i - d - 1] > d else -1
+def _a_diag(s, i, d, row):
+    """A_{i,i+d} (``row``) or A_{i−d,i}."""
+    return 1 if s[2 * i + d - 1 if row else 2 * i - d - 1] > d else -1
 
 
 @kernel(inline="always")
@@ -82,49 +76,34 @@ def _h_whist(c, s, n, lo, hi):
     """H of Theorem 9.1 from the partial sums and (H̲, H̄)."""
     if lo == hi:
         return hi
-    if c[2 * n - 1] == 1:
-        # East has the ace: H = H̄ iff (1) H̄ ≥ 0, (2) Σ_{i=2}^{n−1−H̄} A_{i,i+H̄} ≥ 0 and
-        # (3) some k has Σ_{i=2}^{2k} A_{i,i+H̲} > 0 and Σ_{i=2k+1}^{n−H̄−1} A_{i,i+H̄} > 0.
-        if hi < 0:
-            return lo
-        last = n - 1 - hi
-        total = 0
-        for i in range(2, last + 1):
-            total += _a_row_diag(s, i, hi)
-        if total < 0:
-            return lo
-        first_sum = 0  # Σ_{i=2}^{2k} A_{i,i+H̲}
-        prefix = 0  # Σ_{i=2}^{2k} A_{i,i+H̄}, so that the second sum is total − prefix
-        k = 1
-        while 2 * k + 1 <= last:
-            for i in range(max(2, 2 * k - 1), 2 * k + 1):
-                first_sum += _a_row_diag(s, i, lo)
-                prefix += _a_row_diag(s, i, hi)
-            if first_sum > 0 and total - prefix > 0:
-                return hi
-            k += 1
+    # East has the ace: H = H̄ iff (1) H̄ ≥ 0, (2) Σ_{i=2}^{n−1−H̄} A_{i,i+H̄} ≥ 0 and
+    # (3) some k has Σ_{i=2}^{2k} A_{i,i+H̲} > 0 and Σ_{i=2k+1}^{n−H̄−1} A_{i,i+H̄} > 0.
+    # West has it: the mirror image, on the columns A_{i−d,i}, deciding when H = H̲.
+    east_ace = c[2 * n - 1] == 1
+    if east_ace and hi < 0:
         return lo
-    # West has the ace: H = H̄ unless (1) H̲ ≤ 0, (2) Σ_{i=2}^{n−1+H̲} A_{i−H̲,i} ≤ 0 and
-    # (3) some k has Σ_{i=2}^{2k} A_{i−H̄,i} < 0 and Σ_{i=2k+1}^{n+H̲−1} A_{i−H̲,i} < 0.
-    if lo > 0:
+    if not east_ace and lo > 0:
         return hi
-    last = n - 1 + lo
+    # H is ``candidate`` when the three conditions hold, else ``fallback``; West's signs are East's negated.
+    sign = 1 if east_ace else -1
+    candidate, fallback = (hi, lo) if east_ace else (lo, hi)
+    last = n - 1 - hi if east_ace else n - 1 + lo
     total = 0
     for i in range(2, last + 1):
-        total += _a_col_diag(s, i, lo)
-    if total > 0:
-        return hi
-    first_sum = 0
-    prefix = 0
+        total += sign * _a_diag(s, i, candidate, east_ace)
+    if total < 0:
+        return fallback
+    first_sum = 0  # Σ_{i=2}^{2k} of the fallback's diagonal
+    prefix = 0  # Σ_{i=2}^{2k} of the candidate's, so that the second sum is total − prefix
     k = 1
     while 2 * k + 1 <= last:
         for i in range(max(2, 2 * k - 1), 2 * k + 1):
-            first_sum += _a_col_diag(s, i, hi)
-            prefix += _a_col_diag(s, i, lo)
-        if first_sum < 0 and total - prefix < 0:
-            return lo
+            first_sum += sign * _a_diag(s, i, fallback, east_ace)
+            prefix += sign * _a_diag(s, i, candidate, east_ace)
+        if first_sum > 0 and total - prefix > 0:
+            return candidate
         k += 1
-    return hi
+    return fallback
 
 
 @kernel

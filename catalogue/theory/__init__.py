@@ -7,7 +7,7 @@
 * :mod:`.definition` — val(D) by the literal recursion: L(D), R(D), I(D), the simplest element (§7);
 * :mod:`.solution` — one deal's value and optimal moves (docs/spec.md §3);
 * :mod:`.referee` — brute-force minimax of the card game itself, independent of the theory;
-* :mod:`.multisuit`, :mod:`.play` — Theorem 9.1 (outcome = ρ of the sum), the lead rule of §10.4, play;
+* :mod:`.multisuit` — Theorem 9.1 (outcome = ρ of the sum), the lead rule of §10.4, play;
 * :mod:`.packed` — values of V packed in one integer, so that sums, ρ and the lead rule are integer work;
 * :mod:`.small_suits` — every suit with n ≤ 8 (all a pack can deal two players), preloaded;
 * :mod:`.moves` — every legal card with its exact result, one trick of look-ahead on Theorem 9.1.

@@ -25,7 +25,7 @@ from whist_catalogue.errors import (
     AsymmetricSuitError, DealTooLargeError, DuplicateCardError, InvalidDealError, TrumpSuitError, UnevenHandsError,
     counted,
 )
-from whist_catalogue.theory.immutable import Immutable
+from whist_catalogue.theory.immutable import Immutable, notebook_html
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.labeled import Player  # labeled imports this module
@@ -39,7 +39,6 @@ __all__ = [
     "Suit",
     "parse_suit",
     "parse_deal",
-    "rank_suit_key",
     "parse_multisuit",
     "multisuit_parts",
     "RANK_NAMES",
@@ -219,11 +218,7 @@ class Deal(Immutable):
     def __repr__(self) -> str:
         return f"Deal.from_label({self.label!r})"
 
-    def _repr_html_(self) -> str:
-        """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 class Notation(enum.Enum):
@@ -292,9 +287,7 @@ class Suit(Immutable):
             raise AsymmetricSuitError(
                 f"asymmetric suit {self}: West holds {counted(len(self.west), 'card')}, East {len(self.east)}"
             )
-        ranked = sorted(self.west + self.east)
-        west = set(self.west)
-        return Deal(self.n, _mask("".join("W" if r in west else "E" for r in ranked), "W"))
+        return Deal(self.n, _mask(self.owners, "W"))
 
     def rank_of(self, card: Card) -> int:
         """The real rank of canonical card k of :attr:`deal`."""
@@ -334,39 +327,27 @@ class Suit(Immutable):
         east = sep.join(self.card_name(r) for r in reversed(self.east))
         return f"{west or '-'}/{east or '-'}" if sep == "" else f"{west or '-'} / {east or '-'}"
 
-    def _repr_html_(self) -> str:
-        """The suit as a card diagram in its own notation, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 _OWNERS = re.compile(r"[WEwe]+")
 _DIGITS = re.compile(r"[\d\s\-+]*")
 
 
+_RANK_TOKEN = re.compile("10|.")
+_RANK_OF_TOKEN = {**_RANK_VALUES, "10": 10}
+
+
 def _parse_ranks(side: str, text: str) -> list[int]:
     compact = "".join(side.upper().split())
     if compact in ("", "-"):
         return []
-    if "10" not in compact:
-        try:
-            return [_RANK_VALUES[ch] for ch in compact]  # the common case, at C speed
-        except KeyError:
-            pass  # named below
-    ranks = []
-    i = 0
-    while i < len(compact):
-        if compact.startswith("10", i):
-            ranks.append(10)
-            i += 2
-            continue
-        ch = compact[i]
-        if ch not in _RANK_VALUES:
-            raise InvalidDealError(f"not a card rank {ch!r} in {text!r} (ranks are A K Q J T 9 … 2, 10 = T)")
-        ranks.append(_RANK_VALUES[ch])
-        i += 1
-    return ranks
+    tokens = _RANK_TOKEN.findall(compact) if "10" in compact else compact  # a card a character: the common case
+    try:
+        return [_RANK_OF_TOKEN[token] for token in tokens]
+    except KeyError as exc:
+        rank = exc.args[0]
+        raise InvalidDealError(f"not a card rank {rank!r} in {text!r} (ranks are A K Q J T 9 … 2, 10 = T)") from None
 
 
 def _parse_numbers(side: str, text: str) -> list[int]:
@@ -509,35 +490,6 @@ def read_suit(text: str) -> Suit:
     """One suit of a two-hand deal, its hands of any sizes (a void written ``-``): :func:`_read_suit`, cached — a
     batch of deals repeats its suits (a 52-card pack deals 1,275 distinct ones), and a Suit is immutable."""
     return _read_suit(text) if len(text) > 64 else _read_suit_cached(text)
-
-
-# A batch of deals meets each distinct suit once, most of them written in ranks (``AKJ853/QT9764``).  For
-# those, the canonical key and the cards' names come from string operations at C speed: West's rank r is
-# coded as the letter 2(r − 2) after "a" and East's as the one after it, so that sorting the letters of
-# both hands orders the cards, and the letters' parity says whose each card is.
-_PLAIN_RANKS = re.compile(r"\s*([2-9TJQKAtjqka]+)/([2-9TJQKAtjqka]+)\s*")
-_WEST_LETTERS = str.maketrans({c: chr(97 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
-_EAST_LETTERS = str.maketrans({c: chr(98 + 2 * (r - 2)) for n, r in _RANK_VALUES.items() for c in (n, n.lower())})
-_LETTER_BITS = str.maketrans({chr(97 + i): "10"[i % 2] for i in range(26)})
-_LETTER_NAMES = str.maketrans({chr(97 + i): RANK_NAMES[2 + i // 2] for i in range(26)})
-
-
-def rank_suit_key(text: str) -> tuple[DealKey, str] | None:
-    """For a suit in plain rank notation (one word of ranks a hand, ``AKJ853/QT9764``): its canonical key and
-    its cards' names, lowest first, one character each — what :func:`parse_suit` gives as ``suit.deal.key``
-    and ``suit.name_of``, without building a :class:`Suit`.  None for any other text, which :func:`parse_suit`
-    then reads or refuses."""
-    plain = _PLAIN_RANKS.fullmatch(text)
-    if plain is None:
-        return None
-    west, east = plain.groups()
-    if len(west) != len(east):
-        return None
-    letters = "".join(sorted(west.translate(_WEST_LETTERS) + east.translate(_EAST_LETTERS)))
-    names = letters.translate(_LETTER_NAMES)
-    if len(set(names)) != len(names):
-        return None  # a card held twice
-    return int(letters.translate(_LETTER_BITS)[::-1], 2) | 1 << len(letters), names
 
 
 def parse_deal(text: str) -> Deal:
@@ -703,11 +655,7 @@ class TwoHandDeal(Immutable):
     def __repr__(self) -> str:
         return f"parse_two_hand({self.text()!r})"
 
-    def _repr_html_(self) -> str:
-        """The deal as a card diagram in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 def parse_two_hand(text: str, trumps: str | int | None = None) -> TwoHandDeal:
@@ -757,34 +705,24 @@ def trump_suit(named: str | None, given: str | int | None, count: int, text: str
 _RANK_BITS = {c: 1 << (r - 2) for n, r in _RANK_VALUES.items() for c in (n, n.lower())}
 _RANK_BITS.update({c: 0 for c in _WHITESPACE})
 _LETTER_OF_BIT = "23456789TJQKA"
-_side_masks: dict[str, int] = {}
 _bit_names: dict[int, tuple[str, ...]] = {}
 """The ranks' names of each half of a 13-bit rank mask (:func:`two_hand_suit`)."""
 
 
+@lru_cache(maxsize=1 << 16)
 def _side_mask(side: str) -> int:
     """A hand's cards of a suit in plain rank notation (``AK2``, ``-`` for none) as bits, the 2 at bit 0; −1 for
     anything else (then :func:`_read_suit` reads it, or words what is wrong).  Remembered: a batch repeats them."""
-    mask = _side_masks.get(side)
-    if mask is None:
-        if side.strip() == "-":
-            mask = 0
-        else:
-            mask = 0
-            count = 0
-            for ch in side:
-                bit = _RANK_BITS.get(ch)
-                if bit is None:
-                    mask = -1
-                    break
-                mask |= bit
-                count += bit != 0
-            if mask > 0 and mask.bit_count() != count:
-                mask = -1  # a rank twice
-        if len(_side_masks) > 1 << 16:
-            _side_masks.clear()
-        _side_masks[side] = mask
-    return mask
+    if side.strip() == "-":
+        return 0
+    mask = count = 0
+    for ch in side:
+        bit = _RANK_BITS.get(ch)
+        if bit is None:
+            return -1
+        mask |= bit
+        count += bit != 0
+    return -1 if mask > 0 and mask.bit_count() != count else mask  # −1 too for a rank twice
 
 
 def two_hand_suit(part: str, limit: int = 64) -> tuple[int, int, int, tuple[str, ...]]:

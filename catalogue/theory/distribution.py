@@ -31,9 +31,11 @@ from math import comb, prod
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from whist_catalogue.constants import SCALE, SCALE_BITS
-from whist_catalogue.errors import InvalidValueError, counted
+from whist_catalogue.errors import counted
+from whist_catalogue.theory.packed import scaled
 from whist_catalogue.theory.values import ZERO_INF, Infinitesimal, Outcome, Value, rho
 
 if TYPE_CHECKING:
@@ -46,8 +48,7 @@ __all__ = [
     "MAX_SUITS",
 ]
 
-_SCALE = SCALE
-_HALF = _SCALE >> 1
+_HALF = SCALE >> 1
 MAX_SUITS = 64
 """Suits a distribution may have: the sums' numerators stay far inside int64 (64 · 25 · 2^24 < 2^35)."""
 
@@ -169,18 +170,11 @@ class OutcomeDistribution:
         }
 
 
-def _scaled(value: Value) -> int:
-    scaled = value.number * _SCALE
-    if scaled.denominator != 1:
-        raise InvalidValueError(f"{value} has a denominator beyond 2^{SCALE_BITS}")
-    return scaled.numerator
-
-
 def _level_sum(counts: Mapping[Value, int]) -> _Sum:
     out: _Sum = {}
     for v, c in counts.items():
         if c:
-            out.setdefault(v.infinitesimal, {})[_scaled(v)] = c
+            out.setdefault(v.infinitesimal, {})[scaled(v)] = c
     return out
 
 
@@ -190,28 +184,18 @@ def _total(a: _Sum) -> int:
 
 def _add(a: _Sum, b: _Sum) -> _Sum:
     """The distribution of the sum in V of independent values distributed as a and b."""
-    if _total(a) * _total(b) < 1 << 62:
-        return _add_int64(a, b)
-    out: _Sum = {}
-    for xa, da in a.items():
-        for xb, db in b.items():
-            # §6.1.4 through the theory's own addition of infinitesimals.
-            target = out.setdefault(xa + xb, defaultdict(int))
-            for qa, ca in da.items():
-                for qb, cb in db.items():
-                    target[qa + qb] += ca * cb
-    return {x: dict(d) for x, d in out.items()}
+    return _convolve(a, b, np.int64 if _total(a) * _total(b) < 1 << 62 else object)
 
 
-def _add_int64(a: _Sum, b: _Sum) -> _Sum:
-    """:func:`_add` when every count of the sum fits in int64: outer sums and products in NumPy, then each
-    numerical part's counts added up (sorted, summed by runs)."""
-    arrays_b = [(xb, np.fromiter(db, np.int64, len(db)), np.fromiter(db.values(), np.int64, len(db)))
+def _convolve(a: _Sum, b: _Sum, dtype: DTypeLike) -> _Sum:
+    """:func:`_add` by outer sums and products in NumPy, then each numerical part's counts added up (sorted, summed
+    by runs); the counts of ``dtype``: int64 while every count of the sum fits, else object (Python integers)."""
+    arrays_b = [(xb, np.fromiter(db, np.int64, len(db)), np.fromiter(db.values(), dtype, len(db)))
                 for xb, db in b.items()]
     parts: dict[Infinitesimal, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
     for xa, da in a.items():
         qa = np.fromiter(da, np.int64, len(da))
-        ca = np.fromiter(da.values(), np.int64, len(da))
+        ca = np.fromiter(da.values(), dtype, len(da))
         for xb, qb, cb in arrays_b:
             # §6.1.4 through the theory's own addition of infinitesimals.
             parts[xa + xb].append((np.add.outer(qa, qb).ravel(), np.multiply.outer(ca, cb).ravel()))
@@ -278,7 +262,7 @@ def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
     rows: dict[int, dict[int, dict[int, int]]] = defaultdict(dict)
     for j, xb in enumerate(xs_b):
         for qb, cb in b[xb].items():
-            rows[qb & (_SCALE - 1)].setdefault(j, {})[qb >> SCALE_BITS] = cb
+            rows[qb & (SCALE - 1)].setdefault(j, {})[qb >> SCALE_BITS] = cb
     b_by_fraction: dict[int, tuple[np.ndarray, int, np.ndarray]] = {}
     for fb, by_x in rows.items():
         low = min(min(d) for d in by_x.values())
@@ -300,9 +284,9 @@ def _combine(a: _Sum, b: _Sum) -> dict[Outcome, int]:
             tie_class[j] = class_of[outcome]
         a_by_fraction: dict[int, dict[int, int]] = defaultdict(dict)
         for qa, ca in da.items():
-            a_by_fraction[qa & (_SCALE - 1)][qa >> SCALE_BITS] = ca
+            a_by_fraction[qa & (SCALE - 1)][qa >> SCALE_BITS] = ca
         for fa, ia in a_by_fraction.items():
-            fb = (_HALF - fa) & (_SCALE - 1)
+            fb = (_HALF - fa) & (SCALE - 1)
             found = b_by_fraction.get(fb)
             if found is None:
                 continue

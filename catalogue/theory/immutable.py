@@ -6,7 +6,7 @@ a repr, read-only attributes, pickling — without importing :mod:`dataclasses`,
 :mod:`inspect` and cost every command-line look-up about 15 ms of its 100 (docs/benchmarks.md,
 "Start-up").  A subclass names its fields in ``__slots__`` and sets them in ``__init__`` with
 ``object.__setattr__``; a field whose name starts with ``_`` is a cache, left out of equality, hashing
-and the repr.
+and the repr.  The theory's objects that Jupyter draws take :func:`notebook_html` as their ``_repr_html_``.
 """
 
 from __future__ import annotations
@@ -56,3 +56,11 @@ class Immutable:
     def __setstate__(self, state: tuple) -> None:
         for name, value in zip(self.__slots__, state):
             object.__setattr__(self, name, value)
+
+
+def notebook_html(shown: object) -> str:
+    """The ``_repr_html_`` of the theory's objects that Jupyter draws: :func:`~.display.html_of`, imported when
+    first drawn (the display imports the classes that use this)."""
+    from whist_catalogue.theory.display import html_of
+
+    return html_of(shown)

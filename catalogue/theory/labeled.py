@@ -72,24 +72,22 @@ class LabeledValue(Immutable):
 
 def maximum(items: Iterable[LabeledValue]) -> LabeledValue:
     """The greatest labeled value; raises if two candidates are incomparable."""
-    items = list(items)
-    best = items[0]
-    for item in items[1:]:
-        if best < item:
-            best = item
-        elif not (item <= best):
-            raise ValueError(f"incomparable labeled values {best} and {item}")
-    return best
+    return _extreme(items, lambda a, b: a < b)
 
 
 def minimum(items: Iterable[LabeledValue]) -> LabeledValue:
     """The least labeled value; raises if two candidates are incomparable."""
+    return _extreme(items, lambda a, b: b < a)
+
+
+def _extreme(items: Iterable[LabeledValue], below: Callable[[LabeledValue, LabeledValue], bool]) -> LabeledValue:
+    """The item every other is ``below`` or equal to."""
     items = list(items)
     best = items[0]
     for item in items[1:]:
-        if item < best:
+        if below(best, item):
             best = item
-        elif not (best <= item):
+        elif not (item == best or below(item, best)):
             raise ValueError(f"incomparable labeled values {best} and {item}")
     return best
 

@@ -36,9 +36,9 @@ from typing import Iterable, NamedTuple, Sequence
 
 from whist_catalogue.errors import InvalidDealError
 from whist_catalogue.theory.deals import (
-    Card, Deal, DealKey, Suit, multisuit_parts, parse_multisuit, parse_suit, rank_suit_key,
+    Card, Deal, DealKey, Suit, multisuit_parts, parse_multisuit, parse_suit, two_hand_suit,
 )
-from whist_catalogue.theory.immutable import Immutable
+from whist_catalogue.theory.immutable import Immutable, notebook_html
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.packed import MAX_SUMMANDS, lead_suits_packed, rho_packed, unpack
 from whist_catalogue.theory.small_suits import SuitTable
@@ -164,10 +164,7 @@ class MultiSuitAnalysis(NamedTuple):
         return self.suits[lead.suit].name_of(lead.card)
 
     def _repr_html_(self) -> str:
-        """The deal's diagram, each suit's value, the sum, the outcome and the first leads (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+        return notebook_html(self)  # not `_repr_html_ = notebook_html`: mypy reads that as a field
 
 
 def analyse(suits: Sequence[Suit], solver: Solver) -> MultiSuitAnalysis:
@@ -298,7 +295,7 @@ class DealEvaluator:
 
     A batch repeats its suits (a 52-card pack deals 1,275 distinct ones) and its sums, so each distinct
     suit text is read, valued and its first leads named once — in rank notation without building a
-    :class:`~.deals.Suit` (:func:`~.deals.rank_suit_key`) — and each distinct sum's outcome found once.
+    :class:`~.deals.Suit` (:func:`~.deals.two_hand_suit`) — and each distinct sum's outcome found once.
     ``DealEvaluator(table)(text)`` reads a deal as :func:`~.deals.parse_multisuit` does and raises its
     errors; a suit the table cannot value raises what the table raises.
     """
@@ -338,11 +335,11 @@ class DealEvaluator:
         found = self._suits.get(part)
         if found is not None:
             return found
-        plain = rank_suit_key(part)
-        if plain is not None:
-            key, names = plain
+        mask, west_count, east_count, names = two_hand_suit(part)
+        if names and west_count == east_count:
+            key = mask | 1 << len(names)
             name_of = lambda card: names[card - 1]
-        else:
+        else:  # a suit of more than 64 cards, or an uneven one: parse_suit reads it or words what is wrong
             suit = parse_suit(part)
             key, name_of = suit.deal.key, suit.name_of
         west, east = self.table.leads_of_key(key)

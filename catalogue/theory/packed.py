@@ -32,6 +32,7 @@ from whist_catalogue.theory.values import Complexity, Exits, Infinitesimal, Valu
 
 __all__ = [
     "MAX_SUMMANDS",
+    "scaled",
     "pack",
     "unpack",
     "fields_packed",
@@ -56,17 +57,23 @@ MAX_SUMMANDS = _COUNT_MASK
 ATTACK_EXIT, EXIT, COMPLEX_NUMBER = "i", "ii", "iii"
 
 
+def scaled(value: Value) -> int:
+    """The number part q of a value as the integer q·2^24 (:data:`~whist_catalogue.constants.SCALE_BITS`)."""
+    number = value.number * SCALE
+    if number.denominator != 1:
+        raise InvalidValueError(f"{value} has a denominator beyond 2^{SCALE_BITS}")
+    return number.numerator
+
+
 def pack(value: Value) -> int:
     """The code of a value of V (any value, ±ε₀ included)."""
-    scaled = value.number * SCALE
-    if scaled.denominator != 1:
-        raise InvalidValueError(f"{value} has a denominator beyond 2^{SCALE_BITS}")
+    number = scaled(value)
     x = value.infinitesimal
     if not -_INDEX_SPAN // 2 < x.index < _INDEX_SPAN // 2:
         raise InvalidValueError(f"{value} has too many stoppers to pack")
     west = 1 if x.exits & Exits.WEST else 0
     east = 1 if x.exits & Exits.EAST else 0
-    return (scaled.numerator << _NUMBER_SHIFT) + (x.index << _INDEX_SHIFT) + (west << _EXIT_SHIFT) + east
+    return (number << _NUMBER_SHIFT) + (x.index << _INDEX_SHIFT) + (west << _EXIT_SHIFT) + east
 
 
 def fields_packed(code: int) -> tuple[int, int, int, int]:

@@ -212,36 +212,21 @@ def single_suit_outcome(deal: Deal) -> Outcome:
     return whist_outcome((deal,))
 
 
-def _greedy_suit(deal: Deal) -> tuple[int, int]:
-    return deal.n, deal.west
-
-
-def _positions(suit: tuple[int, int], west: bool) -> list[int]:
-    n, mask = suit
-    return [p for p in range(2 * n) if (mask >> p & 1) == west]
-
-
-def _play(suit: tuple[int, int], west_pos: int, east_pos: int) -> tuple[int, int]:
-    n, west = suit
-    hi, lo = max(west_pos, east_pos), min(west_pos, east_pos)
-    return n - 1, _remove(_remove(west, hi), lo)
-
-
 @lru_cache(maxsize=None)
-def _greedy(suit: tuple[int, int], west_on_lead: bool, last_trick_only: bool) -> int:
-    """West's score in a greedy single-suit game: tricks, or 1 if he takes the last trick."""
-    n, west = suit
+def _greedy(suit: int, west_on_lead: bool, last_trick_only: bool) -> int:
+    """West's score in a greedy single-suit game (the suit by its key): tricks, or 1 if he takes the last trick."""
+    n = _size(suit)
     if n == 0:
         return 0
     results = []
-    for lead in _positions(suit, west_on_lead):
-        seconds = _positions(suit, not west_on_lead)
+    for lead in _all_cards(suit, west_on_lead):
+        seconds = _all_cards(suit, not west_on_lead)
         beating = [p for p in seconds if p > lead]
         replies = []
         for reply in beating or seconds:  # the greedy rule: beat the card led if you can
             west_pos, east_pos = (lead, reply) if west_on_lead else (reply, lead)
             west_wins = west_pos > east_pos
-            left = _play(suit, west_pos, east_pos)
+            left = _remove(_remove(suit, max(west_pos, east_pos)), min(west_pos, east_pos))
             if n == 1:
                 score = int(west_wins)
             else:
@@ -253,15 +238,14 @@ def _greedy(suit: tuple[int, int], west_on_lead: bool, last_trick_only: bool) ->
 
 def greedy_whist_outcome(deal: Deal) -> Outcome:
     """West's tricks in Greedy Whist with West, and with East, on lead."""
-    s = _greedy_suit(deal)
-    return Outcome(_greedy(s, True, False), _greedy(s, False, False))
+    return Outcome(_greedy(deal.key, True, False), _greedy(deal.key, False, False))
 
 
 def five_card_winner(deal: Deal, west_on_lead: bool) -> str:
     """``"W"`` or ``"E"``: who wins Five-card (takes the last trick) under optimal play."""
     if deal.n == 0:
         raise ValueError("Five-card needs at least one card a hand")
-    return "W" if _greedy(_greedy_suit(deal), west_on_lead, True) else "E"
+    return "W" if _greedy(deal.key, west_on_lead, True) else "E"
 
 
 def clear_caches() -> None:

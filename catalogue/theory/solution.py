@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol, Sequence
 
 from whist_catalogue.theory.deals import Card, Deal
+from whist_catalogue.theory.immutable import notebook_html
 from whist_catalogue.theory.labeled import LabeledValue, maximum, minimum
 from whist_catalogue.theory.values import Outcome, Value, rho
 
@@ -65,10 +66,7 @@ class SuitSolution(NamedTuple):
         return self.west_replies[self.deal.east_cards.index(card)]
 
     def _repr_html_(self) -> str:
-        """The deal's diagram with its value, outcome and best leads, in a notebook (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+        return notebook_html(self)  # not `_repr_html_ = notebook_html`: mypy reads that as a field
 
     # -- compact form, for storage -----------------------------------------------------
     def move_masks(self) -> tuple[int, ...]:

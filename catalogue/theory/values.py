@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Iterable, NamedTuple
 
 from whist_catalogue.errors import InvalidValueError
-from whist_catalogue.theory.immutable import Immutable
+from whist_catalogue.theory.immutable import Immutable, notebook_html
 
 __all__ = [
     "Exits",
@@ -418,11 +418,7 @@ class Value(Immutable):
     def __repr__(self) -> str:
         return f"Value.from_str({self.text()!r})"
 
-    def _repr_html_(self) -> str:
-        """The value in the paper's notation in a notebook, its JSON form on hover (:mod:`.display`)."""
-        from whist_catalogue.theory.display import html_of
-
-        return html_of(self)
+    _repr_html_ = notebook_html
 
 
 def rho_set(value: Value, lower: Fraction, step: Fraction) -> tuple[Fraction, Fraction]:

@@ -10,7 +10,6 @@
   in the catalogue for larger k (docs/two-hand.md);
 * :mod:`.kernels` — the exact search (Numba): null-window alpha-beta trick by trick on canonical
   positions, a transposition table, sure-trick bounds, equivalent cards searched once;
-* :mod:`.jit` — Numba's cache of those kernels, stale whenever any file compiled into them changes;
 * :mod:`.solver` — the API: :func:`~.solver.solve`, :func:`~.solver.solve_many`, the typed answer;
 * :mod:`.play` — a deal played out card by card, every position answered by the theory or the search (the
   app's play).

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from whist_catalogue.theory.labeled import Player
     from whist_catalogue.twohand.endings import EndingTable
 
-__all__ = ["Reading", "DealReader", "beyond_search", "led_bit", "Found", "search_task", "outcome_answer",
+__all__ = ["Reading", "DealReader", "lay_out", "beyond_search", "led_bit", "Found", "search_task", "outcome_answer",
            "moves_answer", "first_best", "BY_SEARCH", "collector_paused"]
 
 BY_SEARCH = "a best first card, found by search"
@@ -118,21 +118,9 @@ class DealReader:
             return Reading(shown, body, tuple(parts), trump, True, n, 0, 0, 0, ())
         if n > MAX_SEARCH_N:
             raise beyond_search(n, shown)
-        # The kernels' layout (bits.py): the trump suit at the bottom, the others above it in the order written.
-        places: list[tuple[int, tuple[str, ...]]] = [(0, ())] * count
-        west = starts = offset = 0
-        if trump is not None:
-            mask, _, _, names = suits[trump]
-            west, starts, offset = mask, 1, len(names)
-            places[trump] = (0, names)
-        for i, (mask, _, _, names) in enumerate(suits):
-            if i != trump:
-                west |= mask << offset
-                starts |= 1 << offset
-                places[i] = (offset, names)
-                offset += len(names)
-        return Reading(shown, body, tuple(parts), trump, False, n, west, starts | 1 << offset, int(trump is not None),
-                       tuple(places))
+        west, starts, offsets = lay_out([(mask, len(names)) for mask, _, _, names in suits], trump)
+        places = tuple((offset, names) for offset, (*_, names) in zip(offsets, suits))
+        return Reading(shown, body, tuple(parts), trump, False, n, west, starts, int(trump is not None), places)
 
     def _suit(self, part: str) -> _SuitBits:
         found = self._suits.get(part)
@@ -142,6 +130,21 @@ class DealReader:
             # A suit of more cards than two hands the search takes is never searched: its counts are enough.
             found = self._suits[part] = two_hand_suit(part, 2 * MAX_SEARCH_N)
         return found
+
+
+def lay_out(suits: Sequence[tuple[int, int]], trump: int | None) -> tuple[int, int, list[int]]:
+    """A deal's cards in the kernels' words (:mod:`.bits`), from each suit's West cards as bits over its cards and
+    its number of cards: West's cards, the suits' starts with the sentinel above the top card, and each suit's
+    lowest bit — the trump suit at the bottom, the others above it in the order written."""
+    west = starts = offset = 0
+    offsets = [0] * len(suits)
+    for i in ([] if trump is None else [trump]) + [i for i in range(len(suits)) if i != trump]:
+        mask, size = suits[i]
+        west |= mask << offset
+        starts |= 1 << offset
+        offsets[i] = offset
+        offset += size
+    return west, starts | 1 << offset, offsets
 
 
 def beyond_search(n: int, text: str) -> BeyondSearchError:

@@ -23,8 +23,6 @@ from whist_catalogue.theory.jit import kernel
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-_ONE = ONE  # the kernels' spelling
-_ZERO = ZERO
 
 
 def _population_count(typingctx, x):
@@ -63,13 +61,13 @@ def pop(x):
 @kernel(inline="always")
 def low(x):
     """The lowest set bit of x, isolated."""
-    return x & (~x + _ONE)
+    return x & (~x + ONE)
 
 
 @kernel(inline="always")
 def high(x):
     """The highest set bit of a nonzero x, isolated."""
-    return _ONE << (np.uint64(63) - _ctlz(x))
+    return ONE << (np.uint64(63) - _ctlz(x))
 
 
 @kernel(inline="always")
@@ -81,7 +79,7 @@ def index(b):
 @kernel(inline="always")
 def delete(x, b):
     """x with the bit at isolated bit b taken out and the bits above it shifted down."""
-    return ((x & ~((b << _ONE) - _ONE)) >> _ONE) | (x & (b - _ONE))
+    return ((x & ~((b << ONE) - ONE)) >> ONE) | (x & (b - ONE))
 
 
 @kernel(inline="always")
@@ -94,22 +92,22 @@ def delete_card(B, b):
 @kernel(inline="always")
 def segment(B, b):
     """The cards of the suit holding the card at b, as a mask."""
-    above = B & ~((b << _ONE) - _ONE)
-    below = B & ((b << _ONE) - _ONE)
+    above = B & ~((b << ONE) - ONE)
+    below = B & ((b << ONE) - ONE)
     return low(above) - high(below)
 
 
 @kernel(inline="always")
 def bottoms(hand, B):
     """The lowest card of each run of equivalent cards of ``hand``: one card a run is enough to search."""
-    return hand & ~((hand << _ONE) & ~B)
+    return hand & ~((hand << ONE) & ~B)
 
 
 @kernel(inline="always")
 def trump_mask(B, tf):
     if tf == 0:
-        return _ZERO
-    return low(B & (B - _ONE)) - _ONE
+        return ZERO
+    return low(B & (B - ONE)) - ONE
 
 
 @kernel(inline="always")
@@ -137,16 +135,16 @@ def follower_wins(S, tmask, p, q):
 @kernel(inline="always")
 def run_top(hand, B, b):
     """The highest card of the run of equivalent cards that b starts."""
-    while ((b << _ONE) & hand) != _ZERO and ((b << _ONE) & B) == _ZERO:
-        b <<= _ONE
+    while ((b << ONE) & hand) != ZERO and ((b << ONE) & B) == ZERO:
+        b <<= ONE
     return b
 
 
 @kernel(inline="always")
 def top_run(mine, theirs):
     """How many of ``mine`` are above every card of ``theirs`` (one suit's cards)."""
-    if theirs == _ZERO:
+    if theirs == ZERO:
         return pop(mine)
-    return pop(mine & ~((high(theirs) << _ONE) - _ONE))
+    return pop(mine & ~((high(theirs) << ONE) - ONE))
 
 

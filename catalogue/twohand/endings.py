@@ -453,39 +453,6 @@ def _places(W, B, tf, lead, led, ends, out):
     return count
 
 
-@kernel
-def _answered(W, B, tf, lead, led, ends):
-    """Whether ``ends`` answers a position by itself: its value (each leader's, for ``lead`` −1) and, one trick
-    on, the position after every legal card and reply (after the card at bit ``led``, if one was led)."""
-    k = pop(W)
-    full = (ONE << np.uint64(2 * k)) - ONE
-    E = full & ~W
-    tmask = trump_mask(B, tf)
-    for leader in range(2):
-        if lead >= 0 and leader != lead:
-            continue
-        if led == ZERO and ending_value(W, B, tf, np.int64(leader), k, ends) < 0:
-            return False
-        hand = W if leader == 0 else E
-        other = E if leader == 0 else W
-        cards = led if led != ZERO else bottoms(hand, B)
-        runs = bottoms(other, B)
-        while cards != ZERO and k > 1:
-            p = low(cards)
-            cards ^= p
-            S = segment(B, p)
-            replies = runs & S if (other & S) != ZERO else runs
-            while replies != ZERO:
-                q = low(replies)
-                replies ^= q
-                taken = follower_wins(S, tmask, p, q)
-                west_won = taken if leader != 0 else not taken
-                W2, B2, tf2 = play(W, B, tf, tmask, p, q)
-                if ending_value(W2, B2, tf2, np.int64(0 if west_won else 1), k - 1, ends) < 0:
-                    return False
-    return True
-
-
 # -- a position from its index, and the build ---------------------------------------------------------------
 
 
@@ -728,7 +695,12 @@ class EndingTable:
         # After a lead only level k − 1 is asked: a table for such a position may hold nothing of level k.
         if int(W).bit_count() - (1 if led else 0) > self.max_k:
             return False
-        return bool(_answered(np.uint64(W), np.uint64(B), tf, lead, np.uint64(led), self.words))
+        words = self.words
+        for k, at in self.places(W, B, tf, lead, led):
+            section = int(words[k]) if at >= 0 else 0  # a place found: the table has an index of level k
+            if not section or words[section + 3 + (2 << int(words[section + 1])) + (at >> CHUNK_BITS)] < 0:
+                return False  # no index of the level, or the chunk of the place is not held
+        return True
 
     @property
     def nbytes(self) -> int:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from whist_catalogue.twohand.bits import (
-    bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
+    ONE, ZERO, bottoms, follower_wins, high, index, low, play, pop, run_top, segment, top_run, trump_mask,
 )
 from whist_catalogue.twohand.endings import ending_value
 from whist_catalogue.theory.jit import kernel
@@ -49,8 +49,6 @@ __all__ = [
     "play_line",
 ]
 
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
 _TRUMP_FLAG = np.uint64(1) << np.uint64(62)
 _EAST_FLAG = np.uint64(1) << np.uint64(63)
 _MIX1 = np.uint64(0x9E3779B97F4A7C15)
@@ -89,7 +87,7 @@ def _survey(W, B, lead, tmask, codes):
     **Winning leads**: the lowest card of the leader's top run in each suit, tried first.
     """
     sentinel = high(B)
-    E = (sentinel - _ONE) & ~W
+    E = (sentinel - ONE) & ~W
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
     ruffs = pop(follower & tmask)
@@ -97,7 +95,7 @@ def _survey(W, B, lead, tmask, codes):
     leaf = codes.shape[0] > 0  # an empty table: leaves turned off
     total = np.int64(0)
     sure = np.int64(0)
-    winners = _ZERO
+    winners = ZERO
     starts = B
     while starts != sentinel:
         lo = low(starts)
@@ -111,16 +109,16 @@ def _survey(W, B, lead, tmask, codes):
             if count != held or count > LEAF_MAX_N:
                 leaf = False
             else:
-                total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (_ONE << np.uint64(2 * count)))]
-        if mine == _ZERO:
+                total += codes[np.int64(((W & S) >> np.uint64(index(lo))) | (ONE << np.uint64(2 * count)))]
+        if mine == ZERO:
             continue
-        top = mine if theirs == _ZERO else mine & ~((high(theirs) << _ONE) - _ONE)
+        top = mine if theirs == ZERO else mine & ~((high(theirs) << ONE) - ONE)
         run = pop(top)
-        if top != _ZERO:
+        if top != ZERO:
             winners |= low(top)
         if drawn:
             sure += count if held <= run else run
-        elif (S & tmask) != _ZERO:
+        elif (S & tmask) != ZERO:
             sure += run
         else:
             sure += run if run < held else held
@@ -141,7 +139,7 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
         return True
     if t > k:
         return False
-    if only == _ZERO and k <= ends[0]:
+    if only == ZERO and k <= ends[0]:
         known = ending_value(W, B, tf, lead, k, ends)
         if known >= 0:
             stats[STAT_ENDINGS] += 1
@@ -152,17 +150,17 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     if leaf >= 0:
         stats[STAT_LEAVES] += 1
         return leaf >= t
-    if only == _ZERO:
+    if only == ZERO:
         if lead == 0 and sure >= t:
             return True
         if lead != 0 and k - sure < t:
             return False
-    K2 = B | (_TRUMP_FLAG if tf != 0 else _ZERO) | (_EAST_FLAG if lead != 0 else _ZERO)
+    K2 = B | (_TRUMP_FLAG if tf != 0 else ZERO) | (_EAST_FLAG if lead != 0 else ZERO)
     i = _slot(W, K2, np.uint64(tt.shape[0] - 1))
     lo = np.int64(0)
     hi = k
-    best = _ZERO
-    if only == _ZERO and tt[i, 0] == W and tt[i, 1] == K2:
+    best = ZERO
+    if only == ZERO and tt[i, 0] == W and tt[i, 1] == K2:
         data = tt[i, 2]
         lo = np.int64(data & np.uint64(255))
         hi = np.int64((data >> np.uint64(8)) & np.uint64(255))
@@ -171,14 +169,14 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
             return lo >= t
         b = np.int64((data >> np.uint64(16)) & np.uint64(255))
         if b > 0:
-            best = _ONE << np.uint64(b - 1)
+            best = ONE << np.uint64(b - 1)
     sentinel = high(B)
-    E = (sentinel - _ONE) & ~W
+    E = (sentinel - ONE) & ~W
     leader = W if lead == 0 else E
     follower = E if lead == 0 else W
     follower_runs = bottoms(follower, B)
-    cands = only if only != _ZERO else bottoms(leader, B)
-    if (best & cands) == _ZERO:
+    cands = only if only != ZERO else bottoms(leader, B)
+    if (best & cands) == ZERO:
         best = low(cands)
     # Leads in order: the table's, then the winning leads, then the others, highest first.
     winners &= cands & ~best
@@ -190,13 +188,13 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
     p = best
     while True:
         S = segment(B, p)
-        if (follower & S) != _ZERO:
+        if (follower & S) != ZERO:
             replies = follower_runs & S
-            first = low(replies & ~((p << _ONE) - _ONE))  # the cheapest card that wins
+            first = low(replies & ~((p << ONE) - ONE))  # the cheapest card that wins
         else:
             replies = follower_runs
             first = low(replies & tmask)  # the cheapest ruff
-        if first == _ZERO:
+        if first == ZERO:
             first = low(replies)
         others = replies ^ first
         q = first
@@ -206,13 +204,13 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
             west_won = taken if lead != 0 else not taken
             W2, B2, tf2 = play(W, B, tf, tmask, p, q)
             if west_won:
-                r = _ge(W2, B2, tf2, np.int64(0), t - 1, _ZERO, tt, codes, ends, stats)
+                r = _ge(W2, B2, tf2, np.int64(0), t - 1, ZERO, tt, codes, ends, stats)
             else:
-                r = _ge(W2, B2, tf2, np.int64(1), t, _ZERO, tt, codes, ends, stats)
+                r = _ge(W2, B2, tf2, np.int64(1), t, ZERO, tt, codes, ends, stats)
             if r != (lead == 0):
                 answered = r  # East's refutation of West's lead, or West's answer to East's lead
                 break
-            if others == _ZERO:
+            if others == ZERO:
                 break
             q = low(others)
             others ^= q
@@ -220,15 +218,15 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
             found = lead == 0
             decisive = p
             break
-        if winners != _ZERO:
+        if winners != ZERO:
             p = high(winners)
             winners ^= p
-        elif later != _ZERO:
+        elif later != ZERO:
             p = high(later)
             later ^= p
         else:
             break
-    if only != _ZERO:
+    if only != ZERO:
         return found
     if found:
         lo = t
@@ -244,12 +242,12 @@ def _ge(W, B, tf, lead, t, only, tt, codes, ends, stats):
 def _value(W, B, tf, lead, guess, tt, codes, ends, stats):
     """West's tricks from the start of a trick: null-window questions stepping from ``guess`` (no card led yet,
     anywhere from none to every trick)."""
-    return _lead_value(W, B, tf, lead, _ZERO, guess, np.int64(0), pop(W), tt, codes, ends, stats)
+    return _lead_value(W, B, tf, lead, ZERO, guess, np.int64(0), pop(W), tt, codes, ends, stats)
 
 
 @kernel
 def _lead_value(W, B, tf, lead, p, guess, lo, hi, tt, codes, ends, stats):
-    """West's tricks from the start of this trick on when the leader plays p (``_ZERO``: none led yet), known to
+    """West's tricks from the start of this trick on when the leader plays p (``ZERO``: none led yet), known to
     lie in [lo, hi]: a lead is worth at most the position's value to its leader, so with that value as a bound a
     best lead takes one question, not two."""
     g = guess
@@ -270,9 +268,9 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
     card's result into ``results`` (by card position; the others untouched)."""
     v = _value(W, B, tf, lead, guess, tt, codes, ends, stats)
     sentinel = high(B)
-    leader = W if lead == 0 else (sentinel - _ONE) & ~W
+    leader = W if lead == 0 else (sentinel - ONE) & ~W
     cands = bottoms(leader, B)
-    while cands != _ZERO:
+    while cands != ZERO:
         p = low(cands)
         cands ^= p
         if lead == 0:
@@ -283,7 +281,7 @@ def solve_root(W, B, tf, lead, guess, tt, codes, ends, stats, results):
         b = p
         while b <= top:
             results[index(b)] = r
-            b <<= _ONE
+            b <<= ONE
     return v
 
 
@@ -302,7 +300,7 @@ def solve_batch(Ws, Bs, tfs, leads, leds, tt, codes, ends, stats, values, result
             values[d, 0] = west
             # The lead is worth at most a trick or so: West's tricks with West on lead are East's first guess.
             values[d, 1] = solve_root(W, B, tf, 1, west, tt, codes, ends, stats[d], results[d, 1])
-        elif leds[d] == _ZERO:
+        elif leds[d] == ZERO:
             values[d, 0] = solve_root(W, B, tf, leads[d], (pop(W) + 1) // 2, tt, codes, ends, stats[d], results[d, 0])
         else:
             values[d, 0] = solve_after_lead(W, B, tf, leads[d], leds[d], tt, codes, ends, stats[d], results[d, 0])
@@ -313,7 +311,7 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     """After the leader's card p: each legal reply's result (West's tricks from this trick on) into
     ``results`` by card position; returns the result of the lead (the follower's best)."""
     sentinel = high(B)
-    E = (sentinel - _ONE) & ~W
+    E = (sentinel - ONE) & ~W
     follower = E if lead == 0 else W
     S = segment(B, p)
     tmask = trump_mask(B, tf)
@@ -321,7 +319,7 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
     replies = runs & S if (follower & S) != 0 else runs
     guess = (pop(W) + 1) // 2
     best = np.int64(-1)
-    while replies != _ZERO:
+    while replies != ZERO:
         q = low(replies)
         replies ^= q
         taken = follower_wins(S, tmask, p, q)
@@ -333,7 +331,7 @@ def solve_after_lead(W, B, tf, lead, p, tt, codes, ends, stats, results):
         b = q
         while b <= top:
             results[index(b)] = r
-            b <<= _ONE
+            b <<= ONE
         if best < 0 or (lead == 0 and r < best) or (lead != 0 and r > best):
             best = r
     return best
@@ -347,16 +345,16 @@ def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
     count = 0
     size = pop(W)
     v = -1
-    while W != _ZERO:  # both hands hold as many cards at a trick start
+    while W != ZERO:  # both hands hold as many cards at a trick start
         sentinel = high(B)
-        E = (sentinel - _ONE) & ~W
-        if led == _ZERO:
+        E = (sentinel - ONE) & ~W
+        if led == ZERO:
             if v < 0:
                 v = _value(W, B, tf, lead, (size + 1) // 2, tt, codes, ends, stats)
             leader = W if lead == 0 else E
             cands = bottoms(leader, B)
             p = low(cands)
-            while cands != _ZERO:
+            while cands != ZERO:
                 p = low(cands)
                 cands ^= p
                 lo, hi = (np.int64(0), v) if lead == 0 else (v, pop(W))
@@ -364,7 +362,7 @@ def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
                     break
         else:
             p = led
-            led = _ZERO
+            led = ZERO
             if v < 0:
                 v = _lead_value(W, B, tf, lead, p, (size + 1) // 2, np.int64(0), pop(W), tt, codes, ends, stats)
         follower = E if lead == 0 else W
@@ -376,7 +374,7 @@ def play_line(W, B, tf, lead, led, ids, tt, codes, ends, stats, line):
         west_won = False
         W2, B2, tf2 = W, B, tf
         child = np.int64(0)
-        while replies != _ZERO:
+        while replies != ZERO:
             q = low(replies)
             replies ^= q
             taken = follower_wins(S, tmask, p, q)

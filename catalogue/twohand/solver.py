@@ -35,7 +35,7 @@ import numpy as np
 
 from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.errors import DealTooLargeError
-from whist_catalogue.theory.deals import TwoHandDeal
+from whist_catalogue.theory.deals import SUIT_SYMBOLS, TwoHandDeal
 from whist_catalogue.theory.labeled import Player
 from whist_catalogue.theory.moves import CardResult, best_results, suit_card_results
 from whist_catalogue.theory.answers import FirstCards, MovesAnswer, OutcomeAnswer
@@ -44,7 +44,7 @@ from whist_catalogue.theory.packed import unpack
 from whist_catalogue.theory.small_suits import SuitTable
 from whist_catalogue.theory.values import Outcome, Value
 from whist_catalogue.twohand import kernels
-from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best
+from whist_catalogue.twohand.batch import beyond_search, collector_paused, first_best, lay_out
 from whist_catalogue.twohand.endings import EndingTable
 from whist_catalogue.twohand.endings import endings as ending_table
 from whist_catalogue.twohand.leaves import leaf_codes
@@ -217,18 +217,15 @@ class TwoHandSolution(NamedTuple):
         if self.source != "theory":
             lines.append(f"  searched  {self.nodes:,} positions, {self.theory_leaves:,} of them answered by Theorem"
                          f" 9.1, and {self.endings:,} endings looked up")
-        count = len(position.suits)
+        symbols = len(position.suits) <= len(SUIT_SYMBOLS)
         for answer in self.answers:
             if answer.line is not None:
                 played = " ".join(
-                    f"{c.player}:{self._card(c.suit, c.rank)}{_SYMBOL[c.suit] if count <= 4 else f'/{c.suit + 1}'}"
+                    f"{c.player}:{self._card(c.suit, c.rank)}{SUIT_SYMBOLS[c.suit] if symbols else f'/{c.suit + 1}'}"
                     for c in answer.line
                 )
                 lines.append(f"  a line with {'West' if answer.leader == 'W' else 'East'} on lead  {played}")
         return "\n".join(lines) + "\n"
-
-
-_SYMBOL = ("♠", "♥", "♦", "♣")
 
 
 # -- the layout of a position's cards in one 64-bit word ---------------------------------------------------
@@ -263,39 +260,24 @@ def _suit_bits(west: tuple[int, ...], east: tuple[int, ...]) -> tuple[int, tuple
 
 
 def _layout(deal: TwoHandDeal) -> _Layout:
-    order = list(range(len(deal.suits)))
-    if deal.trump is not None:
-        order.remove(deal.trump)
-        order.insert(0, deal.trump)
-    west = starts = offset = 0
-    placed: list[tuple[int, int, tuple[int, ...]]] = [(0, 0, ())] * len(deal.suits)
-    for s in order:
-        suit = deal.suits[s]
-        bits, ranks = _suit_bits(suit.west, suit.east)
-        west |= bits << offset
-        starts |= 1 << offset
-        placed[s] = (s, offset, ranks)
-        offset += len(ranks)
-    return _Layout(west, starts | 1 << offset, 0 if deal.trump is None else 1, tuple(placed))
+    bits = [_suit_bits(suit.west, suit.east) for suit in deal.suits]
+    west, starts, offsets = lay_out([(mask, len(ranks)) for mask, ranks in bits], deal.trump)
+    return _Layout(west, starts, int(deal.trump is not None),
+                   tuple((s, offset, ranks) for s, (offset, (_, ranks)) in enumerate(zip(offsets, bits))))
 
 
 # -- the process's search state ----------------------------------------------------------------------------
 
-_state: dict[str, np.ndarray] = {}
 
-
+@cache
 def _table() -> np.ndarray:
-    table = _state.get("table")
-    if table is None:
-        table = _state["table"] = np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
-    return table
+    return np.zeros((1 << TABLE_BITS, kernels.TABLE_COLUMNS), dtype=np.uint64)
 
 
 def clear_table() -> None:
     """Forget what the search learnt (for timing a search from nothing; answers never depend on it)."""
-    table = _state.get("table")
-    if table is not None:
-        table[:] = 0
+    if _table.cache_info().currsize:
+        _table()[:] = 0
 
 
 _NO_LEAVES = np.zeros(0, dtype=np.int64)
@@ -325,10 +307,10 @@ def _table_source(W: int, B: int, tf: int, lead: int, led: int, table: EndingTab
     return "catalogue"
 
 
-def words(position: Position) -> tuple[int, int, int, int, int]:
+def words(position: Position, layout: _Layout | None = None) -> tuple[int, int, int, int, int]:
     """The position as :func:`search` takes it: West's cards, the suits' starts, the trump flag (:mod:`.bits`), the
     leader (−1: a whole deal, both leaders; 0 West; 1 East) and the bit of the card led (0: none)."""
-    layout = _layout(position.deal)
+    layout = layout if layout is not None else _layout(position.deal)
     lead = -1 if position.leader is None else 0 if position.leader == "W" else 1
     led = 0 if position.led is None else 1 << layout.cards.index(position.led)
     return layout.west, layout.starts, layout.trumps, lead, led
@@ -404,12 +386,10 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
         if led is not None:
             # The best reply first (the lowest best card), then the theory's line from the next trick.
             reply = next(r for r in moves if r.west_tricks == tricks)
-            suit = suits[led[0]]
             west_rank, east_rank = (led[1], reply.card) if leader == "W" else (reply.card, led[1])
             cards.append(PlayedCard(to_play, reply.suit, reply.card))
-            remaining[led[0]] = suit.without(west_rank, east_rank)
-            lead_rank, reply_rank = (west_rank, east_rank) if leader == "W" else (east_rank, west_rank)
-            next_leader = leader if lead_rank > reply_rank else to_play
+            remaining[led[0]] = suits[led[0]].without(west_rank, east_rank)
+            next_leader = leader if led[1] > reply.card else to_play
         if any(s.n for s in remaining):
             for trick in optimal_line(remaining, table, next_leader):
                 other: Player = "E" if trick.leader == "W" else "W"
@@ -456,31 +436,30 @@ def _line_of(layout: _Layout, position_leader: Player, led_bit: int, codes: np.n
     )
 
 
-def _search(position: Position, line: bool, theory: bool, endings: bool | EndingTable) -> TwoHandSolution:
-    deal = position.deal
-    layout = _layout(deal)
+def _searched(positions: Sequence[Position], line: bool, theory: bool, endings: bool | EndingTable
+              ) -> list[TwoHandSolution]:
+    """The search's answers, every position in one call of the kernel (:func:`search`), and with ``line`` each
+    leader's optimal line of play (its positions counted with the search's)."""
+    if not positions:
+        return []
+    layouts = [_layout(p.deal) for p in positions]
+    rows = [words(p, layout) for p, layout in zip(positions, layouts)]
+    values, results, stats, sources = search(*zip(*rows), theory=theory, endings=endings)
     codes, ends = _kernel_tables(theory, endings)
-    stats = np.zeros(kernels.N_STATS, dtype=np.int64)
-    W, B = np.uint64(layout.west), np.uint64(layout.starts)
-    answers: list[LeaderAnswer] = []
-    leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
-    for leader in leaders:
-        lead = 0 if leader == "W" else 1
-        results = np.full(2 * deal.n, -1, dtype=np.int64)
-        led_bit = 0
-        led = position.led if position.leader == leader else None
-        if led is None:
-            guess = answers[0].west_tricks if answers else (deal.n + 1) // 2
-            tricks = kernels.solve_root(W, B, layout.trumps, lead, guess, _table(), codes, ends, stats, results)
-        else:
-            led_bit = 1 << layout.cards.index(led)
-            tricks = kernels.solve_after_lead(W, B, layout.trumps, lead, np.uint64(led_bit), _table(), codes,
-                                              ends, stats, results)
-        played = _line_of(layout, leader, led_bit, codes, ends, stats) if line else None
-        answers.append(LeaderAnswer(leader, led, int(tricks), _results_of(layout, results.tolist()), played))
-    source = _table_source(*words(position), _ending_words(endings))
-    return TwoHandSolution(position, tuple(answers), source, None, int(stats[kernels.STAT_NODES]),
-                           int(stats[kernels.STAT_LEAVES]), int(stats[kernels.STAT_ENDINGS]))
+    out = []
+    for position, layout, (*_, led), value, result, counts, source in zip(positions, layouts, rows, values, results,
+                                                                           stats, sources):
+        leaders: tuple[Player, ...] = ("W", "E") if position.leader is None else (position.leader,)
+        lines: list[tuple[PlayedCard, ...] | None] = [None, None]
+        if line:
+            played = np.zeros(kernels.N_STATS, dtype=np.int64)
+            lines = [_line_of(layout, leader, led, codes, ends, played) for leader in leaders]
+            counts = [c + int(x) for c, x in zip(counts, played)]
+        answers = tuple(_new_tuple(LeaderAnswer, (leader, position.led, value[k], _results_of(layout, result[k]),
+                                                  lines[k])) for k, leader in enumerate(leaders))
+        out.append(_new_tuple(TwoHandSolution, (position, answers, source, None, counts[kernels.STAT_NODES],
+                                                counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None)))
+    return out
 
 
 # -- the API ---------------------------------------------------------------------------------------------
@@ -504,14 +483,14 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
     if known is not None:
         return _theory(position, known, line)
     _check_size(position.deal)
-    return _search(position, line, theory, endings)
+    return _searched([position], line, theory, endings)[0]
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
                line: bool = False, theory: bool = True, endings: bool | EndingTable = True,
                table: SuitTable | None = None) -> list[TwoHandSolution]:
-    """:func:`solve` of each deal, the searched ones in one call of the kernel (both leaders, every legal first
-    card).  Every deal is read and checked before any is solved: one bad deal raises its error first."""
+    """:func:`solve` of each deal or position, the searched ones in one call of the kernel.  Every deal is read and
+    checked before any is solved: one bad deal raises its error first."""
     with collector_paused():
         return _solve_many(deals, trumps, line, theory, endings, table)
 
@@ -525,22 +504,6 @@ def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int
         if known is None:
             _check_size(position.deal)
         plans.append(known)
-    out: list[TwoHandSolution | None] = [None] * len(positions)
-    batch = [i for i, (p, known) in enumerate(zip(positions, plans))
-             if known is None and p.leader is None and not line]
-    if batch:
-        layouts = [_layout(positions[i].deal) for i in batch]
-        values, results, stats, sources = search([x.west for x in layouts], [x.starts for x in layouts],
-                                                 [x.trumps for x in layouts], [-1] * len(batch), [0] * len(batch),
-                                                 theory=theory, endings=endings)
-        for i, layout, (west, east), (west_results, east_results), counts, source in zip(batch, layouts, values,
-                                                                                         results, stats, sources):
-            answers = (_new_tuple(LeaderAnswer, ("W", None, west, _results_of(layout, west_results), None)),
-                       _new_tuple(LeaderAnswer, ("E", None, east, _results_of(layout, east_results), None)))
-            out[i] = _new_tuple(TwoHandSolution, (positions[i], answers, source, None, counts[kernels.STAT_NODES],
-                                                  counts[kernels.STAT_LEAVES], counts[kernels.STAT_ENDINGS], None))
-    for i, (position, known) in enumerate(zip(positions, plans)):
-        if out[i] is None:
-            out[i] = _theory(position, known, line) if known is not None else _search(position, line, theory, endings)
-    return [s for s in out if s is not None]
+    found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
+    return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
 
