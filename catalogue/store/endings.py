@@ -31,7 +31,6 @@ import struct
 import threading
 import time
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -46,6 +45,7 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
+from whist_catalogue.store.levels import ChunkCache
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
 from whist_catalogue.store.records import level_ranges
 
@@ -547,31 +547,26 @@ class CatalogueEndings:
 
     def __init__(self, catalogue: Any, cache_bytes: int = CACHE_BYTES) -> None:
         self.catalogue = catalogue
-        self.cache_bytes = cache_bytes
         self._rows: dict[int, dict[str, Any]] | None = None
-        self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
-        self._cached = 0
-        self._lock = threading.RLock()  # the app's workers share one reader: its cache is changed under the lock
+        self._cache = ChunkCache(self._load_chunk, cache_bytes, lambda values: values.nbytes)
+        self._lock = threading.Lock()  # the app's workers share one reader
 
     def _damaged(self, what: str) -> CatalogueDamagedError:
         return self.catalogue.damaged(what)
 
     def rows(self) -> dict[int, dict[str, Any]]:
         with self._lock:
-            return self._read_rows()
-
-    def _read_rows(self) -> dict[int, dict[str, Any]]:
-        if self._rows is None:
-            try:
-                with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
-                    rows = raw_ending_rows(connection)
-            except CatalogueError as exc:
-                raise self._damaged(f"the table of endings cannot be read: {exc}") from None
-            for row in rows:
-                if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
-                    raise self._damaged(ending_row_problem(row) or "a row of the table of endings names no level")
-            self._rows = {r["k"]: r for r in rows}
-        return self._rows
+            if self._rows is None:
+                try:
+                    with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
+                        rows = raw_ending_rows(connection)
+                except CatalogueError as exc:
+                    raise self._damaged(f"the table of endings cannot be read: {exc}") from None
+                for row in rows:
+                    if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
+                        raise self._damaged(ending_row_problem(row) or "a row of the table of endings names no level")
+                self._rows = {r["k"]: r for r in rows}
+            return self._rows
 
     def levels(self) -> list[EndingInfo]:
         """Every level the catalogue's table lists, by k."""
@@ -598,16 +593,11 @@ class CatalogueEndings:
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
         """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
         (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
-        with self._lock:
-            return self._chunk(k, index, keep)
+        return self._cache.get(k, index) if keep else self._load_chunk(k, index)
 
-    def _chunk(self, k: int, index: int, keep: bool) -> np.ndarray:
+    def _load_chunk(self, k: int, index: int) -> np.ndarray:
         from whist_catalogue.twohand.endings import level_size
 
-        found = self._chunks.get((k, index))
-        if found is not None:
-            self._chunks.move_to_end((k, index))
-            return found
         row = self._row(k)
         with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
             stored = connection.execute(sa.select(_chunks.c.data, _chunks.c.checksum, _chunks.c.start, _chunks.c.stop)
@@ -616,16 +606,10 @@ class CatalogueEndings:
             raise self._damaged(f"level {k} of the table of endings is marked complete but its chunk {index} is"
                                 " missing")
         try:
-            values = checked_ending_chunk(k, index, row["chunk_positions"], level_size(k), stored.data,
-                                          stored.checksum, stored.start, stored.stop)
+            return checked_ending_chunk(k, index, row["chunk_positions"], level_size(k), stored.data,
+                                        stored.checksum, stored.start, stored.stop)
         except ChunkError as exc:
             raise self._damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
-        if keep:
-            self._chunks[(k, index)] = values
-            self._cached += values.nbytes
-            while self._cached > self.cache_bytes and len(self._chunks) > 1:
-                self._cached -= self._chunks.popitem(last=False)[1].nbytes
-        return values
 
     def table_for(self, positions: Iterable[tuple[int, int, int, int, int]]) -> EndingTable | None:
         """A table for the search holding what the catalogue has of what these positions need — each given as the

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from math import comb
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Protocol, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -92,6 +92,7 @@ every chunk of level 15, stay in memory."""
 
 _chunks = LevelChunkRow.__table__
 _levels = LevelRow.__table__
+C = TypeVar("C")
 
 
 def chunk_checksum(data: bytes | bytearray | memoryview) -> str:
@@ -210,31 +211,32 @@ def checked_chunk(n: int, index: int, chunk_deals: int, data: Any, checksum: Any
     return chunk
 
 
-class ChunkCache:
-    """Decoded chunks by (n, chunk index), evicting the least recently used beyond ``max_bytes``.
+class ChunkCache(Generic[C]):
+    """Decoded chunks by (level, chunk index), evicting the least recently used beyond ``max_bytes``: a level's
+    chunks here, the table of endings' in :mod:`whist_catalogue.store.endings`.
 
-    ``load(n, index)`` returns the decoded chunk (:func:`checked_chunk`: checked once, as it enters the cache).
-    Thread-safe: a chunk loaded twice by racing threads is harmless.
+    ``load(level, index)`` returns the decoded chunk, checked once as it enters the cache (:func:`checked_chunk`);
+    ``size(chunk)`` is what it counts against ``max_bytes``.  Thread-safe: a chunk loaded twice by racing threads
+    is harmless.
     """
 
-    def __init__(self, load: Callable[[int, int], Chunk], max_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, load: Callable[[int, int], C], max_bytes: int, size: Callable[[C], int]) -> None:
         self._load = load
+        self._size = size
         self.max_bytes = max_bytes
-        self._chunks: OrderedDict[tuple[int, int], tuple[Chunk, int]] = OrderedDict()
+        self._chunks: OrderedDict[tuple[int, int], tuple[C, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, n: int, index: int) -> Chunk:
-        key = (n, index)
+    def get(self, level: int, index: int) -> C:
+        key = (level, index)
         with self._lock:
             entry = self._chunks.get(key)
             if entry is not None:
                 self._chunks.move_to_end(key)
                 return entry[0]
-        chunk = self._load(n, index)
-        # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
-        # of values and moves; counting them up front would halve what the cache holds for those.
-        size = chunk.codes.nbytes
+        chunk = self._load(level, index)
+        size = self._size(chunk)
         with self._lock:
             if key not in self._chunks:
                 self._chunks[key] = (chunk, size)
@@ -243,14 +245,6 @@ class ChunkCache:
                     _, (_, old) = self._chunks.popitem(last=False)
                     self._bytes -= old
         return chunk
-
-    def clear(self) -> None:
-        with self._lock:
-            self._chunks.clear()
-            self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._chunks)
 
 
 def raw_level_rows(connection: sa.Connection, n: int | None = None) -> list[dict[str, Any]]:

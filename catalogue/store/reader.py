@@ -39,7 +39,8 @@ from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDe
                                     NotInCatalogue)
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
-from whist_catalogue.store.levels import ChunkCache, checked_chunk, level_counts, level_row_problem, raw_level_rows
+from whist_catalogue.store.levels import (CACHE_BYTES, ChunkCache, checked_chunk, level_counts, level_row_problem,
+                                          raw_level_rows)
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
 from whist_catalogue.theory.deals import Deal
@@ -101,7 +102,9 @@ class Catalogue(SolverBase):
         self._engine = engine
         self._info: dict[int, LevelInfo] = {}
         self._lock = threading.Lock()
-        self.chunks = ChunkCache(self._load_chunk)
+        # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
+        # of values and moves; counting them up front would halve what the cache holds for those.
+        self.chunks = ChunkCache(self._load_chunk, CACHE_BYTES, lambda chunk: chunk.codes.nbytes)
         self._streams: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- life cycle -------------------------------------------------------------------------
