@@ -180,7 +180,7 @@ class LevelFile:
 
     def open(self) -> Level:
         """The level, its codes memory-mapped read-only: processes on one machine share one copy."""
-        return Level.from_codes(self.n, np.load(self.codes_path, mmap_mode="r"), _load_table(self.table_path))
+        return Level(self.n, np.load(self.codes_path, mmap_mode="r"), _load_table(self.table_path))
 
     def remove(self) -> None:
         for path in (self.codes_path, self.table_path):

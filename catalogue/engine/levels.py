@@ -109,12 +109,6 @@ class Level:
             raise ValueError(f"level {self.n} needs {level_size(self.n)} uint16 codes, got {self.codes.dtype}"
                              f" {self.codes.shape}")
 
-    @classmethod
-    def from_codes(cls, n: int, codes: np.ndarray, table: ValueTable) -> Level:
-        """A level of values only, from its codes — a read-only ``np.memmap`` included, so that processes share
-        one copy of a level on disk through the page cache."""
-        return cls(n, codes, table)
-
     def __len__(self) -> int:
         return self.codes.shape[0]
 

@@ -325,7 +325,7 @@ class _Values:
         codes = np.empty(self.size, np.uint16)
         for start, stop, chunk_table, chunk_codes in self.kept:
             codes[start:stop] = remap(chunk_codes, chunk_table, table)
-        return Level.from_codes(self.n, codes, table)
+        return Level(self.n, codes, table)
 
     def table_and_statistics(self) -> tuple[bytes, str]:
         table = self.table()
@@ -413,7 +413,7 @@ def _load_level(session: Session, n: int) -> Level:
         return Level.empty()
     with session.begin():
         codes, table, _ = read_level_values(session.connection(), n)
-    return Level.from_codes(n, codes, table)
+    return Level(n, codes, table)
 
 
 def _finish_level(session: Session, n: int, values: _Values, started: float) -> None:

@@ -103,7 +103,7 @@ class ComputingSolver(SolverBase):
 
                 catalogue = self._catalogue
                 top = catalogue.max_n if catalogue is not None else 0
-                seed = ((lambda: Level.from_codes(top, *catalogue.level_values(top)))
+                seed = ((lambda: Level(top, *catalogue.level_values(top)))
                         if catalogue is not None and top else None)
                 self._engine = EngineSolver(self.max_n, seed=seed, seed_n=top or None)
         return self._engine
