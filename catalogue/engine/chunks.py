@@ -95,11 +95,6 @@ class Chunk:
     def infinitesimal(self) -> np.ndarray:
         return self.table.infinitesimal[self.codes]
 
-    @property
-    def nbytes(self) -> int:
-        flags = self._flags.nbytes if isinstance(self._flags, np.ndarray) else len(self._flags)
-        return self.codes.nbytes + flags
-
     def __str__(self) -> str:
         return f"chunk of level {self.n}, ranks [{self.start}, {self.stop})"
 
