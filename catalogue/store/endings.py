@@ -272,20 +272,19 @@ BYTES_PER_POSITION = {9: 0.0468, 10: 0.0320, 11: 0.0219, 12: 0.0158, 13: 0.0128}
 falls by 0.9 a level (levels 9–13 fall by 0.72 a level, the first tenth of level 14 stored 0.0120)."""
 
 
+def _per_position(measured: dict[int, float], k: int, below: float, growth: float) -> float:
+    """Level k's rate: as measured at 9–13, ``below`` under 9, × ``growth`` a level beyond 13."""
+    if k in measured:
+        return measured[k]
+    return below if k < 9 else measured[13] * growth ** (k - 13)
+
+
 def _seconds_per_position(k: int) -> float:
-    if k in SECONDS_PER_POSITION:
-        return SECONDS_PER_POSITION[k]
-    if k < 9:
-        return SECONDS_PER_POSITION[9]
-    return SECONDS_PER_POSITION[13] * 1.09 ** (k - 13)
+    return _per_position(SECONDS_PER_POSITION, k, SECONDS_PER_POSITION[9], 1.09)
 
 
 def _bytes_per_position(k: int) -> float:
-    if k in BYTES_PER_POSITION:
-        return BYTES_PER_POSITION[k]
-    if k < 9:
-        return 0.1
-    return BYTES_PER_POSITION[13] * 0.9 ** (k - 13)
+    return _per_position(BYTES_PER_POSITION, k, 0.1, 0.9)
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,6 @@ __all__ = [
     "level_row_checksum",
     "level_row_problem",
     "raw_level_rows",
-    "level_row",
     "level_counts",
     "read_level_values",
     "check_level_store",
@@ -257,19 +256,13 @@ def raw_level_rows(connection: sa.Connection, n: int | None = None) -> list[dict
     return [dict(r) for r in connection.execute(statement.order_by(_levels.c.n)).mappings()]
 
 
-def level_row(connection: sa.Connection, n: int) -> dict[str, Any] | None:
-    """The ``level`` row of n as :func:`raw_level_rows` gives it (None if there is none)."""
-    found = raw_level_rows(connection, n)
-    return found[0] if found else None
-
-
 def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, ValueTable, np.ndarray]:
     """(codes uint16, value table, flags uint8) of every deal of level n, by rank, from its chunks: the level as
     the engine holds it (:class:`whist_catalogue.engine.levels.Level`).  Checked as it is read: the level's row
     (:func:`level_row_problem`), each chunk (:func:`checked_chunk`), and the chunks against the row — the union
     of their tables is its value table and their deals per value its statistics — else :class:`ChunkError`
     naming the level and chunk."""
-    row = level_row(connection, n)
+    row = next(iter(raw_level_rows(connection, n)), None)
     problem = "it has no level row" if row is None else level_row_problem(row) or (
         None if row["complete"] else "it is not complete")
     if problem is not None or row is None:
