@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from whist_catalogue.constants import SCALE
 from whist_catalogue.engine.encoding import decode_value, key_of_parts
+from whist_catalogue.store.fields import ValuesAt
 from whist_catalogue.store.records import DealRecord
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution
@@ -28,10 +29,7 @@ from whist_catalogue.theory.values import Outcome, Value, rho
 if TYPE_CHECKING:
     from whist_catalogue.engine.chunks import Chunk
 
-__all__ = ["ValuesAt", "colex_ranks", "reduction_masks", "alpha_keys", "solutions", "records"]
-
-ValuesAt = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""(n, ranks) → (numerator, infinitesimal) engine arrays of level n's deals at those ranks."""
+__all__ = ["colex_ranks", "reduction_masks", "alpha_keys", "solutions", "records"]
 
 
 def _binomials(size: int = 64) -> np.ndarray:
