@@ -634,8 +634,7 @@ class CatalogueEndings:
         chunks: dict[int, dict[int, np.ndarray]] = {k: {c: self.chunk(k, c) for c in sorted(held)}
                                                     for k, held in wanted.items()}
         for k in range(1, MAX_ENDING_N + 1):
-            chunks[k] = {0: shipped.level(k)} if shipped.level(k).nbytes <= CHUNK_POSITIONS // 2 else \
-                {c: part for c, part in _split(shipped.level(k), k)}
+            chunks[k] = dict(_split(shipped.level(k), k))
         return EndingTable.of_chunks(chunks, "catalogue")
 
     def search(self, words: Sequence[Words], block: int = SEARCH_BLOCK) -> Found:

@@ -20,9 +20,6 @@ agree.
   size, West's tricks counted and bytes under a SHA-256 of the row
   (:func:`whist_catalogue.store.endings.ending_row_checksum`), and its values as chunks, each with its SHA-256;
   filled by ``build --endings K``, level by level as the level store is.
-
-Until the fifth migration levels n ≤ 10 also had a ``deal`` row per deal; the chunks hold the same values, and
-``export`` writes the same table (docs/dataset.md, "The old deal table").
 """
 
 from __future__ import annotations
