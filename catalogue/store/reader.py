@@ -25,7 +25,7 @@ import os
 import threading
 import weakref
 from math import comb
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -229,37 +229,24 @@ class Catalogue(SolverBase):
         if expected * chunk_deals < comb(2 * n, n):
             raise self.damaged(f"level {n} is marked complete but its chunk {expected} is missing")
 
-    def _gather(self, n: int, ranks: np.ndarray, read: Callable[[Chunk, np.ndarray], tuple[np.ndarray, ...]]
-                ) -> tuple[np.ndarray, ...]:
-        """``read(chunk, places)`` at the ranks of level n (any shape), each array shaped as ``ranks``: one chunk
-        read at once (the common case below n = 14), else each chunk's part put in place."""
-        size = self.chunk_deals(n)
-        indexes = ranks // size
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(numerator, infinitesimal) engine arrays of the deals of level n with these ranks (any shape), from the
+        chunks: one chunk read at once (the common case below n = 14), else each chunk's part put in place."""
+        if n == 0 or ranks.size == 0:
+            return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
+        indexes = ranks // self.chunk_deals(n)
         if int(indexes.min()) == int(indexes.max()):
             chunk = self.chunks.get(n, int(indexes.flat[0]))
-            return read(chunk, ranks - chunk.start)
-        out: list[np.ndarray] = []
+            codes = chunk.codes[ranks - chunk.start]
+            return chunk.table.numerator[codes], chunk.table.infinitesimal[codes]
+        numerator = np.empty(ranks.shape, np.int32)
+        infinitesimal = np.empty(ranks.shape, np.int8)
         for index in np.unique(indexes).tolist():
             chunk = self.chunks.get(n, index)
             where = indexes == index
-            found = read(chunk, ranks[where] - chunk.start)
-            if not out:
-                out = [np.empty(ranks.shape, f.dtype) for f in found]
-            for o, f in zip(out, found):
-                o[where] = f
-        return tuple(out)
-
-    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(numerator, infinitesimal) engine arrays of the deals of level n with these ranks (any shape), from the
-        chunks."""
-        if n == 0 or ranks.size == 0:
-            return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
-
-        def read(chunk: Chunk, places: np.ndarray) -> tuple[np.ndarray, ...]:
-            codes = chunk.codes[places]
-            return chunk.table.numerator[codes], chunk.table.infinitesimal[codes]
-
-        numerator, infinitesimal = self._gather(n, ranks, read)
+            codes = chunk.codes[ranks[where] - chunk.start]
+            numerator[where] = chunk.table.numerator[codes]
+            infinitesimal[where] = chunk.table.infinitesimal[codes]
         return numerator, infinitesimal
 
     def level_values(self, n: int) -> tuple[np.ndarray, ValueTable]:
