@@ -544,10 +544,10 @@ class CatalogueEndings:
     and tables for the search holding the chunks some positions need, each chunk checked as it is read and kept
     (decoded) for the next look-up."""
 
-    def __init__(self, catalogue: Any, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, catalogue: Any) -> None:
         self.catalogue = catalogue
         self._rows: dict[int, dict[str, Any]] | None = None
-        self._cache = ChunkCache(self._load_chunk, cache_bytes, lambda values: values.nbytes)
+        self._cache = ChunkCache(self._load_chunk, CACHE_BYTES, lambda values: values.nbytes)
         self._lock = threading.Lock()  # the app's workers share one reader
 
     def _damaged(self, what: str) -> CatalogueDamagedError:
@@ -591,7 +591,7 @@ class CatalogueEndings:
 
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
         """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
-        (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
+        (the least recently used go beyond :data:`CACHE_BYTES`) unless ``keep`` is False."""
         return self._cache.get(k, index) if keep else self._load_chunk(k, index)
 
     def _load_chunk(self, k: int, index: int) -> np.ndarray:
