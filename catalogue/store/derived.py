@@ -32,15 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["colex_ranks", "reduction_masks", "alpha_keys", "alphas", "ALPHA_BATCH", "solutions", "records"]
 
 
-def _binomials(size: int = 64) -> np.ndarray:
-    table = np.zeros((size, size), np.int64)
-    for p in range(size):
-        for t in range(p + 1):
-            table[p, t] = comb(p, t)
-    return table
-
-
-_BINOMIALS = _binomials()
+_BINOMIALS = np.array([[comb(p, t) for t in range(64)] for p in range(64)], np.int64)
+"""C(p, t) (0 for t > p)."""
 _POSITIONS = np.arange(64, dtype=np.int64)
 
 
