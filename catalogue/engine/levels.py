@@ -65,13 +65,9 @@ class Checks:
     first: list[int | None] = field(default_factory=lambda: [None] * K.N_CHECKS)
 
     def add(self, counts: np.ndarray, first_bad: np.ndarray) -> None:
-        self.checked += counts[:, :, 0].sum(axis=0)
-        self.counterexamples += counts[:, :, 1].sum(axis=0)
-        for c in range(K.N_CHECKS):
-            found = first_bad[:, c][first_bad[:, c] >= 0]
-            if found.size:
-                low, before = int(found.min()), self.first[c]
-                self.first[c] = low if before is None else min(before, low)
+        """Add the kernel's per-block counts (blocks × checks × 2) and first counterexamples (−1: none)."""
+        first = [int(ranks[ranks >= 0].min()) if (ranks >= 0).any() else None for ranks in first_bad.T]
+        self.merge(Checks(self.n, counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0), first))
 
     def merge(self, other: Checks) -> None:
         """Add the counts of another part of the same level (parts may arrive in any order)."""
