@@ -439,7 +439,6 @@ def _finish_level(session: Session, n: int, values: _Values, started: float) -> 
         row.stored_bytes = int(stored_bytes)
         row.checksum = level_row_checksum(n, row.row_count, CHUNK_DEALS, row.stored_bytes, table, statistics)
         session.add(row)
-    # committed: the level is now complete
 
 
 def _stale_games(session: Session) -> tuple[dict[tuple[str, str], SolvedGameRow], list[tuple[str, dict[str, int]]]]:
