@@ -62,7 +62,6 @@ __all__ = [
     "alembic_config",
     "upgrade",
     "head_revision",
-    "known_revisions",
     "database_errors",
     "corrupt_message",
     "damaged_message",
@@ -387,7 +386,7 @@ def _check_readable(location: Location, state: SchemaState) -> None:
 
 
 def _check_known(location: Location, state: SchemaState) -> None:
-    if state.revision not in known_revisions():
+    if state.revision not in revisions():
         raise CatalogueError(
             f"catalogue {location} was written by a newer version of whist-catalogue"
             f" (schema revision {state.revision}); upgrade the software to read it"
@@ -462,10 +461,6 @@ def head_revision() -> str:
     if not chain:
         raise CatalogueError("the catalogue's migrations are not installed (no migrations/versions/*.py)")
     return chain[-1]
-
-
-def known_revisions() -> frozenset[str]:
-    return frozenset(revisions())
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -75,10 +75,9 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
     return key_of_parts(number, rank, tie)
 
 
-@lru_cache(maxsize=4096)
-def _decoded(numerator: int, rank: int) -> Value:
-    # A level holds a few hundred distinct values: a batch builds each Fraction once.
-    return decode_value(numerator, rank)
+# A level holds a few hundred distinct values: a batch builds each Fraction, and finds each outcome, once.
+_decoded = lru_cache(maxsize=4096)(decode_value)
+_outcome = lru_cache(maxsize=4096)(rho)
 
 
 def alphas(n: int, wests: np.ndarray, values_at: ValuesAt) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,11 +85,6 @@ def alphas(n: int, wests: np.ndarray, values_at: ValuesAt) -> tuple[np.ndarray, 
     west_cards, east_cards, reductions = reduction_masks(n, wests)
     numerator, infinitesimal = values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
     return west_cards, east_cards, alpha_keys(west_cards, east_cards, numerator, infinitesimal)
-
-
-@lru_cache(maxsize=4096)
-def _outcome(value: Value) -> Outcome:
-    return rho(value)
 
 
 def _values(n: int, wests: np.ndarray, values_at: ValuesAt) -> list[Value]:

@@ -550,9 +550,6 @@ class CatalogueEndings:
         self._cache = ChunkCache(self._load_chunk, CACHE_BYTES, lambda values: values.nbytes)
         self._lock = threading.Lock()  # the app's workers share one reader
 
-    def _damaged(self, what: str) -> CatalogueDamagedError:
-        return self.catalogue.damaged(what)
-
     def rows(self) -> dict[int, dict[str, Any]]:
         with self._lock:
             if self._rows is None:
@@ -560,10 +557,11 @@ class CatalogueEndings:
                     with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
                         rows = raw_ending_rows(connection)
                 except CatalogueError as exc:
-                    raise self._damaged(f"the table of endings cannot be read: {exc}") from None
+                    raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
                 for row in rows:
                     if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
-                        raise self._damaged(ending_row_problem(row) or "a row of the table of endings names no level")
+                        raise self.catalogue.damaged(ending_row_problem(row)
+                                                     or "a row of the table of endings names no level")
                 self._rows = {r["k"]: r for r in rows}
             return self._rows
 
@@ -586,7 +584,7 @@ class CatalogueEndings:
             raise LookupError(f"level {k} of the table of endings is not in catalogue {self.catalogue.location}")
         problem = ending_row_problem(row)
         if problem is not None:
-            raise self._damaged(problem)
+            raise self.catalogue.damaged(problem)
         return row
 
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
@@ -602,13 +600,13 @@ class CatalogueEndings:
             stored = connection.execute(sa.select(_chunks.c.data, _chunks.c.checksum, _chunks.c.start, _chunks.c.stop)
                                         .where(_chunks.c.k == k, _chunks.c.chunk == index)).one_or_none()
         if stored is None:
-            raise self._damaged(f"level {k} of the table of endings is marked complete but its chunk {index} is"
-                                " missing")
+            raise self.catalogue.damaged(f"level {k} of the table of endings is marked complete but its chunk {index}"
+                                         " is missing")
         try:
             return checked_ending_chunk(k, index, row["chunk_positions"], level_size(k), stored.data,
                                         stored.checksum, stored.start, stored.stop)
         except ChunkError as exc:
-            raise self._damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
+            raise self.catalogue.damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
 
     def table_for(self, positions: Iterable[tuple[int, int, int, int, int]]) -> EndingTable | None:
         """A table for the search holding what the catalogue has of what these positions need — each given as the
