@@ -582,10 +582,6 @@ def _rank_expr() -> Any:
     return Arithmetic("*", (Column("inf_sign"), Arithmetic("+", (Column("stoppers"), Constant(1)))))
 
 
-def _inf_parts(x: Infinitesimal) -> tuple[int, int]:
-    return x.sign, abs(x.index)
-
-
 def _nonzero_inf(*conditions: Expr) -> Expr:
     """Conditions that imply a nonzero infinitesimal, with "inf_sign != 0" spelled out: few values have an
     infinitesimal part, and it decides most of a table at once."""
@@ -593,7 +589,7 @@ def _nonzero_inf(*conditions: Expr) -> Expr:
 
 
 def _inf_equals(x: Infinitesimal) -> Expr:
-    sign, stoppers = _inf_parts(x)
+    sign, stoppers = x.sign, abs(x.index)
     if sign == 0:
         return Comparison("=", Column("inf_sign"), Constant(0))
     return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(sign)), Comparison("=", Column("stoppers"), Constant(stoppers)))
