@@ -133,9 +133,6 @@ class Level:
         codes = self.codes[start:stop]
         return west[codes], east[codes]
 
-    def value_of(self, deal: Deal) -> Value:
-        return self.value(rank(deal.west))
-
     def solution(self, deal: Deal) -> SuitSolution:
         if self.moves is None:
             raise ValueError(f"level {self.n} was computed without moves")
@@ -361,4 +358,4 @@ class EngineSolver(SolverBase):
     def value(self, deal: Deal) -> Value:
         if deal.n == 0:
             return Value(0)
-        return self.level(deal.n).value_of(deal)
+        return self.level(deal.n).value(rank(deal.west))
