@@ -315,7 +315,6 @@ def check_level_store(catalogue: Any, row: Mapping[str, Any], problems: list[str
     size = comb(2 * n, n)
     found: list[str] = []
     table, stored_counts = level_counts(row)
-    key_of = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(table.numerator, table.infinitesimal))}
     expected_chunks = chunk_count(n, chunk_deals)
     counts = np.zeros(len(table), np.int64)
     flagged = np.zeros(len(CHECK_NAMES), np.int64)
@@ -341,13 +340,12 @@ def check_level_store(catalogue: Any, row: Mapping[str, Any], problems: list[str
                 continue
             covered += chunk.stop - chunk.start
             flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
-            per_code = np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()
-            for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(), per_code):
-                i = key_of.get((a, b))
-                if i is None:
-                    found.append(f"{name}: a value missing from the level's table")
-                    break
-                counts[i] += c
+            try:
+                places = remap(np.arange(len(chunk.table), dtype=np.uint16), chunk.table, table)
+            except ValueError:
+                found.append(f"{name}: a value missing from the level's table")
+                continue
+            np.add.at(counts, places, np.bincount(chunk.codes, minlength=len(chunk.table)))
     missing = sorted(set(range(expected_chunks)) - set(indexes))
     if missing:
         found.append(f"level {n}: chunk{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing[:5]))}"
