@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from math import comb
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Protocol, TypeVar
+from typing import Any, Callable, Generic, Iterator, Mapping, Protocol, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -35,10 +35,8 @@ from whist_catalogue.constants import CHECK_NAMES, MAX_LEVEL_N
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.errors import ChunkError
+from whist_catalogue.store.database import Location, database_errors
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
-
-if TYPE_CHECKING:
-    from whist_catalogue.store.database import Location
 
 __all__ = [
     "LevelSource",
@@ -309,8 +307,6 @@ def check_level_store(catalogue: Any, row: Mapping[str, Any], problems: list[str
     the simplest element of I(D) from α, whose entries are level n−1's values as stored,
     themselves checked the same way down to the definition — never by the engine's kernels.
     """
-    from whist_catalogue.store.database import database_errors
-
     n, chunk_deals = row["n"], row["chunk_deals"]
     size = comb(2 * n, n)
     found: list[str] = []
