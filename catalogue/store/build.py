@@ -59,6 +59,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
+from whist_catalogue.store.reader import level_info_of
 from whist_catalogue.store.records import LevelInfo, level_ranges, level_span
 
 __all__ = [
@@ -268,11 +269,6 @@ def file_size(location: Location) -> int | None:
 
 def _levels_state(session: Session) -> dict[int, LevelRow]:
     return {row.n: row for row in session.execute(sa.select(LevelRow)).scalars()}
-
-
-def _level_info(row: LevelRow) -> LevelInfo:
-    return LevelInfo(row.n, row.complete, row.row_count, row.checksum, row.software_version, row.built_at,
-                     row.build_seconds, row.stored_bytes, row.chunk_deals)
 
 
 def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
@@ -642,7 +638,7 @@ def build_steps(
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             with session.begin():
-                recorded = [_level_info(row) for row in _levels_state(session).values()]
+                recorded = [level_info_of(row) for row in raw_level_rows(session.connection())]
             estimate = estimate_build(recorded, max_n, games=games and bool(_stale_games(session)[1]))
             yield BuildProgress("plan", None, 0, len(todo), estimate.describe())
             if todo:

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from whist_catalogue.games.solved_games import SolvedGame
     from whist_catalogue.store.search import LevelProgress, Matches
 
-__all__ = ["open_catalogue", "Catalogue"]
+__all__ = ["open_catalogue", "Catalogue", "level_info_of"]
 
 _chunks = LevelChunkRow.__table__
 
@@ -66,7 +66,7 @@ def open_catalogue(location: str | os.PathLike[str] | None = None) -> Catalogue:
     return Catalogue(loc, reader_engine(loc))
 
 
-def _info(row: dict[str, Any]) -> LevelInfo:
+def level_info_of(row: dict[str, Any]) -> LevelInfo:
     """The :class:`LevelInfo` of a raw ``level`` row; a row naming no level, or whose completeness is no truth
     value, makes the whole table untrustworthy (:class:`MalformedContentError`)."""
     n, problem = row["n"], level_row_problem(row)
@@ -136,7 +136,7 @@ class Catalogue(SolverBase):
     def levels(self) -> list[LevelInfo]:
         """Every ``level`` row, by n, each complete one checked against its checksum (:attr:`LevelInfo.problem`)."""
         with database_errors(self.location), self.connect() as connection:
-            infos = [_info(row) for row in raw_level_rows(connection)]
+            infos = [level_info_of(row) for row in raw_level_rows(connection)]
         with self._lock:
             self._info = {i.n: i for i in infos}
         return infos
