@@ -172,7 +172,7 @@ def test_the_command_line_and_the_app_say_the_same_engine_plan(tmp_path):
     deal = "EW" * 9
     with open_catalogue(str(db)) as catalogue:
         said = plan_levels(9, frozenset({0}), 7).describe()
-        seed = (lambda: Level.from_codes(7, *catalogue.level_values(7)))
+        seed = (lambda: Level(7, *catalogue.level_values(7)))
         steps: list = []
         with_engine_progress(EngineSolver(seed=seed, seed_n=7).value, Deal.from_label(deal),
                              abort_requested=lambda: False, report_progress=steps.append)

@@ -20,7 +20,7 @@ from whist_catalogue.single_suit.kernels import (chunk_quantities_kernel, chunk_
 from whist_catalogue.store.fields import FIELDS, DealColumns
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.search import (FALSE, MAX_DEPTH, UNKNOWN, VALUE_COLUMNS, Column, columns_of,
-                                          compile_condition, condition_of, evaluate, levels_asked, narrowing_hint)
+                                          compile_search, condition_of, evaluate, levels_asked, narrowing_hint)
 from whist_catalogue.theory.ranking import level_masks
 
 TOP = 7 if JIT else 6
@@ -109,7 +109,7 @@ def test_every_fields_array_kernel_equals_the_reference(chunks, records):
 def test_the_compiled_condition_is_the_languages_own_tree():
     """Conditions over NumPy columns are evaluated from the compiler's own node classes: no SQLAlchemy object
     is involved (so no SQLAlchemy upgrade can change what a search over chunks means)."""
-    condition = compile_condition("n = 3 and (h = 1 or ace = W) and number * 2 >= 3")
+    condition = compile_search("n = 3 and (h = 1 or ace = W) and number * 2 >= 3")
     stack = [condition]
     while stack:
         node = stack.pop()
@@ -126,10 +126,10 @@ def test_the_compiled_condition_is_the_languages_own_tree():
 
 
 def test_levels_asked_are_decided_without_the_deals():
-    assert levels_asked(compile_condition("n = 16 and h = 1")) == [16]
-    assert levels_asked(compile_condition("-n = -1")) == [1]
-    assert levels_asked(compile_condition("n > 28 or key < 0")) == list(range(1, 31))
-    assert compile_condition("value = 1/3") == FALSE and levels_asked(FALSE) == []
+    assert levels_asked(compile_search("n = 16 and h = 1")) == [16]
+    assert levels_asked(compile_search("-n = -1")) == [1]
+    assert levels_asked(compile_search("n > 28 or key < 0")) == list(range(1, 31))
+    assert compile_search("value = 1/3") == FALSE and levels_asked(FALSE) == []
     assert evaluate(Column("h"), lambda name: UNKNOWN) is UNKNOWN
 
 

@@ -49,7 +49,6 @@ __all__ = [
     "pack_chunk",
     "decode_chunk",
     "read_chunk",
-    "chunk_header",
     "CHUNK_DEALS",
     "MAGIC",
 ]
@@ -95,11 +94,6 @@ class Chunk:
     def infinitesimal(self) -> np.ndarray:
         return self.table.infinitesimal[self.codes]
 
-    @property
-    def nbytes(self) -> int:
-        flags = self._flags.nbytes if isinstance(self._flags, np.ndarray) else len(self._flags)
-        return self.codes.nbytes + flags
-
     def __str__(self) -> str:
         return f"chunk of level {self.n}, ranks [{self.start}, {self.stop})"
 
@@ -141,21 +135,13 @@ def pack_chunk(n: int, start: int, codes: np.ndarray, table: ValueTable,
     return header + payload
 
 
-def chunk_header(blob: bytes) -> tuple[int, int, int, int]:
-    """(n, start, stop, entries) of a chunk, read without decompressing it."""
-    if len(blob) < _HEADER.size:
-        raise ChunkError("chunk truncated: shorter than its header")
-    magic, n, width, zero, start, stop, entries, _ = _HEADER.unpack_from(blob)
-    if magic != MAGIC or width not in (1, 2) or zero or stop < start:
-        raise ChunkError("not a chunk: bad header")
-    return n, start, stop, entries
-
-
 def read_chunk(blob: bytes) -> Chunk:
     """Decode a chunk; :class:`ChunkError` if the bytes are damaged in any way."""
-    n, start, stop, entries = chunk_header(blob)
-    width = blob[5]
-    crc = _HEADER.unpack_from(blob)[7]
+    if len(blob) < _HEADER.size:
+        raise ChunkError("chunk truncated: shorter than its header")
+    magic, n, width, zero, start, stop, entries, crc = _HEADER.unpack_from(blob)
+    if magic != MAGIC or width not in (1, 2) or zero or stop < start:
+        raise ChunkError("not a chunk: bad header")
     payload = memoryview(blob)[_HEADER.size:]
     if zlib.crc32(payload) != crc:
         raise ChunkError(f"chunk of level {n}, ranks [{start}, {stop}): CRC-32 mismatch (damaged)")

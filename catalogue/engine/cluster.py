@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,7 +181,7 @@ class LevelFile:
 
     def open(self) -> Level:
         """The level, its codes memory-mapped read-only: processes on one machine share one copy."""
-        return Level.from_codes(self.n, np.load(self.codes_path, mmap_mode="r"), _load_table(self.table_path))
+        return Level(self.n, np.load(self.codes_path, mmap_mode="r"), _load_table(self.table_path))
 
     def remove(self) -> None:
         for path in (self.codes_path, self.table_path):
@@ -402,11 +403,7 @@ def _ranges(size: int, workers: int, max_range: int) -> list[tuple[int, int]]:
 
 def _threads(client) -> dict[str, int]:
     """Worker processes per host: each task takes its host's cores divided among them."""
-    hosts: dict[str, int] = {}
-    for address in client.scheduler_info()["workers"]:
-        host = address.rsplit(":", 1)[0]
-        hosts[host] = hosts.get(host, 0) + 1
-    return hosts
+    return dict(Counter(address.rsplit(":", 1)[0] for address in client.scheduler_info()["workers"]))
 
 
 def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[int, int]]) -> Iterator[RangeResult]:

@@ -65,13 +65,9 @@ class Checks:
     first: list[int | None] = field(default_factory=lambda: [None] * K.N_CHECKS)
 
     def add(self, counts: np.ndarray, first_bad: np.ndarray) -> None:
-        self.checked += counts[:, :, 0].sum(axis=0)
-        self.counterexamples += counts[:, :, 1].sum(axis=0)
-        for c in range(K.N_CHECKS):
-            found = first_bad[:, c][first_bad[:, c] >= 0]
-            if found.size:
-                low, before = int(found.min()), self.first[c]
-                self.first[c] = low if before is None else min(before, low)
+        """Add the kernel's per-block counts (blocks × checks × 2) and first counterexamples (−1: none)."""
+        first = [int(ranks[ranks >= 0].min()) if (ranks >= 0).any() else None for ranks in first_bad.T]
+        self.merge(Checks(self.n, counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0), first))
 
     def merge(self, other: Checks) -> None:
         """Add the counts of another part of the same level (parts may arrive in any order)."""
@@ -109,12 +105,6 @@ class Level:
             raise ValueError(f"level {self.n} needs {level_size(self.n)} uint16 codes, got {self.codes.dtype}"
                              f" {self.codes.shape}")
 
-    @classmethod
-    def from_codes(cls, n: int, codes: np.ndarray, table: ValueTable) -> Level:
-        """A level of values only, from its codes — a read-only ``np.memmap`` included, so that processes share
-        one copy of a level on disk through the page cache."""
-        return cls(n, codes, table)
-
     def __len__(self) -> int:
         return self.codes.shape[0]
 
@@ -142,9 +132,6 @@ class Level:
         west, east = table_outcomes(self.table)
         codes = self.codes[start:stop]
         return west[codes], east[codes]
-
-    def value_of(self, deal: Deal) -> Value:
-        return self.value(rank(deal.west))
 
     def solution(self, deal: Deal) -> SuitSolution:
         if self.moves is None:
@@ -371,4 +358,4 @@ class EngineSolver(SolverBase):
     def value(self, deal: Deal) -> Value:
         if deal.n == 0:
             return Value(0)
-        return self.level(deal.n).value_of(deal)
+        return self.level(deal.n).value(rank(deal.west))

@@ -45,10 +45,6 @@ def value_class(v: Value) -> str:
     return "half-integer" if v.denominator == 2 else "dyadic"
 
 
-def _fraction_text(q: Fraction) -> str:
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
-
-
 @dataclass(frozen=True)
 class LevelStatistics:
     """How many deals with n cards a hand have each value, and what follows from it."""
@@ -76,7 +72,7 @@ class LevelStatistics:
     def to_json(self) -> dict:
         """The ``stats``/``scan`` object of docs/spec.md §4 for this level."""
         values = {f"{v.number_text}|{v.infinitesimal.code}": self.value_counts[v] for v in self._sorted_values()}
-        fractional = self._tally(lambda v: _fraction_text(v.number - (v.number.numerator // v.number.denominator)))
+        fractional = self._tally(lambda v: str(v.number % 1))
         infinitesimals = self._tally(lambda v: v.infinitesimal.code)
         outcomes = self._tally(_outcome)
         return {

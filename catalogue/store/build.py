@@ -59,6 +59,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
                                           level_row_problem, raw_level_rows, read_level_values, table_to_bytes)
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
+from whist_catalogue.store.reader import level_info_of
 from whist_catalogue.store.records import LevelInfo, level_ranges, level_span
 
 __all__ = [
@@ -270,11 +271,6 @@ def _levels_state(session: Session) -> dict[int, LevelRow]:
     return {row.n: row for row in session.execute(sa.select(LevelRow)).scalars()}
 
 
-def _level_info(row: LevelRow) -> LevelInfo:
-    return LevelInfo(row.n, row.complete, row.row_count, row.checksum, row.software_version, row.built_at,
-                     row.build_seconds, row.stored_bytes, row.chunk_deals)
-
-
 def _plan(session: Session, max_n: int) -> tuple[list[int], list[int]]:
     """Mark every missing level ≤ max_n as planned; return (complete, to store)."""
     with session.begin():
@@ -325,7 +321,7 @@ class _Values:
         codes = np.empty(self.size, np.uint16)
         for start, stop, chunk_table, chunk_codes in self.kept:
             codes[start:stop] = remap(chunk_codes, chunk_table, table)
-        return Level.from_codes(self.n, codes, table)
+        return Level(self.n, codes, table)
 
     def table_and_statistics(self) -> tuple[bytes, str]:
         table = self.table()
@@ -413,7 +409,7 @@ def _load_level(session: Session, n: int) -> Level:
         return Level.empty()
     with session.begin():
         codes, table, _ = read_level_values(session.connection(), n)
-    return Level.from_codes(n, codes, table)
+    return Level(n, codes, table)
 
 
 def _finish_level(session: Session, n: int, values: _Values, started: float) -> None:
@@ -439,7 +435,6 @@ def _finish_level(session: Session, n: int, values: _Values, started: float) -> 
         row.stored_bytes = int(stored_bytes)
         row.checksum = level_row_checksum(n, row.row_count, CHUNK_DEALS, row.stored_bytes, table, statistics)
         session.add(row)
-    # committed: the level is now complete
 
 
 def _stale_games(session: Session) -> tuple[dict[tuple[str, str], SolvedGameRow], list[tuple[str, dict[str, int]]]]:
@@ -643,7 +638,7 @@ def build_steps(
             complete, todo = _plan(session, max_n)
             summary.already_complete = complete
             with session.begin():
-                recorded = [_level_info(row) for row in _levels_state(session).values()]
+                recorded = [level_info_of(row) for row in raw_level_rows(session.connection())]
             estimate = estimate_build(recorded, max_n, games=games and bool(_stale_games(session)[1]))
             yield BuildProgress("plan", None, 0, len(todo), estimate.describe())
             if todo:

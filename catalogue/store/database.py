@@ -62,7 +62,6 @@ __all__ = [
     "alembic_config",
     "upgrade",
     "head_revision",
-    "known_revisions",
     "database_errors",
     "corrupt_message",
     "damaged_message",
@@ -352,6 +351,7 @@ def probe(location: Location) -> SchemaState:
     then creates no side files either (a plain read-only connection to a WAL
     database would leave ``-wal`` and ``-shm`` behind).
     """
+    connection = None
     if location.path is not None:
         _check_sqlite_file(location.path)
         wal = location.path.with_name(location.path.name + "-wal")
@@ -361,18 +361,15 @@ def probe(location: Location) -> SchemaState:
         except sqlite3.Error as exc:
             raise CatalogueError(f"cannot open {location.path}: {exc}") from None
         engine = sa.create_engine("sqlite+pysqlite://", creator=lambda: connection, poolclass=sa.pool.StaticPool)
-        try:
-            with database_errors(location), engine.connect() as conn:
-                return _inspect(conn)
-        finally:
-            engine.dispose()
-            connection.close()
-    engine = _server_engine(location.url)
+    else:
+        engine = _server_engine(location.url)
     try:
         with database_errors(location), engine.connect() as conn:
             return _inspect(conn)
     finally:
         engine.dispose()
+        if connection is not None:
+            connection.close()
 
 
 def _check_readable(location: Location, state: SchemaState) -> None:
@@ -389,7 +386,7 @@ def _check_readable(location: Location, state: SchemaState) -> None:
 
 
 def _check_known(location: Location, state: SchemaState) -> None:
-    if state.revision not in known_revisions():
+    if state.revision not in revisions():
         raise CatalogueError(
             f"catalogue {location} was written by a newer version of whist-catalogue"
             f" (schema revision {state.revision}); upgrade the software to read it"
@@ -408,29 +405,22 @@ def reader_engine(location: str | os.PathLike[str] | Location) -> Engine:
 def writer_engine(location: str | os.PathLike[str] | Location, *, create_parent: bool = False) -> Engine:
     """An engine for ``build``: the database is created if missing, upgraded if older, refused if foreign or newer."""
     loc = location if isinstance(location, Location) else parse_location(location)
-    if loc.path is not None:
-        path = loc.path
+    path = loc.path
+    if path is not None:
         _check_writable(path)
-        if path.exists() and path.stat().st_size > 0:
-            state = probe(loc)
-            if not state.empty and not state.ours:
-                raise CatalogueError(f"not a catalogue: {path} is a database of some other application")
-            if state.ours:
-                _check_known(loc, state)
-        elif path.exists() and not path.is_file():
-            raise CatalogueError(f"not a file: {path}")
-        elif not path.parent.is_dir():
-            if not create_parent:
-                raise CatalogueError(f"cannot create {path}: no directory {path.parent}")
-            path.parent.mkdir(parents=True, exist_ok=True)
-        engine = _sqlite_engine(path, writer=True)
-    else:
+    if path is None or path.exists() and path.stat().st_size > 0:
         state = probe(loc)
         if not state.empty and not state.ours:
             raise CatalogueError(f"not a catalogue: {loc} is a database of some other application")
         if state.ours:
             _check_known(loc, state)
-        engine = _server_engine(loc.url)
+    elif path.exists() and not path.is_file():
+        raise CatalogueError(f"not a file: {path}")
+    elif not path.parent.is_dir():
+        if not create_parent:
+            raise CatalogueError(f"cannot create {path}: no directory {path.parent}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    engine = _server_engine(loc.url) if path is None else _sqlite_engine(path, writer=True)
     with database_errors(loc):
         upgrade(engine)
     return engine
@@ -471,10 +461,6 @@ def head_revision() -> str:
     if not chain:
         raise CatalogueError("the catalogue's migrations are not installed (no migrations/versions/*.py)")
     return chain[-1]
-
-
-def known_revisions() -> frozenset[str]:
-    return frozenset(revisions())
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

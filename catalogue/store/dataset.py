@@ -76,8 +76,8 @@ def level_batches(catalogue: LevelSource, n: int, columns: str | Sequence[str] |
     fields = resolve_columns(columns)
     if to == "arrow":
         require_pyarrow()
-    for n_, raw in _raw_batches(catalogue, [n], fields, where):
-        yield _convert(raw, fields, n_, to)
+    for raw in _raw_batches(catalogue, [n], fields, where):
+        yield _convert(raw, fields, to)
 
 
 def read_level(catalogue: LevelSource, n: int, columns: str | Sequence[str] | None = None, *,
@@ -87,20 +87,20 @@ def read_level(catalogue: LevelSource, n: int, columns: str | Sequence[str] | No
     batches = list(level_batches(catalogue, n, fields, where=where, to=to))
     if to == "numpy":
         if not batches:
-            return _convert({}, fields, n, "numpy")
+            return _convert({}, fields, "numpy")
         return {name: np.concatenate([b[name] for b in batches]) for name in fields}
     if to == "pandas":
         import pandas as pd
 
         if not batches:
-            return pd.DataFrame(_convert({}, fields, n, "numpy"))
+            return pd.DataFrame(_convert({}, fields, "numpy"))
         return pd.concat(batches, ignore_index=True) if len(batches) > 1 else batches[0]
     pa = require_pyarrow()
-    return pa.Table.from_batches(batches, schema=arrow_schema(fields, n))
+    return pa.Table.from_batches(batches, schema=arrow_schema(fields))
 
 
 def _raw_batches(catalogue: LevelSource, levels: Sequence[int], fields: Sequence[str],
-                 where: str | None) -> Iterator[tuple[int, dict[str, np.ndarray | Dictionary]]]:
+                 where: str | None) -> Iterator[dict[str, np.ndarray | Dictionary]]:
     from whist_catalogue.store.search import ChunkQuery
 
     query = ChunkQuery(where) if where is not None else None
@@ -117,8 +117,8 @@ def _raw_batches(catalogue: LevelSource, levels: Sequence[int], fields: Sequence
                     continue
                 if not matches.all():
                     rows = np.flatnonzero(matches)
-            yield n, columns_of_chunk(chunk, fields, rows=rows, table=table,
-                                      values_at=catalogue.values_at if best_leads else None)
+            yield columns_of_chunk(chunk, fields, rows=rows, table=table,
+                                   values_at=catalogue.values_at if best_leads else None)
 
 
 def _label_strings(array: np.ndarray) -> np.ndarray:
@@ -126,7 +126,7 @@ def _label_strings(array: np.ndarray) -> np.ndarray:
     return array.view(f"S{width}").ravel().astype(f"<U{width}") if width else np.zeros(array.shape[0], "<U1")
 
 
-def _convert(raw: dict[str, Any], fields: Sequence[str], n: int, to: str) -> Any:
+def _convert(raw: dict[str, Any], fields: Sequence[str], to: str) -> Any:
     if to == "numpy":
         out: dict[str, np.ndarray] = {}
         for name in fields:
@@ -153,10 +153,10 @@ def _convert(raw: dict[str, Any], fields: Sequence[str], n: int, to: str) -> Any
             else:
                 frame[name] = column
         return pd.DataFrame(frame)
-    return arrow_batch(raw, fields, n)
+    return arrow_batch(raw, fields)
 
 
-def arrow_schema(fields: Sequence[str], n: int | None = None) -> Any:
+def arrow_schema(fields: Sequence[str]) -> Any:
     """The Arrow schema of a batch of these columns: small integers, dictionary-encoded texts."""
     pa = require_pyarrow()
     types = {"int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
@@ -167,7 +167,7 @@ def arrow_schema(fields: Sequence[str], n: int | None = None) -> Any:
                       for name in fields])
 
 
-def arrow_batch(raw: dict[str, Any], fields: Sequence[str], n: int) -> Any:
+def arrow_batch(raw: dict[str, Any], fields: Sequence[str]) -> Any:
     """A ``pyarrow.RecordBatch`` of :func:`~whist_catalogue.store.fields.columns_of_chunk`'s output (no copy of the
     numeric columns)."""
     pa = require_pyarrow()
@@ -183,7 +183,7 @@ def arrow_batch(raw: dict[str, Any], fields: Sequence[str], n: int) -> Any:
             arrays.append(pa.StringArray.from_buffers(size, pa.py_buffer(offsets), pa.py_buffer(column)))
         else:
             arrays.append(pa.array(column))
-    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(fields, n))
+    return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema(fields))
 
 
 # -- export --------------------------------------------------------------------------------------------------
@@ -373,11 +373,11 @@ def _refuse_the_catalogue(catalogue: LevelSource, text: str, target: Path) -> No
 def _arrow_batches(catalogue: LevelSource, levels: Sequence[int], fields: Sequence[str], expression: str | None,
                    limit: int | None) -> Iterator[Any]:
     count = 0
-    for n, raw in _raw_batches(catalogue, levels, fields, expression):
+    for raw in _raw_batches(catalogue, levels, fields, expression):
         if limit is not None and count + len(next(iter(raw.values()))) > limit:
             keep = limit - count
             raw = {name: _head(c, keep) for name, c in raw.items()}
-        batch = arrow_batch(raw, fields, n)
+        batch = arrow_batch(raw, fields)
         count += batch.num_rows
         yield batch
         if limit is not None and count >= limit:
@@ -461,7 +461,6 @@ class _CsvWriter:
         import pyarrow.csv as csv
 
         self._pa = pa
-        self._out = out
         schema = pa.schema([pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
                             for f in arrow_schema(fields)])
         # Nothing the catalogue writes needs quotes (labels, values like `1 + ε₁`, codes, W/E, ASCII names), and

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from whist_catalogue.constants import SCALE
 from whist_catalogue.engine.encoding import decode_value, key_of_parts
+from whist_catalogue.store.fields import ValuesAt
 from whist_catalogue.store.records import DealRecord
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution
@@ -28,21 +29,11 @@ from whist_catalogue.theory.values import Outcome, Value, rho
 if TYPE_CHECKING:
     from whist_catalogue.engine.chunks import Chunk
 
-__all__ = ["ValuesAt", "colex_ranks", "reduction_masks", "alpha_keys", "solutions", "records"]
-
-ValuesAt = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""(n, ranks) → (numerator, infinitesimal) engine arrays of level n's deals at those ranks."""
+__all__ = ["colex_ranks", "reduction_masks", "alpha_keys", "alphas", "ALPHA_BATCH", "solutions", "records"]
 
 
-def _binomials(size: int = 64) -> np.ndarray:
-    table = np.zeros((size, size), np.int64)
-    for p in range(size):
-        for t in range(p + 1):
-            table[p, t] = comb(p, t)
-    return table
-
-
-_BINOMIALS = _binomials()
+_BINOMIALS = np.array([[comb(p, t) for t in range(64)] for p in range(64)], np.int64)
+"""C(p, t) (0 for t > p)."""
 _POSITIONS = np.arange(64, dtype=np.int64)
 
 
@@ -84,22 +75,16 @@ def alpha_keys(west_cards: np.ndarray, east_cards: np.ndarray, numerator: np.nda
     return key_of_parts(number, rank, tie)
 
 
-@lru_cache(maxsize=4096)
-def _decoded(numerator: int, rank: int) -> Value:
-    # A level holds a few hundred distinct values: a batch builds each Fraction once.
-    return decode_value(numerator, rank)
+# A level holds a few hundred distinct values: a batch builds each Fraction, and finds each outcome, once.
+_decoded = lru_cache(maxsize=4096)(decode_value)
+_outcome = lru_cache(maxsize=4096)(rho)
 
 
-def _alphas(n: int, wests: np.ndarray, values_at: ValuesAt) -> np.ndarray:
-    """α of deals of level n by West's masks, a batch of n × n matrices."""
+def alphas(n: int, wests: np.ndarray, values_at: ValuesAt) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(W_i positions, E_j positions, α) of deals of level n by West's masks, α a batch of n × n matrices."""
     west_cards, east_cards, reductions = reduction_masks(n, wests)
     numerator, infinitesimal = values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
-    return alpha_keys(west_cards, east_cards, numerator, infinitesimal)
-
-
-@lru_cache(maxsize=4096)
-def _outcome(value: Value) -> Outcome:
-    return rho(value)
+    return west_cards, east_cards, alpha_keys(west_cards, east_cards, numerator, infinitesimal)
 
 
 def _values(n: int, wests: np.ndarray, values_at: ValuesAt) -> list[Value]:
@@ -123,7 +108,7 @@ def _move_masks(alpha: np.ndarray) -> np.ndarray:
 def solutions(n: int, deals: Sequence[Deal], values_at: ValuesAt) -> list[SuitSolution]:
     """Value and best moves (docs/spec.md §3) of deals of level n: the value from level n, α from level n−1."""
     wests = np.fromiter((d.west for d in deals), np.int64, len(deals))
-    moves = _move_masks(_alphas(n, wests, values_at)).tolist()
+    moves = _move_masks(alphas(n, wests, values_at)[2]).tolist()
     return [SuitSolution.from_move_masks(deal, value, masks)
             for deal, value, masks in zip(deals, _values(n, wests, values_at), moves)]
 
@@ -144,10 +129,10 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
     numerators, ranks = table.numerator.tolist(), table.infinitesimal.tolist()
     h_lower, h_upper, h, t0 = (a.tolist() for a in columns.quantities(2))
     greedy_west, greedy_east = (a.tolist() for a in columns.greedy())
-    for start in range(0, len(places), _BATCH):
-        part = slice(start, start + _BATCH)
+    for start in range(0, len(places), ALPHA_BATCH):
+        part = slice(start, start + ALPHA_BATCH)
         wests = columns.masks[part]
-        moves = _move_masks(_alphas(n, wests, values_at)).tolist()
+        moves = _move_masks(alphas(n, wests, values_at)[2]).tolist()
         for i, (west, code, bits, move) in enumerate(zip(wests.tolist(), columns.codes[part].tolist(),
                                                          columns.flags[part].tolist(), moves), start):
             deal = Deal(n, west)
@@ -163,5 +148,5 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
     return found
 
 
-_BATCH = 4096
+ALPHA_BATCH = 4096
 """Deals whose α are held at once: n² int64 entries each, a few tens of MB at n = 16."""

@@ -20,6 +20,7 @@ import json
 import os
 from fractions import Fraction
 from functools import cache
+from itertools import islice
 from math import comb
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -121,10 +122,8 @@ def shipped_counts(n: int) -> dict[Value, int] | None:
     if line_number is None:
         return None
     with open(documentation(SHIPPED_FILE), encoding="utf-8") as f:
-        for number, line in enumerate(f):
-            if number == line_number:
-                return _counts_of_line(json.loads(line), documentation(SHIPPED_FILE))[1]
-    return None
+        line = next(islice(f, line_number, None))
+    return _counts_of_line(json.loads(line), documentation(SHIPPED_FILE))[1]
 
 
 def shipped_max_n() -> int:

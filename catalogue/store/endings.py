@@ -31,7 +31,6 @@ import struct
 import threading
 import time
 import zlib
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -46,6 +45,7 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
+from whist_catalogue.store.levels import ChunkCache
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
 from whist_catalogue.store.records import level_ranges
 
@@ -272,20 +272,19 @@ BYTES_PER_POSITION = {9: 0.0468, 10: 0.0320, 11: 0.0219, 12: 0.0158, 13: 0.0128}
 falls by 0.9 a level (levels 9–13 fall by 0.72 a level, the first tenth of level 14 stored 0.0120)."""
 
 
+def _per_position(measured: dict[int, float], k: int, below: float, growth: float) -> float:
+    """Level k's rate: as measured at 9–13, ``below`` under 9, × ``growth`` a level beyond 13."""
+    if k in measured:
+        return measured[k]
+    return below if k < 9 else measured[13] * growth ** (k - 13)
+
+
 def _seconds_per_position(k: int) -> float:
-    if k in SECONDS_PER_POSITION:
-        return SECONDS_PER_POSITION[k]
-    if k < 9:
-        return SECONDS_PER_POSITION[9]
-    return SECONDS_PER_POSITION[13] * 1.09 ** (k - 13)
+    return _per_position(SECONDS_PER_POSITION, k, SECONDS_PER_POSITION[9], 1.09)
 
 
 def _bytes_per_position(k: int) -> float:
-    if k in BYTES_PER_POSITION:
-        return BYTES_PER_POSITION[k]
-    if k < 9:
-        return 0.1
-    return BYTES_PER_POSITION[13] * 0.9 ** (k - 13)
+    return _per_position(BYTES_PER_POSITION, k, 0.1, 0.9)
 
 
 @dataclass(frozen=True)
@@ -545,33 +544,26 @@ class CatalogueEndings:
     and tables for the search holding the chunks some positions need, each chunk checked as it is read and kept
     (decoded) for the next look-up."""
 
-    def __init__(self, catalogue: Any, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, catalogue: Any) -> None:
         self.catalogue = catalogue
-        self.cache_bytes = cache_bytes
         self._rows: dict[int, dict[str, Any]] | None = None
-        self._chunks: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
-        self._cached = 0
-        self._lock = threading.RLock()  # the app's workers share one reader: its cache is changed under the lock
-
-    def _damaged(self, what: str) -> CatalogueDamagedError:
-        return self.catalogue.damaged(what)
+        self._cache = ChunkCache(self._load_chunk, CACHE_BYTES, lambda values: values.nbytes)
+        self._lock = threading.Lock()  # the app's workers share one reader
 
     def rows(self) -> dict[int, dict[str, Any]]:
         with self._lock:
-            return self._read_rows()
-
-    def _read_rows(self) -> dict[int, dict[str, Any]]:
-        if self._rows is None:
-            try:
-                with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
-                    rows = raw_ending_rows(connection)
-            except CatalogueError as exc:
-                raise self._damaged(f"the table of endings cannot be read: {exc}") from None
-            for row in rows:
-                if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
-                    raise self._damaged(ending_row_problem(row) or "a row of the table of endings names no level")
-            self._rows = {r["k"]: r for r in rows}
-        return self._rows
+            if self._rows is None:
+                try:
+                    with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
+                        rows = raw_ending_rows(connection)
+                except CatalogueError as exc:
+                    raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
+                for row in rows:
+                    if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
+                        raise self.catalogue.damaged(ending_row_problem(row)
+                                                     or "a row of the table of endings names no level")
+                self._rows = {r["k"]: r for r in rows}
+            return self._rows
 
     def levels(self) -> list[EndingInfo]:
         """Every level the catalogue's table lists, by k."""
@@ -592,40 +584,29 @@ class CatalogueEndings:
             raise LookupError(f"level {k} of the table of endings is not in catalogue {self.catalogue.location}")
         problem = ending_row_problem(row)
         if problem is not None:
-            raise self._damaged(problem)
+            raise self.catalogue.damaged(problem)
         return row
 
     def chunk(self, k: int, index: int, *, keep: bool = True) -> np.ndarray:
         """Chunk ``index`` of complete level k's values, checked as it is read, and kept for the next look-up
-        (the least recently used go beyond ``cache_bytes``) unless ``keep`` is False."""
-        with self._lock:
-            return self._chunk(k, index, keep)
+        (the least recently used go beyond :data:`CACHE_BYTES`) unless ``keep`` is False."""
+        return self._cache.get(k, index) if keep else self._load_chunk(k, index)
 
-    def _chunk(self, k: int, index: int, keep: bool) -> np.ndarray:
+    def _load_chunk(self, k: int, index: int) -> np.ndarray:
         from whist_catalogue.twohand.endings import level_size
 
-        found = self._chunks.get((k, index))
-        if found is not None:
-            self._chunks.move_to_end((k, index))
-            return found
         row = self._row(k)
         with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
             stored = connection.execute(sa.select(_chunks.c.data, _chunks.c.checksum, _chunks.c.start, _chunks.c.stop)
                                         .where(_chunks.c.k == k, _chunks.c.chunk == index)).one_or_none()
         if stored is None:
-            raise self._damaged(f"level {k} of the table of endings is marked complete but its chunk {index} is"
-                                " missing")
+            raise self.catalogue.damaged(f"level {k} of the table of endings is marked complete but its chunk {index}"
+                                         " is missing")
         try:
-            values = checked_ending_chunk(k, index, row["chunk_positions"], level_size(k), stored.data,
-                                          stored.checksum, stored.start, stored.stop)
+            return checked_ending_chunk(k, index, row["chunk_positions"], level_size(k), stored.data,
+                                        stored.checksum, stored.start, stored.stop)
         except ChunkError as exc:
-            raise self._damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
-        if keep:
-            self._chunks[(k, index)] = values
-            self._cached += values.nbytes
-            while self._cached > self.cache_bytes and len(self._chunks) > 1:
-                self._cached -= self._chunks.popitem(last=False)[1].nbytes
-        return values
+            raise self.catalogue.damaged(f"level {k} of the table of endings, chunk {index}: {exc}") from None
 
     def table_for(self, positions: Iterable[tuple[int, int, int, int, int]]) -> EndingTable | None:
         """A table for the search holding what the catalogue has of what these positions need — each given as the
@@ -651,8 +632,7 @@ class CatalogueEndings:
         chunks: dict[int, dict[int, np.ndarray]] = {k: {c: self.chunk(k, c) for c in sorted(held)}
                                                     for k, held in wanted.items()}
         for k in range(1, MAX_ENDING_N + 1):
-            chunks[k] = {0: shipped.level(k)} if shipped.level(k).nbytes <= CHUNK_POSITIONS // 2 else \
-                {c: part for c, part in _split(shipped.level(k), k)}
+            chunks[k] = dict(_split(shipped.level(k), k))
         return EndingTable.of_chunks(chunks, "catalogue")
 
     def search(self, words: Sequence[Words], block: int = SEARCH_BLOCK) -> Found:
@@ -803,12 +783,11 @@ def check_endings(ctx: Any) -> None:
         if not found and counts.tolist() != _counts(row):
             found.append(f"level {k} of the table of endings: its counts differ from its chunks'")
         if not found:
-            sampled = _check_sample(k, table, ctx.rng, ctx.sample)
-            found.extend(sampled.problems)
-            if not sampled.problems:
+            found.extend(_check_sample(k, table, ctx.rng, ctx.sample))
+            if not found:
                 ctx.report.ending_levels.append(k)
                 ctx.report.ending_positions += size
-                ctx.report.ending_sampled += sampled.searched
+                ctx.report.ending_sampled += min(ctx.sample, size)
             if ctx.full and previous is not None:
                 if previous.max_k == k - 1:
                     for index in range(expected):
@@ -825,13 +804,9 @@ def check_endings(ctx: Any) -> None:
         del table
 
 
-class _Sampled(NamedTuple):
-    searched: int
-    problems: list[str]
-
-
-def _check_sample(k: int, table: EndingTable, rng: random.Random, sample: int) -> _Sampled:
-    """``sample`` positions of level k searched again without any table, with West and with East on lead."""
+def _check_sample(k: int, table: EndingTable, rng: random.Random, sample: int) -> list[str]:
+    """``sample`` positions of level k (all, if fewer) searched again without any table, with West and with East
+    on lead: what differs from the table."""
     from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
     from whist_catalogue.twohand.endings import ending_value, level_size, position_at, shapes
     from whist_catalogue.twohand.solver import solve_many
@@ -857,4 +832,4 @@ def _check_sample(k: int, table: EndingTable, rng: random.Random, sample: int) -
                 who = "West" if lead == 0 else "East"
                 found.append(f"level {k} of the table of endings: position {at:,} ({deal.text()}, {who} on lead)"
                              f" holds {stored} tricks for West, the search finds {searched}")
-    return _Sampled(len(picks), found)
+    return found

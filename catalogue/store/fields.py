@@ -316,10 +316,6 @@ class Dictionary:
         return int(self.codes.shape[0])
 
 
-_LEADS_BATCH = 4096
-"""Deals whose α are held at once: n² int64 entries each, a few tens of MB at n = 16."""
-
-
 class DealColumns:
     """The fields of the deals of a decoded chunk — all of them, or those at ``rows`` (indexes within the chunk,
     increasing) — each computed when first asked for, in whole-array steps, and kept.
@@ -429,18 +425,16 @@ class DealColumns:
         return self._kept("_best_leads", self._best_leads)
 
     def _best_leads(self) -> tuple[np.ndarray, np.ndarray]:
-        from whist_catalogue.store.derived import alpha_keys, colex_ranks, reduction_masks
+        from whist_catalogue.store.derived import ALPHA_BATCH, alphas
 
         if self._values_at is None:
             raise ValueError("best leads need level n − 1's values (values_at)")
         n, masks = self.n, self.masks
         west_out = np.zeros(masks.shape[0], np.uint32)
         east_out = np.zeros(masks.shape[0], np.uint32)
-        for start in range(0, masks.shape[0], _LEADS_BATCH):
-            part = masks[start : start + _LEADS_BATCH]
-            west_cards, east_cards, reductions = reduction_masks(n, part)
-            numerator, infinitesimal = self._values_at(n - 1, colex_ranks(reductions, 2 * n - 2))
-            alpha = alpha_keys(west_cards, east_cards, numerator, infinitesimal)
+        for start in range(0, masks.shape[0], ALPHA_BATCH):
+            part = masks[start : start + ALPHA_BATCH]
+            west_cards, east_cards, alpha = alphas(n, part, self._values_at)
             row_min = alpha.min(axis=2)
             col_max = alpha.max(axis=1)
             west_best = row_min == row_min.max(axis=1)[:, None]

@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from datetime import datetime
 from math import comb
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Generic, Iterator, Mapping, Protocol, TypeVar
 
 import numpy as np
 import sqlalchemy as sa
@@ -35,10 +35,8 @@ from whist_catalogue.constants import CHECK_NAMES, MAX_LEVEL_N
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.errors import ChunkError
+from whist_catalogue.store.database import Location, database_errors
 from whist_catalogue.store.models import LevelChunkRow, LevelRow
-
-if TYPE_CHECKING:
-    from whist_catalogue.store.database import Location
 
 __all__ = [
     "LevelSource",
@@ -52,7 +50,6 @@ __all__ = [
     "level_row_checksum",
     "level_row_problem",
     "raw_level_rows",
-    "level_row",
     "level_counts",
     "read_level_values",
     "check_level_store",
@@ -92,6 +89,7 @@ every chunk of level 15, stay in memory."""
 
 _chunks = LevelChunkRow.__table__
 _levels = LevelRow.__table__
+C = TypeVar("C")
 
 
 def chunk_checksum(data: bytes | bytearray | memoryview) -> str:
@@ -210,31 +208,32 @@ def checked_chunk(n: int, index: int, chunk_deals: int, data: Any, checksum: Any
     return chunk
 
 
-class ChunkCache:
-    """Decoded chunks by (n, chunk index), evicting the least recently used beyond ``max_bytes``.
+class ChunkCache(Generic[C]):
+    """Decoded chunks by (level, chunk index), evicting the least recently used beyond ``max_bytes``: a level's
+    chunks here, the table of endings' in :mod:`whist_catalogue.store.endings`.
 
-    ``load(n, index)`` returns the decoded chunk (:func:`checked_chunk`: checked once, as it enters the cache).
-    Thread-safe: a chunk loaded twice by racing threads is harmless.
+    ``load(level, index)`` returns the decoded chunk, checked once as it enters the cache (:func:`checked_chunk`);
+    ``size(chunk)`` is what it counts against ``max_bytes``.  Thread-safe: a chunk loaded twice by racing threads
+    is harmless.
     """
 
-    def __init__(self, load: Callable[[int, int], Chunk], max_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, load: Callable[[int, int], C], max_bytes: int, size: Callable[[C], int]) -> None:
         self._load = load
+        self._size = size
         self.max_bytes = max_bytes
-        self._chunks: OrderedDict[tuple[int, int], tuple[Chunk, int]] = OrderedDict()
+        self._chunks: OrderedDict[tuple[int, int], tuple[C, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, n: int, index: int) -> Chunk:
-        key = (n, index)
+    def get(self, level: int, index: int) -> C:
+        key = (level, index)
         with self._lock:
             entry = self._chunks.get(key)
             if entry is not None:
                 self._chunks.move_to_end(key)
                 return entry[0]
-        chunk = self._load(n, index)
-        # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
-        # of values and moves; counting them up front would halve what the cache holds for those.
-        size = chunk.codes.nbytes
+        chunk = self._load(level, index)
+        size = self._size(chunk)
         with self._lock:
             if key not in self._chunks:
                 self._chunks[key] = (chunk, size)
@@ -243,14 +242,6 @@ class ChunkCache:
                     _, (_, old) = self._chunks.popitem(last=False)
                     self._bytes -= old
         return chunk
-
-    def clear(self) -> None:
-        with self._lock:
-            self._chunks.clear()
-            self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._chunks)
 
 
 def raw_level_rows(connection: sa.Connection, n: int | None = None) -> list[dict[str, Any]]:
@@ -263,19 +254,13 @@ def raw_level_rows(connection: sa.Connection, n: int | None = None) -> list[dict
     return [dict(r) for r in connection.execute(statement.order_by(_levels.c.n)).mappings()]
 
 
-def level_row(connection: sa.Connection, n: int) -> dict[str, Any] | None:
-    """The ``level`` row of n as :func:`raw_level_rows` gives it (None if there is none)."""
-    found = raw_level_rows(connection, n)
-    return found[0] if found else None
-
-
 def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, ValueTable, np.ndarray]:
     """(codes uint16, value table, flags uint8) of every deal of level n, by rank, from its chunks: the level as
     the engine holds it (:class:`whist_catalogue.engine.levels.Level`).  Checked as it is read: the level's row
     (:func:`level_row_problem`), each chunk (:func:`checked_chunk`), and the chunks against the row — the union
     of their tables is its value table and their deals per value its statistics — else :class:`ChunkError`
     naming the level and chunk."""
-    row = level_row(connection, n)
+    row = next(iter(raw_level_rows(connection, n)), None)
     problem = "it has no level row" if row is None else level_row_problem(row) or (
         None if row["complete"] else "it is not complete")
     if problem is not None or row is None:
@@ -322,13 +307,10 @@ def check_level_store(catalogue: Any, row: Mapping[str, Any], problems: list[str
     the simplest element of I(D) from α, whose entries are level n−1's values as stored,
     themselves checked the same way down to the definition — never by the engine's kernels.
     """
-    from whist_catalogue.store.database import database_errors
-
     n, chunk_deals = row["n"], row["chunk_deals"]
     size = comb(2 * n, n)
     found: list[str] = []
     table, stored_counts = level_counts(row)
-    key_of = {(int(a), int(b)): i for i, (a, b) in enumerate(zip(table.numerator, table.infinitesimal))}
     expected_chunks = chunk_count(n, chunk_deals)
     counts = np.zeros(len(table), np.int64)
     flagged = np.zeros(len(CHECK_NAMES), np.int64)
@@ -354,13 +336,12 @@ def check_level_store(catalogue: Any, row: Mapping[str, Any], problems: list[str
                 continue
             covered += chunk.stop - chunk.start
             flagged += [np.count_nonzero(chunk.flags & (1 << c)) for c in range(len(CHECK_NAMES))]
-            per_code = np.bincount(chunk.codes, minlength=len(chunk.table)).tolist()
-            for a, b, c in zip(chunk.table.numerator.tolist(), chunk.table.infinitesimal.tolist(), per_code):
-                i = key_of.get((a, b))
-                if i is None:
-                    found.append(f"{name}: a value missing from the level's table")
-                    break
-                counts[i] += c
+            try:
+                places = remap(np.arange(len(chunk.table), dtype=np.uint16), chunk.table, table)
+            except ValueError:
+                found.append(f"{name}: a value missing from the level's table")
+                continue
+            np.add.at(counts, places, np.bincount(chunk.codes, minlength=len(chunk.table)))
     missing = sorted(set(range(expected_chunks)) - set(indexes))
     if missing:
         found.append(f"level {n}: chunk{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing[:5]))}"

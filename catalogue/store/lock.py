@@ -27,7 +27,6 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 from whist_catalogue.errors import CatalogueBusyError, CatalogueError, CatalogueLinkedError
@@ -74,8 +73,7 @@ class BuildLock:
     def __enter__(self) -> BuildLock:
         return self.acquire()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
     # -- SQLite ---------------------------------------------------------------------------------

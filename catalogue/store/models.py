@@ -20,9 +20,6 @@ agree.
   size, West's tricks counted and bytes under a SHA-256 of the row
   (:func:`whist_catalogue.store.endings.ending_row_checksum`), and its values as chunks, each with its SHA-256;
   filled by ``build --endings K``, level by level as the level store is.
-
-Until the fifth migration levels n ≤ 10 also had a ``deal`` row per deal; the chunks hold the same values, and
-``export`` writes the same table (docs/dataset.md, "The old deal table").
 """
 
 from __future__ import annotations
@@ -105,22 +102,26 @@ class LevelRow(Base):
         return f"LevelRow(n={self.n}, complete={self.complete}, row_count={self.row_count})"
 
 
-class LevelChunkRow(Base):
-    """One chunk of a level: the deals with ranks in [start, stop) as value codes (:mod:`whist_catalogue.engine.chunks`)."""
+class _Chunk:
+    """The columns of a chunk row beside its level's key: its place, its range and its bytes under a SHA-256."""
 
-    __tablename__ = "level_chunk"
-
-    n: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
     chunk: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
-    """Index of the chunk in its level: it holds ranks [chunk · chunk_deals, …)."""
+    """Index of the chunk in its level: it holds [chunk · the level's chunk size, …)."""
     start: Mapped[int] = mapped_column(sa.BigInteger)
     stop: Mapped[int] = mapped_column(sa.BigInteger)
     data: Mapped[bytes] = mapped_column(sa.LargeBinary)
-    """The encoded chunk (:func:`whist_catalogue.engine.chunks.encode_chunk`)."""
     checksum: Mapped[str] = mapped_column(sa.String(64))
     """SHA-256 (hex) of ``data``."""
 
+
+class LevelChunkRow(_Chunk, Base):
+    """One chunk of a level: the deals with ranks in [start, stop) as value codes, ``data`` as
+    :func:`whist_catalogue.engine.chunks.encode_chunk` writes it."""
+
+    __tablename__ = "level_chunk"
     __table_args__ = (CheckConstraint("stop > start", "range_nonempty"),)
+
+    n: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
 
     def __repr__(self) -> str:
         return f"LevelChunkRow(n={self.n}, chunk={self.chunk}, start={self.start}, stop={self.stop})"
@@ -155,21 +156,14 @@ class EndingLevelRow(Base):
         return f"EndingLevelRow(k={self.k}, complete={self.complete}, positions={self.positions})"
 
 
-class EndingChunkRow(Base):
-    """One chunk of a level of the table of endings: the values of positions [start, stop)
-    (:func:`whist_catalogue.store.endings.encode_ending_chunk`)."""
+class EndingChunkRow(_Chunk, Base):
+    """One chunk of a level of the table of endings: the values of positions [start, stop), ``data`` as
+    :func:`whist_catalogue.store.endings.encode_ending_chunk` writes it."""
 
     __tablename__ = "ending_chunk"
+    __table_args__ = (CheckConstraint("stop > start", "range_nonempty"),)
 
     k: Mapped[int] = mapped_column(sa.SmallInteger, primary_key=True, autoincrement=False)
-    chunk: Mapped[int] = mapped_column(sa.Integer, primary_key=True, autoincrement=False)
-    start: Mapped[int] = mapped_column(sa.BigInteger)
-    stop: Mapped[int] = mapped_column(sa.BigInteger)
-    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
-    checksum: Mapped[str] = mapped_column(sa.String(64))
-    """SHA-256 (hex) of ``data``."""
-
-    __table_args__ = (CheckConstraint("stop > start", "range_nonempty"),)
 
     def __repr__(self) -> str:
         return f"EndingChunkRow(k={self.k}, chunk={self.chunk}, start={self.start}, stop={self.stop})"

@@ -25,7 +25,7 @@ import os
 import threading
 import weakref
 from math import comb
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -39,7 +39,8 @@ from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDe
                                     NotInCatalogue)
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
-from whist_catalogue.store.levels import ChunkCache, checked_chunk, level_counts, level_row_problem, raw_level_rows
+from whist_catalogue.store.levels import (CACHE_BYTES, ChunkCache, checked_chunk, level_counts, level_row_problem,
+                                          raw_level_rows)
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
 from whist_catalogue.theory.deals import Deal
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from whist_catalogue.games.solved_games import SolvedGame
     from whist_catalogue.store.search import LevelProgress, Matches
 
-__all__ = ["open_catalogue", "Catalogue"]
+__all__ = ["open_catalogue", "Catalogue", "level_info_of"]
 
 _chunks = LevelChunkRow.__table__
 
@@ -65,7 +66,7 @@ def open_catalogue(location: str | os.PathLike[str] | None = None) -> Catalogue:
     return Catalogue(loc, reader_engine(loc))
 
 
-def _info(row: dict[str, Any]) -> LevelInfo:
+def level_info_of(row: dict[str, Any]) -> LevelInfo:
     """The :class:`LevelInfo` of a raw ``level`` row; a row naming no level, or whose completeness is no truth
     value, makes the whole table untrustworthy (:class:`MalformedContentError`)."""
     n, problem = row["n"], level_row_problem(row)
@@ -101,7 +102,9 @@ class Catalogue(SolverBase):
         self._engine = engine
         self._info: dict[int, LevelInfo] = {}
         self._lock = threading.Lock()
-        self.chunks = ChunkCache(self._load_chunk)
+        # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
+        # of values and moves; counting them up front would halve what the cache holds for those.
+        self.chunks = ChunkCache(self._load_chunk, CACHE_BYTES, lambda chunk: chunk.codes.nbytes)
         self._streams: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -133,7 +136,7 @@ class Catalogue(SolverBase):
     def levels(self) -> list[LevelInfo]:
         """Every ``level`` row, by n, each complete one checked against its checksum (:attr:`LevelInfo.problem`)."""
         with database_errors(self.location), self.connect() as connection:
-            infos = [_info(row) for row in raw_level_rows(connection)]
+            infos = [level_info_of(row) for row in raw_level_rows(connection)]
         with self._lock:
             self._info = {i.n: i for i in infos}
         return infos
@@ -226,37 +229,24 @@ class Catalogue(SolverBase):
         if expected * chunk_deals < comb(2 * n, n):
             raise self.damaged(f"level {n} is marked complete but its chunk {expected} is missing")
 
-    def _gather(self, n: int, ranks: np.ndarray, read: Callable[[Chunk, np.ndarray], tuple[np.ndarray, ...]]
-                ) -> tuple[np.ndarray, ...]:
-        """``read(chunk, places)`` at the ranks of level n (any shape), each array shaped as ``ranks``: one chunk
-        read at once (the common case below n = 14), else each chunk's part put in place."""
-        size = self.chunk_deals(n)
-        indexes = ranks // size
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(numerator, infinitesimal) engine arrays of the deals of level n with these ranks (any shape), from the
+        chunks: one chunk read at once (the common case below n = 14), else each chunk's part put in place."""
+        if n == 0 or ranks.size == 0:
+            return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
+        indexes = ranks // self.chunk_deals(n)
         if int(indexes.min()) == int(indexes.max()):
             chunk = self.chunks.get(n, int(indexes.flat[0]))
-            return read(chunk, ranks - chunk.start)
-        out: list[np.ndarray] = []
+            codes = chunk.codes[ranks - chunk.start]
+            return chunk.table.numerator[codes], chunk.table.infinitesimal[codes]
+        numerator = np.empty(ranks.shape, np.int32)
+        infinitesimal = np.empty(ranks.shape, np.int8)
         for index in np.unique(indexes).tolist():
             chunk = self.chunks.get(n, index)
             where = indexes == index
-            found = read(chunk, ranks[where] - chunk.start)
-            if not out:
-                out = [np.empty(ranks.shape, f.dtype) for f in found]
-            for o, f in zip(out, found):
-                o[where] = f
-        return tuple(out)
-
-    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(numerator, infinitesimal) engine arrays of the deals of level n with these ranks (any shape), from the
-        chunks."""
-        if n == 0 or ranks.size == 0:
-            return np.zeros(ranks.shape, np.int32), np.zeros(ranks.shape, np.int8)
-
-        def read(chunk: Chunk, places: np.ndarray) -> tuple[np.ndarray, ...]:
-            codes = chunk.codes[places]
-            return chunk.table.numerator[codes], chunk.table.infinitesimal[codes]
-
-        numerator, infinitesimal = self._gather(n, ranks, read)
+            codes = chunk.codes[ranks[where] - chunk.start]
+            numerator[where] = chunk.table.numerator[codes]
+            infinitesimal[where] = chunk.table.infinitesimal[codes]
         return numerator, infinitesimal
 
     def level_values(self, n: int) -> tuple[np.ndarray, ValueTable]:

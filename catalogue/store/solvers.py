@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import cache
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, TypeVar
 
 from whist_catalogue.constants import MAX_ENDING_N, MAX_ENGINE_N
@@ -103,7 +104,7 @@ class ComputingSolver(SolverBase):
 
                 catalogue = self._catalogue
                 top = catalogue.max_n if catalogue is not None else 0
-                seed = ((lambda: Level.from_codes(top, *catalogue.level_values(top)))
+                seed = ((lambda: Level(top, *catalogue.level_values(top)))
                         if catalogue is not None and top else None)
                 self._engine = EngineSolver(self.max_n, seed=seed, seed_n=top or None)
         return self._engine
@@ -387,13 +388,7 @@ def answer_moves(table: SuitTable, suits: Sequence[Suit], leader: Player,
             f"{n * n if led is None else n:,} deals of {n - 1} cards a hand here, too many ({bound})")
     from whist_catalogue.single_suit.linear_time import whist_outcome_linear
 
-    seen: dict[int, Outcome] = {}
-
-    def outcome(deal: Deal) -> Outcome:
-        found = seen.get(deal.key)
-        if found is None:
-            found = seen[deal.key] = whist_outcome_linear(deal)
-        return found
+    outcome = cache(whist_outcome_linear)  # a deal one trick on is reached by several cards
 
     if led is not None:
         index, rank = led

@@ -14,14 +14,13 @@ from whist_catalogue.store.search.arrays import (UNKNOWN, VALUE_COLUMNS, ChunkQu
                                                  coverage, evaluate, levels_asked, matches, narrowing_hint)
 from whist_catalogue.store.search.ir import (ALIASES, CHECK_ALIASES, FALSE, FIELDS, MAX_ROWS, TRUE, Arithmetic,
                                              ByValue, Column, Comparison, Constant, Expr, Levels, Logic, check_page,
-                                             columns_of, compile_condition, compile_search, condition_of,
-                                             describe_fields)
+                                             columns_of, compile_search, condition_of, describe_fields)
 from whist_catalogue.store.search.syntax import ASCII, MAX_DEPTH, MAX_DIGITS, MAX_LENGTH, Node, Token, parse, tokenize
 
 __all__ = [
     "ALIASES", "ASCII", "CHECK_ALIASES", "FALSE", "FIELDS", "MAX_DEPTH", "MAX_DIGITS", "MAX_LENGTH", "MAX_ROWS",
     "TRUE", "UNKNOWN", "VALUE_COLUMNS", "Arithmetic", "ByValue", "ChunkQuery", "Column", "Comparison", "Constant",
     "Expr", "LevelProgress", "Levels", "Logic", "Matches", "Node", "Token", "check_page", "columns_of",
-    "compile_condition", "compile_search", "condition_of", "count", "coverage", "describe_fields", "evaluate",
+    "compile_search", "condition_of", "count", "coverage", "describe_fields", "evaluate",
     "levels_asked", "matches", "narrowing_hint", "parse", "tokenize",
 ]

@@ -29,7 +29,7 @@ from whist_catalogue.theory.values import Infinitesimal, Value, is_dyadic
 __all__ = [
     "FIELDS", "ALIASES", "CHECK_ALIASES", "MAX_ROWS", "Expr", "Column", "Constant", "Arithmetic", "Comparison",
     "Logic", "Levels", "ByValue", "TRUE", "FALSE", "all_of", "any_of", "negation", "children", "with_children",
-    "columns_of", "compile_condition", "compile_search", "condition_of", "check_page", "describe_fields", "COMPARE",
+    "columns_of", "compile_search", "condition_of", "check_page", "describe_fields", "COMPARE",
 ]
 
 MAX_ROWS = 10**15
@@ -462,8 +462,6 @@ def _describe_result(x: Any) -> str:
 def _const_text(v: Any) -> str:
     if isinstance(v, tuple):
         return "(" + ", ".join(_const_text(i.value) for i in v) + ")"
-    if isinstance(v, (Value, Infinitesimal)):
-        return str(v)
     return str(v)
 
 
@@ -584,10 +582,6 @@ def _rank_expr() -> Any:
     return Arithmetic("*", (Column("inf_sign"), Arithmetic("+", (Column("stoppers"), Constant(1)))))
 
 
-def _inf_parts(x: Infinitesimal) -> tuple[int, int]:
-    return x.sign, abs(x.index)
-
-
 def _nonzero_inf(*conditions: Expr) -> Expr:
     """Conditions that imply a nonzero infinitesimal, with "inf_sign != 0" spelled out: few values have an
     infinitesimal part, and it decides most of a table at once."""
@@ -595,7 +589,7 @@ def _nonzero_inf(*conditions: Expr) -> Expr:
 
 
 def _inf_equals(x: Infinitesimal) -> Expr:
-    sign, stoppers = _inf_parts(x)
+    sign, stoppers = x.sign, abs(x.index)
     if sign == 0:
         return Comparison("=", Column("inf_sign"), Constant(0))
     return _nonzero_inf(Comparison("=", Column("inf_sign"), Constant(sign)), Comparison("=", Column("stoppers"), Constant(stoppers)))
@@ -640,10 +634,8 @@ def _compare_value(node: Node, op: str, right: Any) -> Expr:
         raise _fail(node, "value compares with a constant value such as 3+3/8, 2-e2 or e0")
     v = _as_value(node, right.value)
     number = Column("number_scaled")
-    if isinstance(v, _NonDyadic):
-        return _compare_num_const(node, op, _Num(number, SCALE_BITS, _REGISTRY["number_scaled"].bound), v.number)
     target = v.number * (1 << SCALE_BITS)
-    if target.denominator != 1:  # finer than any stored value
+    if target.denominator != 1:  # not dyadic, or finer than any stored value
         return _compare_num_const(node, op, _Num(number, SCALE_BITS, _REGISTRY["number_scaled"].bound), v.number)
     if abs(target) > MAX_INT:
         raise _fail(node, f"number too large: {v.number}")
@@ -669,7 +661,7 @@ def _compare_player(node: Node, op: str, field: Field, right: Any) -> Expr:
     return Comparison(op, Column(field.name), other)
 
 
-def compile_condition(text: str) -> Expr:
+def compile_search(text: str) -> Expr:
     """The compiled condition (:data:`Expr`) of a search expression.
 
     Raises :class:`~whist_catalogue.errors.SearchSyntaxError` for anything malformed,
@@ -678,17 +670,11 @@ def compile_condition(text: str) -> Expr:
     return _Compiler().compile_bool(parse(text))
 
 
-
-def compile_search(text: str) -> Expr:
-    """:func:`compile_condition`: what the command line and the app call to check an expression before a search."""
-    return compile_condition(text)
-
-
 def condition_of(expression: str | None = None, *, level: int | None = None) -> Expr:
     """An expression and/or a level, combined as one compiled condition (never by pasting text together)."""
     parts = []
     if expression is not None:
-        parts.append(compile_condition(expression))
+        parts.append(compile_search(expression))
     if level is not None:
         parts.append(_n_range("=", Fraction(level)))
     return all_of(*parts)

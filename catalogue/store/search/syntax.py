@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from whist_catalogue.errors import SearchSyntaxError
 
@@ -177,43 +177,33 @@ class _Parser:
     # A chain a + b + c … is a left-deep tree, as deep as it is long, and compiling it recurses that deep:
     # each operator counts as one level of nesting.
     def sum(self) -> Node:
-        node = self.product()
-        entered = 0
-        while (t := self.accept("+", "-", "+-")) is not None:
-            self.enter()
-            entered += 1
-            kind = {"+": "add", "-": "sub", "+-": "pm"}[t.text]
-            node = Node(kind, t.pos, (node, self.product()))
-        self.depth -= entered
-        return node
+        return self.chain(self.product, {"+": "add", "-": "sub", "+-": "pm"})
 
     def product(self) -> Node:
-        node = self.unary()
+        return self.chain(self.unary, {"*": "mul", "/": "div"})
+
+    def chain(self, operand: Callable[[], Node], kinds: dict[str, str]) -> Node:
+        node = operand()
         entered = 0
-        while (t := self.accept("*", "/")) is not None:
+        while (t := self.accept(*kinds)) is not None:
             self.enter()
             entered += 1
-            node = Node("mul" if t.text == "*" else "div", t.pos, (node, self.unary()))
+            node = Node(kinds[t.text], t.pos, (node, operand()))
         self.depth -= entered
         return node
 
     def unary(self) -> Node:
-        if (t := self.accept("-")) is not None:
-            self.enter()
-            inner = self.unary()
-            self.depth -= 1
+        t = self.accept("-", "+-", "+")
+        if t is None:
+            return self.primary()
+        self.enter()
+        inner = self.unary()
+        self.depth -= 1
+        if t.text == "-":
             return Node("neg", t.pos, (inner,))
-        if (t := self.accept("+-")) is not None:
-            self.enter()
-            inner = self.unary()
-            self.depth -= 1
+        if t.text == "+-":
             return Node("pm", t.pos, (Node("num", t.pos, (), "0"), inner))
-        if self.accept("+") is not None:
-            self.enter()
-            inner = self.unary()
-            self.depth -= 1
-            return inner
-        return self.primary()
+        return inner
 
     def primary(self) -> Node:
         t = self.tok
