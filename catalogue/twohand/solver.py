@@ -316,11 +316,6 @@ def words(position: Position, layout: _Layout | None = None) -> tuple[int, int, 
     return layout.west, layout.starts, layout.trumps, lead, led
 
 
-def _check_size(deal: TwoHandDeal) -> None:
-    if deal.n > MAX_SEARCH_N:
-        raise beyond_search(deal.n, deal.text())
-
-
 def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
            theory: bool = True, endings: bool | EndingTable = True
            ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]], list[Source]]:
@@ -478,12 +473,7 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
     symmetric deals' suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable`
     with a solver).
     """
-    position = as_position(deal, trumps)
-    known = _theory_table(position.deal, table) if theory else None
-    if known is not None:
-        return _theory(position, known, line)
-    _check_size(position.deal)
-    return _searched([position], line, theory, endings)[0]
+    return solve_many([deal], trumps, line=line, theory=theory, endings=endings, table=table)[0]
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
@@ -492,18 +482,13 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
     """:func:`solve` of each deal or position, the searched ones in one call of the kernel.  Every deal is read and
     checked before any is solved: one bad deal raises its error first."""
     with collector_paused():
-        return _solve_many(deals, trumps, line, theory, endings, table)
-
-
-def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
-                endings: bool | EndingTable, table: SuitTable | None) -> list[TwoHandSolution]:
-    positions = [as_position(d, trumps) for d in deals]
-    plans: list[SuitTable | None] = []
-    for position in positions:
-        known = _theory_table(position.deal, table) if theory else None
-        if known is None:
-            _check_size(position.deal)
-        plans.append(known)
-    found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
-    return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
+        positions = [as_position(d, trumps) for d in deals]
+        plans: list[SuitTable | None] = []
+        for position in positions:
+            known = _theory_table(position.deal, table) if theory else None
+            if known is None and position.deal.n > MAX_SEARCH_N:
+                raise beyond_search(position.deal.n, position.deal.text())
+            plans.append(known)
+        found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
+        return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
 
