@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from whist_catalogue.twohand.endings import EndingTable
 
 __all__ = ["Reading", "DealReader", "lay_out", "beyond_search", "led_bit", "Found", "search_task", "outcome_answer",
-           "moves_answer", "first_best", "BY_SEARCH", "collector_paused"]
+           "moves_answer", "first_best", "collector_paused"]
 
-BY_SEARCH = "a best first card, found by search"
+_WHY = {SEARCH: "a best first card, found by search",
+        CATALOGUE: "a best first card, from the catalogue's table of endings"}
 """Why a searched deal's first lead is best, in words (the theory's leads give the rule of §10.4)."""
-_WHY = {SEARCH: BY_SEARCH, CATALOGUE: "a best first card, from the catalogue's table of endings"}
 
 _SuitBits = tuple[int, int, int, tuple[str, ...]]
 """A suit read (:func:`~whist_catalogue.theory.deals.two_hand_suit`): West's cards as bits, West's and East's
