@@ -371,27 +371,25 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
     led = position.led if position.leader == leader else None
     moves = tuple(suit_card_results(suits, leader, table, led))
     to_play = leader if led is None else ("E" if leader == "W" else "W")
-    pick = max if to_play == "W" else min
-    tricks = pick(r.west_tricks for r in moves)
+    best = best_results(moves, to_play)[0]  # the lowest best card, suit by suit
     played: tuple[PlayedCard, ...] | None = None
     if line:
         cards: list[PlayedCard] = []
         remaining = list(suits)
         next_leader = leader
         if led is not None:
-            # The best reply first (the lowest best card), then the theory's line from the next trick.
-            reply = next(r for r in moves if r.west_tricks == tricks)
-            west_rank, east_rank = (led[1], reply.card) if leader == "W" else (reply.card, led[1])
-            cards.append(PlayedCard(to_play, reply.suit, reply.card))
+            # The best reply first, then the theory's line from the next trick.
+            west_rank, east_rank = (led[1], best.card) if leader == "W" else (best.card, led[1])
+            cards.append(PlayedCard(to_play, best.suit, best.card))
             remaining[led[0]] = suits[led[0]].without(west_rank, east_rank)
-            next_leader = leader if led[1] > reply.card else to_play
+            next_leader = leader if led[1] > best.card else to_play
         if any(s.n for s in remaining):
             for trick in optimal_line(remaining, table, next_leader):
                 other: Player = "E" if trick.leader == "W" else "W"
                 cards.append(PlayedCard(trick.leader, trick.suit, trick.lead))
                 cards.append(PlayedCard(other, trick.suit, trick.reply))
         played = tuple(cards)
-    return LeaderAnswer(leader, led, tricks, moves, played)
+    return LeaderAnswer(leader, led, best.west_tricks, moves, played)
 
 
 def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution:
