@@ -547,7 +547,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
     read = DealReader(args.trumps)
     as_json = ValueJson() if args.json else None
     leader: Player = args.leader
-    to_play: Player = leader if args.led is None else _OTHER[leader]
+    to_play: Player = leader if args.led is None else "E" if leader == "W" else "W"
     lead = 0 if leader == "W" else 1
     theory_first = _TheoryFirst(args.trumps)
 
@@ -575,9 +575,6 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
         return _line(moves_answer(reading, to_play, results[0], source), as_json)
 
     _answer_batches(args.deals, answer, searched, search)
-
-
-_OTHER: dict[str, Player] = {"W": "E", "E": "W"}
 
 
 def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":
