@@ -41,7 +41,9 @@ from whist_catalogue.theory.answers import (
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from concurrent.futures import Future
+
+    from distributed import Client, Future as DaskFuture
 
     from whist_catalogue.store.solvers import SuitAnswer
     from whist_catalogue.engine.plan import EnginePlan
@@ -253,19 +255,6 @@ _Render = Callable[["Reading", list[int], list[list[int]], str], str]
 """A searched deal's line from its reading, West's tricks, each card's result by bit, and the answer's source."""
 
 
-class _Done:
-    """A search already finished (in process), with a Dask future's two methods."""
-
-    def __init__(self, found: object) -> None:
-        self._found = found
-
-    def done(self) -> bool:
-        return True
-
-    def result(self) -> object:
-        return self._found
-
-
 class _Search:
     """Where a batch's deals outside the theory are searched: in this process — answered from the catalogue's table
     of endings when it reaches beyond the shipped one (asked once, at the first deal it could answer)."""
@@ -289,12 +278,16 @@ class _Search:
             self._endings, self._asked = catalogue_endings(self.db), True
         return self._endings
 
-    def submit(self, words: list[Words]) -> "_Done | Future":
+    def submit(self, words: list[Words]) -> "Future | DaskFuture":
+        from concurrent.futures import Future
+
         from whist_catalogue.twohand.batch import search_task
 
         _load_search()
         endings = self.endings(words)
-        return _Done(search_task(words) if endings is None else endings.search(words))
+        done: Future = Future()  # searched already, answering a Dask future's done() and result()
+        done.set_result(search_task(words) if endings is None else endings.search(words))
+        return done
 
     def close(self) -> None:
         if self._endings is not None:
@@ -335,7 +328,7 @@ class _ClusterSearch(_Search):
         super().__init__(db)
         self.client = client
 
-    def submit(self, words: list[Words]) -> "_Done | Future":
+    def submit(self, words: list[Words]) -> "Future | DaskFuture":
         endings = self.endings(words)
         if endings is None:
             from whist_catalogue.twohand.batch import search_task
@@ -364,7 +357,7 @@ def _searching(args: argparse.Namespace) -> Iterator[_Search]:
 class _Pending(NamedTuple):
     lines: list[str]
     searched: list[tuple[int, "Reading"]]
-    found: "_Done | Future | None"
+    found: "Future | DaskFuture | None"
     problem: WhistError | None
 
 
@@ -554,7 +547,7 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
     read = DealReader(args.trumps)
     as_json = ValueJson() if args.json else None
     leader: Player = args.leader
-    to_play: Player = leader if args.led is None else _OTHER[leader]
+    to_play: Player = leader if args.led is None else "E" if leader == "W" else "W"
     lead = 0 if leader == "W" else 1
     theory_first = _TheoryFirst(args.trumps)
 
@@ -582,9 +575,6 @@ def _run_moves(args: argparse.Namespace, table: "SuitTable", search: "_Search") 
         return _line(moves_answer(reading, to_play, results[0], source), as_json)
 
     _answer_batches(args.deals, answer, searched, search)
-
-
-_OTHER: dict[str, Player] = {"W": "E", "E": "W"}
 
 
 def _answer(evaluate: "DealEvaluator", deal: Deal) -> "SuitAnswer":

@@ -30,7 +30,7 @@ MATRIX = "matrix"
 
 
 def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    games = ", ".join(solved_games.game_names())
+    games = ", ".join(solved_games.GAMES)
     parser = add_command(
         subparsers, "solve", run, common,
         help=f"exact solution of a matrix game ({games}, or your own: {MATRIX} FILE)",
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _known(name: str) -> None:
     """A game of the registry, or matrix: else the names there are, and the one meant if it is a slip."""
-    names = (*solved_games.game_names(), MATRIX)
+    names = (*solved_games.GAMES, MATRIX)
     if name not in names:
         close = difflib.get_close_matches(name, names, n=1)
         meant = f"did you mean {close[0]}? " if close else ""

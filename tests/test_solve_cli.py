@@ -147,7 +147,7 @@ def test_text_and_html_are_the_same_rows():
 
 
 def test_registry():
-    assert solved_games.game_names() == ("chemin-de-fer", "le-her")
+    assert tuple(solved_games.GAMES) == ("chemin-de-fer", "le-her")
     assert [p.name for p in solved_games.get_game("le-her").parameters] == ["cards"]
     assert solved_games.validate("le-her", cards=52) == {"cards": 52}
     assert solved_games.solve("le-her", cards=52).value == Fraction(71329, 132600)

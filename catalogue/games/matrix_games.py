@@ -53,9 +53,9 @@ __all__ = [
 ]
 
 Matrix: TypeAlias = tuple[tuple[Fraction, ...], ...]
+"""Pay-offs to player 1, one tuple per row (player 1's pure strategies)."""
 RationalLike: TypeAlias = "int | Fraction | str"
 """What may stand for an exact entry or probability: an integer, a Fraction, or its text ``"p/q"``."""
-"""Pay-offs to player 1, one tuple per row (player 1's pure strategies)."""
 
 Strategy: TypeAlias = tuple[Fraction, ...]
 """A mixed strategy: one probability per pure strategy, summing to 1."""
@@ -136,9 +136,7 @@ class MatrixGameSolution:
         m = as_matrix(matrix)
         x = tuple(Fraction(p) for p in player1)
         y = tuple(Fraction(p) for p in player2)
-        _check_distribution(x, len(m), "player 1")
-        _check_distribution(y, len(m[0]), "player 2")
-        value = _dot(x, [_dot(y, row) for row in m])
+        value = _dot(x, [_dot(y, row) for row in m])  # strategies of the wrong size or sum: certify() refuses them
         solution = cls(m, value, x, y, method)
         solution.certify()
         return solution

@@ -44,7 +44,6 @@ __all__ = [
     "Parameter",
     "Game",
     "GAMES",
-    "game_names",
     "get_game",
     "validate",
     "solve",
@@ -533,10 +532,6 @@ GAMES: dict[str, Game] = {
     ),
 }
 """Every solved game, by name."""
-
-
-def game_names() -> tuple[str, ...]:
-    return tuple(GAMES)
 
 
 def get_game(name: str) -> Game:

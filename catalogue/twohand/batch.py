@@ -34,11 +34,11 @@ if TYPE_CHECKING:
     from whist_catalogue.twohand.endings import EndingTable
 
 __all__ = ["Reading", "DealReader", "lay_out", "beyond_search", "led_bit", "Found", "search_task", "outcome_answer",
-           "moves_answer", "first_best", "BY_SEARCH", "collector_paused"]
+           "moves_answer", "first_best", "collector_paused"]
 
-BY_SEARCH = "a best first card, found by search"
+_WHY = {SEARCH: "a best first card, found by search",
+        CATALOGUE: "a best first card, from the catalogue's table of endings"}
 """Why a searched deal's first lead is best, in words (the theory's leads give the rule of §10.4)."""
-_WHY = {SEARCH: BY_SEARCH, CATALOGUE: "a best first card, from the catalogue's table of endings"}
 
 _SuitBits = tuple[int, int, int, tuple[str, ...]]
 """A suit read (:func:`~whist_catalogue.theory.deals.two_hand_suit`): West's cards as bits, West's and East's
@@ -170,12 +170,10 @@ and where each answer comes from."""
 
 
 def search_task(words: Sequence[tuple[int, int, int, int, int]], endings: bool | EndingTable = True) -> Found:
-    """The search on many deals or positions, each given by its words (West's cards, the starts, the trump flag,
-    the leader: −1 for a whole deal, 0 West, 1 East; the card led's bit, 0 for none): for each, West's tricks
-    (``values[d]``: with West, with East on lead; or from the position), each legal card's result by bit and its
-    source (:func:`~.solver.search`; ``endings`` a table of endings, the catalogue's:
-    :meth:`whist_catalogue.store.endings.CatalogueEndings.search`).  What a Dask worker runs for
-    ``outcome``/``moves --cluster``; it loads the search (Numba) where it runs."""
+    """:func:`~.solver.search` of many deals or positions, each by its words (:func:`~.solver.words`), without the
+    counters (``endings``: a table of endings, the catalogue's for :meth:`whist_catalogue.store.endings.
+    CatalogueEndings.search`).  What a Dask worker runs for ``outcome``/``moves --cluster``; it loads the search
+    (Numba) where it runs."""
     from whist_catalogue.twohand.solver import search
 
     columns = tuple(zip(*words)) if words else ((), (), (), (), ())

@@ -243,8 +243,7 @@ def _level_header(k: int) -> np.ndarray:
         while slots[h] != 0:
             h = (h + 1) & (size - 1)
         slots[h], firsts[h] = key, first
-    chunks = -(-int(offsets[-1]) // CHUNK_POSITIONS)
-    return np.concatenate([np.array([offsets[-1], bits, chunks], dtype=np.int64), slots, firsts])
+    return np.concatenate([np.array([offsets[-1], bits, chunk_count(k)], dtype=np.int64), slots, firsts])
 
 
 def level_size(k: int) -> int:

@@ -316,11 +316,6 @@ def words(position: Position, layout: _Layout | None = None) -> tuple[int, int, 
     return layout.west, layout.starts, layout.trumps, lead, led
 
 
-def _check_size(deal: TwoHandDeal) -> None:
-    if deal.n > MAX_SEARCH_N:
-        raise beyond_search(deal.n, deal.text())
-
-
 def search(Ws: Sequence[int], Bs: Sequence[int], tfs: Sequence[int], leads: Sequence[int], leds: Sequence[int], *,
            theory: bool = True, endings: bool | EndingTable = True
            ) -> tuple[list[list[int]], list[list[list[int]]], list[list[int]], list[Source]]:
@@ -376,27 +371,25 @@ def _theory_answer(position: Position, table: SuitTable, leader: Player, line: b
     led = position.led if position.leader == leader else None
     moves = tuple(suit_card_results(suits, leader, table, led))
     to_play = leader if led is None else ("E" if leader == "W" else "W")
-    pick = max if to_play == "W" else min
-    tricks = pick(r.west_tricks for r in moves)
+    best = best_results(moves, to_play)[0]  # the lowest best card, suit by suit
     played: tuple[PlayedCard, ...] | None = None
     if line:
         cards: list[PlayedCard] = []
         remaining = list(suits)
         next_leader = leader
         if led is not None:
-            # The best reply first (the lowest best card), then the theory's line from the next trick.
-            reply = next(r for r in moves if r.west_tricks == tricks)
-            west_rank, east_rank = (led[1], reply.card) if leader == "W" else (reply.card, led[1])
-            cards.append(PlayedCard(to_play, reply.suit, reply.card))
+            # The best reply first, then the theory's line from the next trick.
+            west_rank, east_rank = (led[1], best.card) if leader == "W" else (best.card, led[1])
+            cards.append(PlayedCard(to_play, best.suit, best.card))
             remaining[led[0]] = suits[led[0]].without(west_rank, east_rank)
-            next_leader = leader if led[1] > reply.card else to_play
+            next_leader = leader if led[1] > best.card else to_play
         if any(s.n for s in remaining):
             for trick in optimal_line(remaining, table, next_leader):
                 other: Player = "E" if trick.leader == "W" else "W"
                 cards.append(PlayedCard(trick.leader, trick.suit, trick.lead))
                 cards.append(PlayedCard(other, trick.suit, trick.reply))
         played = tuple(cards)
-    return LeaderAnswer(leader, led, tricks, moves, played)
+    return LeaderAnswer(leader, led, best.west_tricks, moves, played)
 
 
 def _theory(position: Position, table: SuitTable, line: bool) -> TwoHandSolution:
@@ -478,12 +471,7 @@ def solve(deal: Position | TwoHandDeal | str, trumps: str | int | None = None, *
     symmetric deals' suits beyond the preloaded ones (a :class:`~whist_catalogue.theory.small_suits.SuitTable`
     with a solver).
     """
-    position = as_position(deal, trumps)
-    known = _theory_table(position.deal, table) if theory else None
-    if known is not None:
-        return _theory(position, known, line)
-    _check_size(position.deal)
-    return _searched([position], line, theory, endings)[0]
+    return solve_many([deal], trumps, line=line, theory=theory, endings=endings, table=table)[0]
 
 
 def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None = None, *,
@@ -492,18 +480,13 @@ def solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int 
     """:func:`solve` of each deal or position, the searched ones in one call of the kernel.  Every deal is read and
     checked before any is solved: one bad deal raises its error first."""
     with collector_paused():
-        return _solve_many(deals, trumps, line, theory, endings, table)
-
-
-def _solve_many(deals: Iterable[Position | TwoHandDeal | str], trumps: str | int | None, line: bool, theory: bool,
-                endings: bool | EndingTable, table: SuitTable | None) -> list[TwoHandSolution]:
-    positions = [as_position(d, trumps) for d in deals]
-    plans: list[SuitTable | None] = []
-    for position in positions:
-        known = _theory_table(position.deal, table) if theory else None
-        if known is None:
-            _check_size(position.deal)
-        plans.append(known)
-    found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
-    return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
+        positions = [as_position(d, trumps) for d in deals]
+        plans: list[SuitTable | None] = []
+        for position in positions:
+            known = _theory_table(position.deal, table) if theory else None
+            if known is None and position.deal.n > MAX_SEARCH_N:
+                raise beyond_search(position.deal.n, position.deal.text())
+            plans.append(known)
+        found = iter(_searched([p for p, known in zip(positions, plans) if known is None], line, theory, endings))
+        return [_theory(p, known, line) if known is not None else next(found) for p, known in zip(positions, plans)]
 

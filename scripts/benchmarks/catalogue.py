@@ -16,7 +16,7 @@ import json
 import random
 import time
 
-from whist_catalogue.scripts.benchmarks import median_p95_ms, timed
+from whist_catalogue.scripts.benchmarks import median_p95_ms, timed, timed_each
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.store.solvers import default_solver
 from whist_catalogue.theory.deals import Deal, Suit, parse_suit
@@ -67,10 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     first_deal = _random_deal(rng, max_n)
     first = timed(lambda: catalogue.solve(first_deal))[1]
 
-    lookups = []
-    for _ in range(args.lookups):
-        deal = _random_deal(rng, max_n)
-        lookups.append(timed(lambda: catalogue.solve(deal))[1])
+    lookups = timed_each(catalogue.solve, [_random_deal(rng, max_n) for _ in range(args.lookups)])[1]
 
     solver = default_solver(args.db)
     outcomes = []

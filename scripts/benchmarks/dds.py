@@ -31,16 +31,13 @@ import json
 import os
 import random
 import statistics
-import time
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
-from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed
+from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed, timed_each
 from whist_catalogue.scripts.benchmarks.twohand import RANKS, bridge_deal, dds_cards
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 from whist_catalogue.theory.labeled import Player as Side  # endplay's Player is another (the four seats)
-
-T = TypeVar("T")
 
 
 def random_deal(rng: random.Random, cards: int = 13, suits: int = 4) -> tuple[Suit, ...]:
@@ -134,15 +131,6 @@ def random_position(rng: random.Random, dealt: tuple[Suit, ...]) -> tuple[tuple[
 # -- the benchmark ---------------------------------------------------------------------------------
 
 
-def _each(function: Callable[[T], object], items: Sequence[T]) -> tuple[list[float], float]:
-    """``function`` of each item: the wall seconds of each call, and the CPU seconds of them all."""
-    seconds = []
-    cpu = time.process_time()
-    for item in items:
-        seconds.append(timed(lambda: function(item))[1])
-    return seconds, time.process_time() - cpu
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from endplay.dds.solve import SolveMode
 
@@ -198,10 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     boards = [[dds_position(suits, leader)[0] for leader in "WE"] for suits in deals]
     from endplay.dds import solve_board
 
-    dds, dds_cpu = _each(lambda pair: [solve_board(b, SolveMode.OptimalOne) for b in pair], boards)
+    _, dds, dds_cpus = timed_each(lambda pair: [solve_board(b, SolveMode.OptimalOne) for b in pair], boards)
     keyed = [[s.deal for s in suits] for suits in deals]
     fresh = SuitTable()
-    ev, ev_cpu = _each(lambda ds: evaluate(ds, fresh), keyed)
+    _, ev, ev_cpus = timed_each(lambda ds: evaluate(ds, fresh), keyed)
+    dds_cpu, ev_cpu = sum(dds_cpus), sum(ev_cpus)
     rows = [[d.key for d in ds] for ds in keyed]
     _, batch_total, batch_cpu = timed(lambda: analyse_batch(rows, fresh))
     texts = [deal_text(s) for s in deals]

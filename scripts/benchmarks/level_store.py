@@ -31,7 +31,7 @@ import json
 import random
 import sys
 
-from whist_catalogue.scripts.benchmarks import median_p95_ms, run_timed, timed
+from whist_catalogue.scripts.benchmarks import median_p95_ms, run_timed, timed, timed_each
 from whist_catalogue.store.reader import open_catalogue
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import level_size, unrank
@@ -45,7 +45,7 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
     for info in infos:
         n = info.n
         deals = [Deal(n, unrank(n, rng.randrange(level_size(n)))) for _ in range(lookups)]
-        cold, cached = [], []
+        cold = []
         for deal in deals[: max(1, lookups // 10)]:
             with open_catalogue(db) as catalogue:  # an empty chunk cache
                 catalogue.levels()
@@ -54,9 +54,7 @@ def levels_table(db: str, lookups: int, seed: int, only: list[int] | None = None
         with open_catalogue(db) as catalogue:
             for deal in deals:
                 catalogue.solve(deal)
-            for deal in deals:
-                _, wall, _ = timed(lambda: catalogue.solve(deal))
-                cached.append(wall)
+            cached = timed_each(catalogue.solve, deals)[1]
         rows.append({
             "n": n, "deals": level_size(n), "chunk_bytes": info.stored_bytes,
             "bytes_a_deal": round((info.stored_bytes or 0) / level_size(n), 4), "build_seconds": info.build_seconds,

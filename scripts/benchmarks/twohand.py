@@ -41,7 +41,7 @@ import sys
 from typing import Sequence
 
 from whist_catalogue.constants import MAX_SEARCH_N
-from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed
+from whist_catalogue.scripts.benchmarks import console_script, run_timed, timed, timed_each
 from whist_catalogue.theory.deals import Notation, Suit, TwoHandDeal
 from whist_catalogue.twohand.batch import collector_paused
 
@@ -145,14 +145,9 @@ def _line(label: str, seconds: Sequence[float], cpu: Sequence[float]) -> str:
 
 def _dds(deals: list[TwoHandDeal]):
     """DDS's every legal first card of West and of East for each deal, and its wall and CPU seconds a deal."""
-    boards = [bridge_deal(d) for d in deals]
-    expected, seconds, cpu = [], [], []
-    for deal, board in zip(deals, boards):
-        answers, wall, c = timed(lambda: (dds_first_cards(deal, "W", board), dds_first_cards(deal, "E", board)))
-        expected.append(answers)
-        seconds.append(wall)
-        cpu.append(c)
-    return expected, seconds, cpu
+    boards = [(deal, bridge_deal(deal)) for deal in deals]
+    return timed_each(lambda pair: (dds_first_cards(pair[0], "W", pair[1]), dds_first_cards(pair[0], "E", pair[1])),
+                      boards)
 
 
 def _one_by_one(deals: list[TwoHandDeal]):
@@ -160,13 +155,7 @@ def _one_by_one(deals: list[TwoHandDeal]):
     leaves it), timed: the solutions, wall and CPU seconds a deal."""
     from whist_catalogue.twohand.solver import solve_many
 
-    solutions, seconds, cpu = [], [], []
-    for deal in deals:
-        (solution,), wall, c = timed(lambda: solve_many([deal]))
-        seconds.append(wall)
-        cpu.append(c)
-        solutions.append(solution)
-    return solutions, seconds, cpu
+    return timed_each(lambda deal: solve_many([deal])[0], deals)
 
 
 def _first_cards(solutions) -> list[tuple[dict[Card, int], dict[Card, int]]]:
