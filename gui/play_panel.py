@@ -626,8 +626,7 @@ class PlayPanel(QWidget):
     @staticmethod
     def _void_note(trick: Trick) -> str:
         """A reply to a suit the follower lacks: a ruff, which wins, or a discard."""
-        follower = player_name("E" if trick.leader == "W" else "W")
-        return f"{follower} ruffs" if trick.ruff else f"{follower} discards"
+        return f"{player_name(trick.follower)} {'ruffs' if trick.ruff else 'discards'}"
 
     def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
@@ -823,9 +822,8 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None
         trick = play.tricks[number - 1]
-        reply = "E" if trick.leader == "W" else "W"
         return (f"trick {number}: {player_name(trick.leader)} {self._card_name(trick.suit, trick.lead)}, "
-                f"{player_name(reply)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
+                f"{player_name(trick.follower)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
 
     def _show_table(self) -> None:
         play = self.play
@@ -836,8 +834,8 @@ class PlayPanel(QWidget):
                                   f"{player_name(play.leader)} led", False, previous)
         elif play.tricks:
             last = play.tricks[-1]
-            reply = "E" if last.leader == "W" else "W"
-            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead), reply: self._reply_name(last)}
+            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead),
+                                     last.follower: self._reply_name(last)}
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
             self.table.show_trick({}, f"{player_name(play.leader)} to lead", False)
