@@ -406,53 +406,46 @@ class PlayPanel(QWidget):
             history.forward()
         self.refresh()
 
-    def _step(self, count: int) -> None:
+    def _step(self, target: Callable[[PlayHistory], int]) -> None:
+        """Show the position after ``target(history)`` cards of the line (the app does not answer while you
+        look back)."""
         history = self.history
         if history is None:
             return
         self.stop_watching()
         self._typed = ""
-        history.go_to(count)
+        history.go_to(target(history))
         self.refresh()
 
     @Slot()
     def step_back(self) -> None:
-        """One card back (the app does not answer while you look back)."""
-        if self.history is not None:
-            self._step(self.history.cursor - 1)
+        self._step(lambda h: h.cursor - 1)
 
     @Slot()
     def step_forward(self) -> None:
-        """One card forward along the line played."""
-        if self.history is not None:
-            self._step(self.history.cursor + 1)
+        self._step(lambda h: h.cursor + 1)
 
     @Slot()
     def trick_back(self) -> None:
         """To the end of the trick before (from mid-trick: the start of this one)."""
-        if self.history is not None:
-            cursor = self.history.cursor
-            self._step(cursor - 2 if cursor % 2 == 0 else cursor - 1)
+        self._step(lambda h: h.cursor - 2 if h.cursor % 2 == 0 else h.cursor - 1)
 
     @Slot()
     def trick_forward(self) -> None:
         """To the end of the next trick of the line."""
-        if self.history is not None:
-            cursor = self.history.cursor
-            self._step(cursor + 2 if cursor % 2 == 0 else cursor + 1)
+        self._step(lambda h: h.cursor + 2 if h.cursor % 2 == 0 else h.cursor + 1)
 
     @Slot()
     def go_to_start(self) -> None:
-        self._step(0)
+        self._step(lambda h: 0)
 
     @Slot()
     def go_to_end(self) -> None:
-        if self.history is not None:
-            self._step(len(self.history.line))
+        self._step(lambda h: len(h.line))
 
     def go_to_trick(self, t: int) -> None:
         """The position after trick ``t`` of the line (1 = the first)."""
-        self._step(2 * t)
+        self._step(lambda h: 2 * t)
 
     @Slot()
     def play_to_end(self) -> None:
