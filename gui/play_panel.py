@@ -604,14 +604,11 @@ class PlayPanel(QWidget):
         assert trick is not None
         notes = [self._void_note(trick)] if trick.reply_suit is not None else []
         notes += [self._cost_note(c) for c in cards if c.cost]
-        return TrickRow(
-            leader=player_name(trick.leader),
-            lead=self._card_name(trick.suit, trick.lead),
-            reply=self._reply_name(trick),
-            winner=player_name(trick.winner),
-            note="; ".join(notes),
-            ahead=2 * t + 2 > history.cursor,
-        )
+        return self._trick_row(trick, notes, ahead=2 * t + 2 > history.cursor)
+
+    def _trick_row(self, trick: Trick, notes: list[str], ahead: bool = False, projected: bool = False) -> TrickRow:
+        return TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead), self._reply_name(trick),
+                        player_name(trick.winner), "; ".join(notes), projected, ahead)
 
     def _reply_name(self, trick: Trick) -> str:
         return self._card_name(trick.suit if trick.reply_suit is None else trick.reply_suit, trick.reply)
@@ -841,9 +838,8 @@ class PlayPanel(QWidget):
         pending = play.led
         rows = []
         for k, trick in enumerate(play.line_to_end()):
-            note = "optimal line (led already)" if k == 0 and pending is not None else "optimal line"
+            notes = ["optimal line (led already)" if k == 0 and pending is not None else "optimal line"]
             if trick.reply_suit is not None:
-                note += f"; {self._void_note(trick)}"
-            rows.append(TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead),
-                                 self._reply_name(trick), player_name(trick.winner), note, projected=True))
+                notes.append(self._void_note(trick))
+            rows.append(self._trick_row(trick, notes, projected=True))
         return rows
