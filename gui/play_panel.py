@@ -656,11 +656,11 @@ class PlayPanel(QWidget):
     def refresh(self) -> None:
         play = self.play
         active = play is not None
-        for w in (self.app_button, self.end_button, self.watch_button, self.restart_button, self.leader_box, self.mode_box):
+        for w in (self.watch_button, self.restart_button, self.leader_box, self.mode_box):
             w.setEnabled(active)
         self.undo_button.setEnabled(active and bool(self.records))
-        self.app_button.setEnabled(play is not None and not play.finished)
-        self.end_button.setEnabled(play is not None and not play.finished)
+        for w in (self.app_button, self.end_button):
+            w.setEnabled(play is not None and not play.finished)
         for widget in (*self.hand_boxes.values(), self.table, self.tricks_view):
             widget.setVisible(active)  # with no deal, empty boxes look broken: the status line says what to do
         self._fill_hands()
