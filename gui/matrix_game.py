@@ -29,8 +29,7 @@ from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, SolvedPage, button, error_text, row, summary_label, wrapped
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.widgets import SolvedPage, button, error_text, row, summary_label, wrapped
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
 
@@ -56,11 +55,9 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
 class MatrixGamePage(SolvedPage):
     """Player 1 picks a row and maximises, player 2 a column and minimises; entries are player 1's pay-offs."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: MatrixGame | None = None
-        self.task = LatestOnly(context.pool, self._solved, self._failed)
         self.title = "matrix game"
         self.rows = QSpinBox()
         self.columns = QSpinBox()
@@ -85,7 +82,6 @@ class MatrixGamePage(SolvedPage):
         self.grid.itemChanged.connect(self._stale)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
         QShortcut(QKeySequence.StandardKey.Paste, self.grid, self.paste)
-        self.message = MessageBar()
         self.summary = summary_label()
         explain = wrapped(
             "A two-person zero-sum game: each entry is what player 2 pays player 1 when player 1 plays the row "
@@ -212,7 +208,7 @@ class MatrixGamePage(SolvedPage):
         self.message.show_info(f"Solving the {len(game.rows)} × {len(game.columns)} game exactly …")
         self.task.run(solved_games.solve_strategic_form, game)  # an edit meanwhile drops its answer
 
-    def _solved(self, solution: MatrixGame) -> None:
+    def _loaded(self, solution: MatrixGame) -> None:
         self.solution = solution
         self.message.clear_message()
         self.summary.setText(solution.html())

@@ -48,7 +48,6 @@ from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # no
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
-    MessageBar,
     SolvedPage,
     button,
     error_text,
@@ -61,7 +60,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     summary_label,
     wrapped,
 )
-from whist_catalogue.gui.workers import LatestOnly, reporting  # noqa: E402
+from whist_catalogue.gui.workers import reporting  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
@@ -116,12 +115,9 @@ def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
 class CheminDeFerPage(SolvedPage):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: CheminDeFer | None = None
-        self.task = LatestOnly(context.pool, self._loaded, self._failed)
-        self.message = MessageBar()
         self.plot = PlotPanel()
         self.canvas = self.plot.canvas
         self.summary = summary_label()
@@ -228,13 +224,11 @@ class CheminDeFerPage(SolvedPage):
 class LeHerPage(SolvedPage):
     """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: LeHer | None = None
         self.optimal_cells: list[tuple[int, int]] = []
         """(row, column) of the matrix cells both optimal strategies use."""
-        self.task = LatestOnly(context.pool, self._loaded, self._failed)
         limits = solved_games.get_game("le-her").parameters[0]
         self.cards = QSpinBox()
         self.cards.setRange(limits.minimum, limits.maximum)
@@ -252,7 +246,6 @@ class LeHerPage(SolvedPage):
         self.exact.toggled.connect(self._fill_matrix)
         self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's "
                                   "strategic-form format", self._save)
-        self.message = MessageBar()
         self.summary = summary_label()
         self.subgame, self.subgame_view = grid_view(self)
         self.matrix, self.matrix_view = grid_view(self)
@@ -397,11 +390,9 @@ def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requ
 class AsymptoticsPage(SolvedPage):
     """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context, self._progress, self._aborted)
         self.data: asymptotics.AsymptoticsData | None = None
-        self.task = LatestOnly(context.pool, self._loaded, self._failed, self._progress, self._aborted)
         self.exact_n = QSpinBox()
         self.exact_n.setRange(2, 14)
         self.exact_n.setValue(DEFAULT_EXACT_N)
@@ -426,7 +417,6 @@ class AsymptoticsPage(SolvedPage):
         self.figure_box.currentIndexChanged.connect(self.draw)
         figure_label = QLabel("Fi&gure:")
         figure_label.setBuddy(self.figure_box)
-        self.message = MessageBar()
         self.plot = PlotPanel(11, 5.5, layout=None)  # draw_figure applies tight_layout
         self.canvas = self.plot.canvas
         self.notes = wrapped()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.theory.deals import RANK_NAMES, SUIT_SYMBOLS
 
 if TYPE_CHECKING:
-    from whist_catalogue.gui.workers import LatestOnly
+    from whist_catalogue.gui.context import AppContext
 
 __all__ = [
     "WEST_COLOR",
@@ -278,11 +279,20 @@ class MessageBar(QLabel):
 class SolvedPage(QWidget):
     """A page of the Solutions view whose answer comes from its worker ``task``: ``busy`` while the answer is
     awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled either way (what the tests
-    wait for).  A page adds ``load()``, which starts the work unless it is done or under way."""
+    wait for).  A page adds ``_loaded``, which shows the answer, and ``load()``, which starts the work unless it
+    is done or under way."""
 
     loaded = Signal()
-    task: LatestOnly
-    message: MessageBar
+
+    def __init__(self, context: AppContext, progress: Callable[[Any], None] | None = None,
+                 aborted: Callable[[], None] | None = None) -> None:
+        super().__init__()
+        self.context = context
+        self.task = LatestOnly(context.pool, self._loaded, self._failed, progress, aborted)
+        self.message = MessageBar()
+
+    def _loaded(self, answer: Any, /) -> None:
+        raise NotImplementedError
 
     @property
     def busy(self) -> bool:
