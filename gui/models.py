@@ -330,6 +330,11 @@ class SuitValuesModel(RowListModel):
 
 
 # -- catalogue status ------------------------------------------------------------------------------
+def _built_at(info: Any) -> str:
+    """When a level was built, to the minute."""
+    return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
+
+
 class LevelStatusModel(RowListModel):
     """The catalogue's ``level`` rows (:class:`whist_catalogue.store.reader.LevelInfo`): complete or not, counts, checksum, build."""
 
@@ -341,21 +346,10 @@ class LevelStatusModel(RowListModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return str(info.n)
-            if col == 1:
-                return "complete" if info.complete else "not complete"
-            if col == 2:
-                return f"{info.row_count:,}"
-            if col == 3:
-                return f"{comb(2 * info.n, info.n):,}"
-            if col == 4:
-                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
-            if col == 5:
-                return f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—"
-            if col == 6:
-                return info.software_version or "—"
-            return (info.checksum or "—")[:16]
+            return (str(info.n), "complete" if info.complete else "not complete", f"{info.row_count:,}",
+                    f"{comb(2 * info.n, info.n):,}", _built_at(info),
+                    f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—",
+                    info.software_version or "—", (info.checksum or "—")[:16])[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT
         if role == Qt.ItemDataRole.ForegroundRole and col == 1:
@@ -394,17 +388,9 @@ class EndingLevelsModel(RowListModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return str(info.k)
-            if col == 1:
-                return ("damaged" if info.problem else "complete") if info.complete else "not complete"
-            if col == 2:
-                return f"{info.positions:,}"
-            if col == 3:
-                return human_size(info.stored_bytes) if info.stored_bytes is not None else "—"
-            if col == 4:
-                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
-            return f"{info.build_seconds:,.1f}" if info.build_seconds is not None else "—"
+            return (str(info.k), ("damaged" if info.problem else "complete") if info.complete else "not complete",
+                    f"{info.positions:,}", human_size(info.stored_bytes) if info.stored_bytes is not None else "—",
+                    _built_at(info), f"{info.build_seconds:,.1f}" if info.build_seconds is not None else "—")[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT
         if role == Qt.ItemDataRole.ForegroundRole and col == 1:
