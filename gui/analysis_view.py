@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from whist_catalogue.errors import WhistError
@@ -86,11 +86,8 @@ class AnalysisView(QWidget, Generic[D]):
         self.busy_bar.cancelled.connect(self.cancel_analysis)
         self.play_panel = PlayPanel(lambda: self.context.solver, multi=self.MULTI)
         for keys, slot in (("Ctrl+Shift+C", self.copy_summary), ("Escape", self._escape)):
-            action = QAction(self)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
+            shortcut = QShortcut(QKeySequence(keys), self, slot)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # PySide6 ignores it as an argument
 
     def lay_out(self, pickers: QWidget, results: QWidget, *extra: QWidget) -> None:
         """Deal: [field] Show Examples Copy and ``extra``; the card ``pickers``; the message and the progress;

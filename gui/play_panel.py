@@ -207,9 +207,8 @@ class PlayPanel(QWidget):
         for keys, action in (("Left", self.step_back), ("Right", self.step_forward), ("Ctrl+Left", self.trick_back),
                              ("Ctrl+Right", self.trick_forward), ("Home", self.go_to_start), ("End", self.go_to_end),
                              ("Ctrl+Z", self.undo), ("Ctrl+Shift+Z", self.redo), ("Ctrl+Y", self.redo)):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(action)
+            shortcut = QShortcut(QKeySequence(keys), self, action)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # PySide6 ignores it as an argument
         self.set_deal(None)
 
     def _controls(self) -> list[QHBoxLayout]:

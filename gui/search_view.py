@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -452,11 +452,8 @@ class SearchView(QWidget):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sortIndicatorChanged.connect(self.sort_results)
-        to_end = QAction(self.results_view)
-        to_end.setShortcut(QKeySequence(QKeySequence.StandardKey.MoveToEndOfDocument))
-        to_end.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        to_end.triggered.connect(self.go_to_last_result)
-        self.results_view.addAction(to_end)
+        to_end = QShortcut(QKeySequence.StandardKey.MoveToEndOfDocument, self.results_view, self.go_to_last_result)
+        to_end.setContext(Qt.ShortcutContext.WidgetShortcut)  # PySide6 ignores it as an argument
         # Until a search has run, the results say how to start one rather than show an empty table.
         self.results_view.hide()
         self.count_label = wrapped(NO_SEARCH_YET)
