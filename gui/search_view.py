@@ -93,25 +93,18 @@ EXAMPLES = (
     ("n = 6 and denominator >= 8", "the most complex numbers with six cards a hand"),
 )
 
-OPERATORS = {
-    "number": ("=", "!=", "<", "<=", ">", ">="),
-    "value": ("=", "!=", "<", "<=", ">", ">="),
-    "infinitesimal": ("=", "!=", "<", "<=", ">", ">="),
-    "player": ("=", "!="),
-    "pair": ("=", "!="),
-    "flag": ("holds", "does not hold"),
-    "check": ("has a counterexample to",),
-    "raw": ("",),
+COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
+KINDS = {
+    "number": (COMPARISONS, "a number: 5, 3/8, 2+1/4"),
+    "value": (COMPARISONS, "a value: 3+3/8, 2-e2, e0"),
+    "infinitesimal": (COMPARISONS, "0, e0, -e0, e2, -e3"),
+    "player": (("=", "!="), "W or E"),
+    "pair": (("=", "!="), "(1, 2)"),
+    "flag": (("holds", "does not hold"), ""),
+    "check": (("has a counterexample to",), "12.2, 12.3, 12.4, 8.10, 9.4 or any"),
+    "raw": (("",), "any search expression"),
 }
-PLACEHOLDERS = {
-    "number": "a number: 5, 3/8, 2+1/4",
-    "value": "a value: 3+3/8, 2-e2, e0",
-    "infinitesimal": "0, e0, -e0, e2, -e3",
-    "player": "W or E",
-    "pair": "(1, 2)",
-    "check": "12.2, 12.3, 12.4, 8.10, 9.4 or any",
-    "raw": "any search expression",
-}
+"""A field's kind: the builder's operators for it, and the hint in its constant's box."""
 
 
 NO_SEARCH_YET = ("No search yet: type one above and press Enter, click one of the papers' conjectures, or click a "
@@ -207,12 +200,13 @@ class ConditionRow(QWidget):
     @Slot()
     def _field_changed(self) -> None:
         kind = self.kind
+        operators, hint = KINDS.get(kind, (COMPARISONS, ""))
         with QSignalBlocker(self.op_box):
             self.op_box.clear()
-            self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
+            self.op_box.addItems(operators)
         self.op_box.setVisible(kind != "raw")
         self.value_edit.setVisible(kind != "flag")
-        self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
+        self.value_edit.setPlaceholderText(hint)
         self.field_box.setToolTip(self.field_box.currentData(Qt.ItemDataRole.ToolTipRole) or "")
         self.changed.emit()
 
@@ -338,7 +332,7 @@ class QueryBuilder(QGroupBox):
         kind = self._kinds.get(words[0]) if words else None
         if kind is not None and kind not in ("flag", "check", "raw") and len(tokens) >= 3:
             op = {"==": "=", "<>": "!="}.get(words[1], words[1])
-            if op in OPERATORS.get(kind, ()):
+            if op in KINDS.get(kind, ((), ""))[0]:
                 return (words[0], op, part[tokens[2].pos - 1:].strip())
         return (RAW, "", part)
 
