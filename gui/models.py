@@ -98,6 +98,8 @@ class RowListModel(ReadOnlyTableModel):
     """A list of row objects under fixed column ``HEADERS``; subclasses say what each cell shows."""
 
     HEADERS: tuple[str, ...] = ()
+    ROW_NUMBERS = True
+    """Whether the rows are numbered (not where the first column says which row it is)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -125,7 +127,7 @@ class RowListModel(ReadOnlyTableModel):
             return None
         if orientation == Qt.Orientation.Horizontal:
             return self.HEADERS[section] if section < len(self.HEADERS) else None
-        return str(section + 1) if section < len(self.rows) else None
+        return str(section + 1) if self.ROW_NUMBERS and section < len(self.rows) else None
 
 
 # -- deal explorer ----------------------------------------------------------------------------
@@ -339,6 +341,7 @@ class LevelStatusModel(RowListModel):
     """The catalogue's ``level`` rows (:class:`whist_catalogue.store.reader.LevelInfo`): complete or not, counts, checksum, build."""
 
     HEADERS = ("n", "Status", "Deals stored", "C(2n, n)", "Built", "Seconds", "Version", "Checksum")
+    ROW_NUMBERS = False
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         info = self.row_at(index)
@@ -358,11 +361,6 @@ class LevelStatusModel(RowListModel):
             return info.checksum
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0 or orientation != Qt.Orientation.Horizontal:
-            return None
-        return self.HEADERS[section] if section < len(self.HEADERS) else None
-
 
 def human_size(size: int | None) -> str:
     """Bytes in decimal units (1 MB = 10^6 bytes), as the command line prints them."""
@@ -381,6 +379,7 @@ class EndingLevelsModel(RowListModel):
     complete or not, its positions, its chunks' bytes, when it was built and how long it took."""
 
     HEADERS = ("k", "Status", "Positions", "Stored", "Built", "Seconds")
+    ROW_NUMBERS = False
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         info = self.row_at(index)
@@ -398,8 +397,6 @@ class EndingLevelsModel(RowListModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == 1:
             return info.problem
         return None
-
-    headerData = LevelStatusModel.headerData  # no row numbers: k says which level
 
 
 # -- search results, paged in a worker ---------------------------------------------------------
