@@ -339,11 +339,8 @@ class BusyBar(QWidget):
         self.hide()
 
     def start(self, text: str) -> None:
-        self.label.setText(shorten(text, 120))
-        self.label.setToolTip(text)
-        self.bar.setRange(0, 0)  # busy until the work says how far it is
-        self.bar.setTextVisible(False)
         self.running = True
+        self.set_progress(0, 0, text)  # busy until the work says how far it is
         self._timer.start(self.DELAY_MS)
 
     def set_progress(self, done: int, total: int, text: str | None = None) -> None:
