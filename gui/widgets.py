@@ -416,12 +416,8 @@ class CopyTableView(QTableView):
         cols = sorted({i.column() for i in indexes})
         chosen = {(i.row(), i.column()) for i in indexes}
         model = self.model()
-        lines = []
-        for r in rows:
-            cells = []
-            for c in cols:
-                cells.append(str(model.index(r, c).data() or "") if (r, c) in chosen else "")
-            lines.append("\t".join(cells))
+        lines = ["\t".join(str(model.index(r, c).data() or "") if (r, c) in chosen else "" for c in cols)
+                 for r in rows]
         copy_text("\n".join(lines))
 
     @Slot()
