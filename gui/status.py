@@ -276,14 +276,9 @@ class StatusView(QWidget):
             self.message.show_error(str(exc))
             return
         self.last_summary = None
-        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
-            widget.setEnabled(False)
-        self.cancel_button.setEnabled(True)
+        self._show_building(True)
         self.progress.setRange(0, 0)
         self.progress.setFormat("starting …")
-        self.progress.show()
-        self.progress_label.show()
-        self.progress_label.setText("")
         self._stage = None
         self._ticker.start()
         self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
@@ -351,15 +346,19 @@ class StatusView(QWidget):
     def _finished(self, said: str, error: bool = False) -> None:
         self._ticker.stop()
         self._stage = None
-        self.progress_label.setText("")
-        self.progress.hide()
-        self.progress_label.hide()
-        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
-            widget.setEnabled(True)
-        self.cancel_button.setEnabled(False)
+        self._show_building(False)
         self.context.reset()  # reopen: the solver and the other views see the new levels
         (self.message.show_error if error else self.message.show_info)(said)  # after the reset's refresh
         self.build_finished.emit()
+
+    def _show_building(self, on: bool) -> None:
+        """While a build runs, Cancel instead of the build's controls, and the bar with its line (empty at first)."""
+        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
+            widget.setEnabled(not on)
+        self.cancel_button.setEnabled(on)
+        self.progress.setVisible(on)
+        self.progress_label.setVisible(on)
+        self.progress_label.setText("")
 
     def stop(self) -> None:
         self.cancel_build()
