@@ -82,9 +82,8 @@ class PlotPanel(QWidget):
     """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save (``layout=None`` for
     figures whose drawer lays them out itself)."""
 
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained",
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained") -> None:
+        super().__init__()
         self.canvas = FigureCanvasQTAgg(Figure(figsize=(width, height), dpi=100, layout=layout))
         # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
         self.canvas.setMinimumSize(320, 240)
