@@ -230,10 +230,9 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     def _set_editor_count(self, count: int) -> None:
         while len(self.editors) > count:
             editor = self.editors.pop()
-            editor.title.setParent(None)
-            editor.title.deleteLater()
-            editor.setParent(None)
-            editor.deleteLater()
+            for widget in (editor.title, editor):
+                widget.setParent(None)
+                widget.deleteLater()
         while len(self.editors) < count:
             editor = HandEditor(even=False)
             editor.title.setStyleSheet("font-size: 18pt;")
