@@ -22,7 +22,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
@@ -75,8 +75,7 @@ class AnalysisView(QWidget, Generic[D]):
         self.input.setClearButtonEnabled(True)
         self.input.returnPressed.connect(self.show_text)
         self.input.textChanged.connect(self._text_changed)
-        self.show_button = QPushButton(self.SHOW)
-        self.show_button.clicked.connect(self.show_text)
+        self.show_button = button(self.SHOW, "", self.show_text)
         self.examples_button = examples_button(self.EXAMPLES, self.set_deal_text)
         self.copy_button = button(self.COPY, "copy the deal, its value, outcome and best leads (Ctrl+Shift+C)",
                                   self.copy_summary)

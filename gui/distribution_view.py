@@ -15,12 +15,12 @@ import os
 os.environ.setdefault("QT_API", "pyside6")
 
 from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.solutions import PlotPanel, grid_view  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
-    MessageBar, error_text, examples_button, fit_height, row, split, stacked, wrapped,
+    MessageBar, button, error_text, examples_button, fit_height, row, split, stacked, wrapped,
 )
 from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
@@ -64,8 +64,7 @@ class DistributionView(QWidget):
         self.input.returnPressed.connect(self.compute)
         label = QLabel("&Suit sizes:")
         label.setBuddy(self.input)
-        self.compute_button = QPushButton("&Compute")
-        self.compute_button.clicked.connect(self.compute)
+        self.compute_button = button("&Compute", "", self.compute)
         self.message = MessageBar()
         self.summary = wrapped()
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -246,8 +245,7 @@ class QueryBuilder(QGroupBox):
         self.combine.addItem("all of", "and")
         self.combine.addItem("any of", "or")
         self.combine.currentIndexChanged.connect(self._emit)
-        self.add_button = QPushButton("+ condition")
-        self.add_button.setToolTip("add a condition to the expression in the search field")
+        self.add_button = button("+ condition", "add a condition to the expression in the search field", None)
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
         top = row(QLabel("Deals matching"), self.combine, QLabel("these conditions:"))
@@ -420,8 +418,7 @@ class SearchView(QWidget):
         self.expression.returnPressed.connect(self.run_search)
         self.search_label = QLabel("Se&arch:")
         self.search_label.setBuddy(self.expression)
-        self.search_button = QPushButton("&Search")
-        self.search_button.clicked.connect(self.run_search)
+        self.search_button = button("&Search", "", self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
         self.export_button = button("Export &CSV…", "every matching deal, in columns for analysis (number as p/q, "
                                     "infinitesimal code, integers, card numbers): pandas.read_csv reads it as it is",

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (  # noqa: E402
     QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -238,8 +237,7 @@ class LeHerPage(SolvedPage):
         self.cards.valueChanged.connect(self.solve)
         cards_label = QLabel("&N (cards):")
         cards_label.setBuddy(self.cards)
-        self.solve_button = QPushButton("&Solve")
-        self.solve_button.clicked.connect(self.solve)
+        self.solve_button = button("&Solve", "", self.solve)
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
@@ -402,11 +400,9 @@ class AsymptoticsPage(SolvedPage):
         self.plan.addItem("quick: n = 100, 1 000, 10 000 (a few seconds)", QUICK_PLAN)
         self.plan.addItem("the report's: n = 100 … 100 000 (a minute or more)", asymptotics.SAMPLE_PLAN)
         self.plan.setToolTip("random deals valued by the linear-time algorithm (Theorem 10.1)")
-        self.compute_button = QPushButton("&Compute")
-        self.compute_button.clicked.connect(self.compute)
-        self.cancel_button = QPushButton("Cancel")
+        self.compute_button = button("&Compute", "", self.compute)
+        self.cancel_button = button("Cancel", "", self.cancel)
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
         self.progress.setVisible(False)
