@@ -14,7 +14,7 @@ import os
 
 os.environ.setdefault("QT_API", "pyside6")
 
-from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
+from PySide6.QtCore import Qt, Slot  # noqa: E402
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
@@ -52,7 +52,6 @@ class DistributionView(QWidget):
     """Suit sizes in, the exact probability of every outcome out: a table, a summary and a plot."""
 
     TITLE = "Distributions"
-    computed = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -104,7 +103,6 @@ class DistributionView(QWidget):
 
     def _failed(self, exc: Exception) -> None:
         self.message.show_error(error_text(exc))
-        self.computed.emit()
 
     def _shown(self, result: OutcomeDistribution) -> None:
         self.result = result
@@ -123,7 +121,6 @@ class DistributionView(QWidget):
         except Exception as exc:  # noqa: BLE001 - a plotting failure is a message, not a crash
             self.message.show_error(f"could not draw the figure: {exc}")
         self.plot.redraw()
-        self.computed.emit()
 
     # -- screenshots -----------------------------------------------------------------------------
     def load_example(self) -> None:

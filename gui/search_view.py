@@ -377,9 +377,6 @@ class SearchView(QWidget):
 
     open_deal = Signal(str)
     """A result was double-clicked: its canonical label, for the explorer."""
-    searched = Signal()
-    """A search finished counting (or failed with a message)."""
-    statistics_loaded = Signal()
     exported = Signal(int)
     TITLE = "Search and statistics"
 
@@ -518,11 +515,9 @@ class SearchView(QWidget):
     def _statistics_loaded(self, stats: list[Any]) -> None:
         self.stats.set_statistics(stats, VALUE_CLASSES)
         self.stats_view.resizeColumnsToContents()
-        self.statistics_loaded.emit()
 
     def _statistics_failed(self, exc: Exception) -> None:
         self.message.show_error(f"statistics: {exc}")
-        self.statistics_loaded.emit()
 
     # -- searching -------------------------------------------------------------------------------------
     @Slot()
@@ -596,13 +591,11 @@ class SearchView(QWidget):
             self.count_label.setText(f"No counterexample among {scope}: it holds for every one of them.")
         else:
             self.count_label.setText(f"{count:,} deal{'s' if count != 1 else ''} match, among {scope}.")
-        self.searched.emit()
 
     def _count_failed(self, exc: Exception) -> None:
         self._stop_busy_bar()
         self.count_label.setText("")
         self.message.show_error(str(exc))
-        self.searched.emit()
 
     def _stop_busy_bar(self) -> None:
         if not (self.counting.busy or self.exporting.busy):
@@ -617,7 +610,6 @@ class SearchView(QWidget):
         if self.counting.busy:
             self.counting.cancel()  # stops after the chunk in hand; its answer, if it comes, is dropped
             self.count_label.setText("Count cancelled.")
-            self.searched.emit()
         self._stop_busy_bar()
 
     def _load_all_results(self, why: str, then: Callable[[], None]) -> None:

@@ -68,7 +68,6 @@ def describe_progress(event: BuildProgress) -> str:
 class StatusView(QWidget):
     """View 5: levels complete, counts, size; build or extend the catalogue with progress and cancel."""
 
-    refreshed = Signal()
     build_finished = Signal()
     TITLE = "Catalogue"
 
@@ -186,7 +185,6 @@ class StatusView(QWidget):
                 self.message.show_error(problem)
             self.details.setText("")
             self._describe_plan()
-            self.refreshed.emit()
             return
         try:
             levels = catalogue.levels()
@@ -194,7 +192,6 @@ class StatusView(QWidget):
             self._ending_levels = CatalogueEndings(catalogue).levels()
         except WhistError as exc:
             self.message.show_error(str(exc))
-            self.refreshed.emit()
             return
         if not self.busy:
             self.message.clear_message()
@@ -227,7 +224,6 @@ class StatusView(QWidget):
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
         self._describe_plan()
-        self.refreshed.emit()
 
     def _show_endings(self) -> None:
         """The table's levels, when the catalogue lists any (else no empty table that looks broken); the two tables
