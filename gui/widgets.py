@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -383,9 +383,7 @@ class ValueLabel(QLabel):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        copy = QAction("Copy value", self)
-        copy.triggered.connect(lambda: copy_text(self.text()))
-        self.addAction(copy)
+        self.addAction("Copy value", lambda: copy_text(self.text()))
 
 
 class CopyTableView(QTableView):
@@ -397,14 +395,9 @@ class CopyTableView(QTableView):
         self.setAlternatingRowColors(False)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.setTabKeyNavigation(False)  # Tab leaves the table: keyboard users move between widgets
-        copy = QAction("Copy", self)
-        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy = self.addAction("Copy", QKeySequence.StandardKey.Copy, self.copy_selection)
         copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy.triggered.connect(self.copy_selection)
-        self.addAction(copy)
-        copy_all = QAction("Copy whole table", self)
-        copy_all.triggered.connect(self.copy_all)
-        self.addAction(copy_all)
+        self.addAction("Copy whole table", self.copy_all)
         self.verticalHeader().setDefaultSectionSize(26)
 
     @Slot()
