@@ -269,7 +269,6 @@ class QueryBuilder(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.rows_area)
-        self._quiet = False
 
     def add_row(self, field: str = "n", op: str = "=", value: str = "") -> ConditionRow:
         row = ConditionRow(self.fields)
@@ -302,8 +301,7 @@ class QueryBuilder(QGroupBox):
         """Show a typed expression as conditions: each part joined by one kind of and/or becomes a row
         (parts the builder has no field and operator for become "expression" rows, kept as typed)."""
         text = text.strip().translate(_ASCII)
-        self._quiet = True
-        try:
+        with QSignalBlocker(self):  # no changed: the search field keeps the text as typed
             for row in list(self.rows):
                 self.remove_row(row)
             joiner, parts = split_conditions(text)
@@ -311,8 +309,6 @@ class QueryBuilder(QGroupBox):
                 self.combine.setCurrentIndex(self.combine.findData(joiner))
             for part in parts:
                 self.add_row(*self._condition(part))
-        finally:
-            self._quiet = False
 
     def _condition(self, part: str) -> tuple[str, str, str]:
         """(field, operator, constant) of one part of an expression."""
@@ -336,8 +332,7 @@ class QueryBuilder(QGroupBox):
 
     @Slot()
     def _emit(self) -> None:
-        if not self._quiet:
-            self.changed.emit(self.expression())
+        self.changed.emit(self.expression())
 
 
 def split_conditions(text: str) -> tuple[str | None, list[str]]:
