@@ -527,12 +527,10 @@ class SearchResultsModel(RowListModel):
             return
         field = self.FIELDS[column]
         self.layoutAboutToBeChanged.emit()
-        order_rows = sorted(range(len(self.rows)), key=lambda i: (_sort_value(field, self.rows[i],
-                                                                              self._cells[i][column]),
-                                                                  self.rows[i].key),
-                            reverse=order == Qt.SortOrder.DescendingOrder)
-        self.rows = [self.rows[i] for i in order_rows]
-        self._cells = [self._cells[i] for i in order_rows]
+        pairs = sorted(zip(self.rows, self._cells), key=lambda p: (_sort_value(field, p[0], p[1][column]), p[0].key),
+                       reverse=order == Qt.SortOrder.DescendingOrder)
+        self.rows = [record for record, _ in pairs]
+        self._cells = [cells for _, cells in pairs]
         self.sorted_by = (column, order)
         self.layoutChanged.emit()
 
