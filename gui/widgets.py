@@ -277,10 +277,10 @@ class MessageBar(QLabel):
 
 
 class SolvedPage(QWidget):
-    """A page of the Solutions view whose answer comes from its worker ``task``: ``busy`` while the answer is
-    awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled either way (what the tests
-    wait for).  A page adds ``_loaded``, which shows the answer, and ``load()``, which starts the work unless it
-    is done or under way."""
+    """A page of the Solutions view, or the Distributions view, whose answer comes from its worker ``task``:
+    ``busy`` while the answer is awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled
+    either way (what the tests wait for).  A page adds ``_loaded``, which shows the answer, and (in the Solutions
+    view) ``load()``, which starts the work unless it is done or under way."""
 
     loaded = Signal()
 
