@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
     QVBoxLayout,
-    QWidget,
 )
 
 from whist_catalogue.errors import WhistError, counted
@@ -123,8 +122,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     COPY = "&Copy deal and values"
     MULTI = True
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(context, parent)
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.editors: list[HandEditor] = []
         # The suit buttons sit with the deal, not beside the card pickers: there they took the width
         # a second column of suits needs in a 1000-pixel window.

@@ -277,18 +277,18 @@ class MessageBar(QLabel):
 
 
 class SolvedPage(QWidget):
-    """A page of the Solutions view, or the Distributions view, whose answer comes from its worker ``task``:
-    ``busy`` while the answer is awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled
-    either way (what the tests wait for).  A page adds ``_loaded``, which shows the answer, and (in the Solutions
-    view) ``load()``, which starts the work unless it is done or under way."""
+    """A page whose answer comes from its worker ``task`` (a page of the Solutions view, the Distributions view,
+    a deal view): ``busy`` while the answer is awaited, a failure said in its ``message`` bar, and ``loaded`` once
+    it has settled either way (what the tests and the screenshots wait for).  A page adds ``_loaded``, which shows
+    the answer, and (in the Solutions view) ``load()``, which starts the work unless it is done or under way."""
 
     loaded = Signal()
 
     def __init__(self, context: AppContext, progress: Callable[[Any], None] | None = None,
-                 aborted: Callable[[], None] | None = None) -> None:
+                 aborted: Callable[[], None] | None = None, preparing: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self.context = context
-        self.task = LatestOnly(context.pool, self._loaded, self._failed, progress, aborted)
+        self.task = LatestOnly(context.pool, self._loaded, self._failed, progress, aborted, preparing)
         self.message = MessageBar()
 
     def _loaded(self, answer: Any, /) -> None:
