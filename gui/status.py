@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -23,16 +23,14 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QSpinBox,
     QVBoxLayout,
-    QWidget,
 )
 
 from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import EndingLevelsModel, LevelStatusModel, human_size
-from whist_catalogue.gui.widgets import (MessageBar, ValueLabel, button, error_text, fitted_table, heading, row,
+from whist_catalogue.gui.widgets import (SolvedPage, ValueLabel, button, error_text, fitted_table, heading, row,
                                          wrapped)
-from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
                                          file_size)
@@ -65,16 +63,13 @@ def describe_progress(event: BuildProgress) -> str:
     return "Done"
 
 
-class StatusView(QWidget):
+class StatusView(SolvedPage):
     """View 5: levels complete, counts, size; build or extend the catalogue with progress and cancel."""
 
-    build_finished = Signal()
     TITLE = "Catalogue"
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.task = LatestOnly(context.pool, self._built, self._failed, self._progress, self._aborted)
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context, self._progress, self._aborted)
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
         self._levels: list = []
@@ -92,7 +87,6 @@ class StatusView(QWidget):
         self.choose_button = button("Ch&oose file…", "open another catalogue, or name a new file to build",
                                     self.choose_file)
         self.refresh_button = button("&Refresh", "read the catalogue again", self.refresh)
-        self.message = MessageBar()
         layout = QVBoxLayout(self)
         layout.addLayout(row(QLabel("Catalogue:"), self.location_label, self.choose_button, self.refresh_button,
                              stretch=self.location_label))
@@ -153,10 +147,6 @@ class StatusView(QWidget):
         for widget in (self.plan_label, self.progress, self.progress_label):
             column.addWidget(widget)
         return box
-
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
 
     # -- contents ----------------------------------------------------------------------------------
     @Slot()
@@ -329,7 +319,7 @@ class StatusView(QWidget):
         elif event.stage in ("level", "endings-level"):
             self.context.reset()  # the new level is readable now
 
-    def _built(self, summary: BuildSummary) -> None:
+    def _loaded(self, summary: BuildSummary) -> None:
         self.last_summary = summary
         self._finished(f"Built: {summary.text()}.")  # the command line's line
 
@@ -345,7 +335,7 @@ class StatusView(QWidget):
         self._show_building(False)
         self.context.reset()  # reopen: the solver and the other views see the new levels
         (self.message.show_error if error else self.message.show_info)(said)  # after the reset's refresh
-        self.build_finished.emit()
+        self.loaded.emit()
 
     def _show_building(self, on: bool) -> None:
         """While a build runs, Cancel instead of the build's controls, and the bar with its line (empty at first)."""

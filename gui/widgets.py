@@ -277,10 +277,11 @@ class MessageBar(QLabel):
 
 
 class SolvedPage(QWidget):
-    """A page whose answer comes from its worker ``task`` (a page of the Solutions view, the Distributions view,
-    a deal view): ``busy`` while the answer is awaited, a failure said in its ``message`` bar, and ``loaded`` once
-    it has settled either way (what the tests and the screenshots wait for).  A page adds ``_loaded``, which shows
-    the answer, and (in the Solutions view) ``load()``, which starts the work unless it is done or under way."""
+    """A view (or a page of one) whose answer comes from its worker ``task``: the deal views, the Solutions
+    view's pages, the Distributions view, the Catalogue view's build.  It is ``busy`` while the answer is awaited,
+    says a failure in its ``message`` bar, and emits ``loaded`` once the answer has settled either way (what the
+    tests and the screenshots wait for).  A page adds ``_loaded``, which shows the answer, and (in the Solutions
+    view) ``load()``, which starts the work unless it is done or under way."""
 
     loaded = Signal()
 
