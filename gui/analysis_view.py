@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidg
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.play_panel import PlayPanel
-from whist_catalogue.gui.widgets import BusyBar, SolvedPage, button, copy_text, examples_button, row
+from whist_catalogue.gui.widgets import BusyBar, WorkerView, button, copy_text, examples_button, row
 from whist_catalogue.gui.workers import EngineStep, with_engine_progress
 
 __all__ = ["AnalysisView"]
@@ -36,7 +36,7 @@ D = TypeVar("D")
 """What a view's text parses to: a suit, or a tuple of suits."""
 
 
-class AnalysisView(SolvedPage, Generic[D]):
+class AnalysisView(WorkerView, Generic[D]):
     """A view that values the deal typed in its field (or clicked in its card pickers) in a worker.
 
     A view names its ``EXAMPLES`` (the first is its screenshot's), ``PLACEHOLDER``, ``TOOLTIP`` and

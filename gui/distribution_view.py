@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout  # noqa: E402
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.solutions import PlotPanel, grid_view  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
-    SolvedPage, button, examples_button, fit_height, row, split, stacked, wrapped,
+    WorkerView, button, examples_button, fit_height, row, split, stacked, wrapped,
 )
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution  # noqa: E402
@@ -47,7 +47,7 @@ def compute_distribution(text: str, location: str | None) -> OutcomeDistribution
     return distribution(sizes)
 
 
-class DistributionView(SolvedPage):
+class DistributionView(WorkerView):
     """Suit sizes in, the exact probability of every outcome out: a table, a summary and a plot."""
 
     TITLE = "Distributions"

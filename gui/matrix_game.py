@@ -29,7 +29,7 @@ from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import SolvedPage, button, error_text, row, summary_label, wrapped
+from whist_catalogue.gui.widgets import WorkerView, button, error_text, row, summary_label, wrapped
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
 
@@ -52,7 +52,7 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
     return path
 
 
-class MatrixGamePage(SolvedPage):
+class MatrixGamePage(WorkerView):
     """Player 1 picks a row and maximises, player 2 a column and minimises; entries are player 1's pay-offs."""
 
     def __init__(self, context: AppContext) -> None:

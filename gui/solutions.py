@@ -47,7 +47,7 @@ from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # no
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
-    SolvedPage,
+    WorkerView,
     button,
     error_text,
     fit_height,
@@ -110,7 +110,7 @@ def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     return model, fitted_table(model)
 
 
-class CheminDeFerPage(SolvedPage):
+class CheminDeFerPage(WorkerView):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
 
     def __init__(self, context: AppContext) -> None:
@@ -219,7 +219,7 @@ class CheminDeFerPage(SolvedPage):
 
 
 # -- Le Her ---------------------------------------------------------------------------------------------
-class LeHerPage(SolvedPage):
+class LeHerPage(WorkerView):
     """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
 
     def __init__(self, context: AppContext) -> None:
@@ -384,7 +384,7 @@ def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requ
     return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
 
 
-class AsymptoticsPage(SolvedPage):
+class AsymptoticsPage(WorkerView):
     """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
 
     def __init__(self, context: AppContext) -> None:

@@ -29,7 +29,7 @@ from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import EndingLevelsModel, LevelStatusModel, human_size
-from whist_catalogue.gui.widgets import (SolvedPage, ValueLabel, button, error_text, fitted_table, heading, row,
+from whist_catalogue.gui.widgets import (ValueLabel, WorkerView, button, error_text, fitted_table, heading, row,
                                          wrapped)
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
@@ -63,7 +63,7 @@ def describe_progress(event: BuildProgress) -> str:
     return "Done"
 
 
-class StatusView(SolvedPage):
+class StatusView(WorkerView):
     """View 5: levels complete, counts, size; build or extend the catalogue with progress and cancel."""
 
     TITLE = "Catalogue"

@@ -40,7 +40,7 @@ __all__ = [
     "STYLE_SHEET",
     "MessageBar",
     "BusyBar",
-    "SolvedPage",
+    "WorkerView",
     "shorten",
     "error_text",
     "examples_button",
@@ -276,7 +276,7 @@ class MessageBar(QLabel):
         return self.shown and self.property("role") == "message-error"
 
 
-class SolvedPage(QWidget):
+class WorkerView(QWidget):
     """A view (or a page of one) whose answer comes from its worker ``task``: the deal views, the Solutions
     view's pages, the Distributions view, the Catalogue view's build.  It is ``busy`` while the answer is awaited,
     says a failure in its ``message`` bar, and emits ``loaded`` once the answer has settled either way (what the
