@@ -121,8 +121,7 @@ class MainWindow(QMainWindow):
         tab = settings.value("window/tab")
         if tab in self.views:
             self.tabs.setCurrentWidget(self.views[tab])
-        for name in ("explorer", "calculator"):
-            view = self.views.get(name)
+        for name, view in self.views.items():
             if not isinstance(view, AnalysisView):
                 continue
             # The first launch shows the view's first example, not empty panes that look broken; a deal the user
@@ -139,12 +138,9 @@ class MainWindow(QMainWindow):
         settings.setValue("window/geometry", self.saveGeometry())
         current = self.tabs.currentWidget()
         settings.setValue("window/tab", next((n for n, v in self.views.items() if v is current), "explorer"))
-        for name in ("explorer", "calculator"):
-            view = self.views.get(name)
-            if isinstance(view, AnalysisView):
-                analysis = view.analysis
-                # the last deal that was valued, not half-typed input
-                settings.setValue(f"{name}/deal", view.input.text() if analysis is not None else "")
+        for name, view in self.views.items():
+            if isinstance(view, AnalysisView):  # the last deal that was valued, not half-typed input
+                settings.setValue(f"{name}/deal", view.input.text() if view.analysis is not None else "")
         search = self.views.get("search")
         if isinstance(search, SearchView):
             settings.setValue("search/expression", search.results.expression)  # the last search that ran
