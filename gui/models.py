@@ -142,9 +142,7 @@ class AlphaMatrixModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.suit: Suit | None = None
-        self.solution: SuitSolution | None = None
-        self.alpha: tuple[tuple[LabeledValue, ...], ...] = ()
+        self.set_matrix(None, None, ())
 
     def set_matrix(self, suit: Suit | None, solution: SuitSolution | None, alpha: Sequence[Sequence[LabeledValue]]) -> None:
         self.beginResetModel()
@@ -626,14 +624,12 @@ class StatisticsModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.levels: list[int] = []
-        self.classes: list[str] = []
-        self.counts: dict[tuple[str, int], int] = {}
+        self.set_statistics([], [])
 
     def set_statistics(self, statistics: Sequence[Any], classes: Sequence[str]) -> None:
         """``statistics``: one :class:`LevelStatistics` per complete level; ``classes``: the row names."""
         self.beginResetModel()
-        self.levels = [s.n for s in statistics]
+        self.levels: list[int] = [s.n for s in statistics]
         counts: dict[tuple[str, int], int] = {}
         present = set()
         for s in statistics:
@@ -690,12 +686,7 @@ class GridModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.cells: list[list[str]] = []
-        self.row_headers: list[str] = []
-        self.column_headers: list[str] = []
-        self.backgrounds: dict[tuple[int, int], QColor] = {}
-        self.tooltips: dict[tuple[int, int], str] = {}
-        self.bold: set[tuple[int, int]] = set()
+        self.set_grid([])
 
     def set_grid(
         self,
