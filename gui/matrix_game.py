@@ -120,18 +120,18 @@ class MatrixGamePage(WorkerView):
     def game(self) -> StrategicForm:
         """The grid as a game; :class:`InvalidMatrixError` naming the first empty or non-numeric cell."""
         cells = [[self._cell(i, j) for j in range(self.grid.columnCount())] for i in range(self.grid.rowCount())]
-        names = [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())]
-        columns = [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
         plain = StrategicForm.of(cells, title=self.title)
-        return plain._replace(rows=tuple(names), columns=tuple(columns))
+        return plain._replace(rows=tuple(self._strategies(rows=True)), columns=tuple(self._strategies(rows=False)))
 
     def _cell(self, i: int, j: int) -> str:
         item = self.grid.item(i, j)
         return (item.text() if item is not None else "") or "?"  # an empty cell is named as not a number
 
-    @staticmethod
-    def _header(item: QTableWidgetItem | None, k: int) -> str:
-        return item.text() if item is not None and item.text() else str(k + 1)
+    def _strategies(self, rows: bool) -> list[str]:
+        """The names of the grid's rows (or columns): each header's text, else its number."""
+        count = self.grid.rowCount() if rows else self.grid.columnCount()
+        items = [self.grid.verticalHeaderItem(k) if rows else self.grid.horizontalHeaderItem(k) for k in range(count)]
+        return [item.text() if item is not None and item.text() else str(k + 1) for k, item in enumerate(items)]
 
     @Slot()
     def _resize(self) -> None:
@@ -143,10 +143,8 @@ class MatrixGamePage(WorkerView):
                 for j in range(self.grid.columnCount()):
                     if i >= old_rows or j >= old_columns:
                         self.grid.setItem(i, j, QTableWidgetItem("0"))
-            self.grid.setVerticalHeaderLabels(
-                [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())])
-            self.grid.setHorizontalHeaderLabels(
-                [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())])
+            self.grid.setVerticalHeaderLabels(self._strategies(rows=True))
+            self.grid.setHorizontalHeaderLabels(self._strategies(rows=False))
         self._stale()
 
     @Slot()
@@ -220,13 +218,14 @@ class MatrixGamePage(WorkerView):
         s = self.solution
         rows = {name for name, _ in s.player1} if s else set()
         columns = {name for name, _ in s.player2} if s else set()
+        row_names, column_names = self._strategies(rows=True), self._strategies(rows=False)
         with QSignalBlocker(self.grid):
             for i in range(self.grid.rowCount()):
-                in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows
+                in_row = row_names[i] in rows
                 for j in range(self.grid.columnCount()):
                     item = self.grid.item(i, j)
                     if item is None:
                         continue
-                    in_column = self._header(self.grid.horizontalHeaderItem(j), j) in columns
+                    in_column = column_names[j] in columns
                     colour = GREEN if in_row and in_column else PALE if in_row or in_column else None
                     item.setBackground(colour if colour is not None else QColor(Qt.GlobalColor.transparent))
