@@ -524,10 +524,7 @@ class SolutionsView(QWidget):
 
     @Slot()
     def _load_current(self) -> None:
-        current = self.tabs.currentWidget()
-        for page in self.pages:
-            if page is current:
-                page.load()
+        self.pages[self.tabs.currentIndex()].load()  # the tabs are the pages, in order
 
     def stop(self) -> None:
         self.asymptotics.cancel()
