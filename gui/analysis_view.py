@@ -20,15 +20,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generic, TypeVar
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.play_panel import PlayPanel
-from whist_catalogue.gui.widgets import BusyBar, MessageBar, button, copy_text, error_text, examples_button, row
-from whist_catalogue.gui.workers import EngineStep, LatestOnly, with_engine_progress
+from whist_catalogue.gui.widgets import BusyBar, WorkerView, button, copy_text, examples_button, row
+from whist_catalogue.gui.workers import EngineStep, with_engine_progress
 
 __all__ = ["AnalysisView"]
 
@@ -36,7 +36,7 @@ D = TypeVar("D")
 """What a view's text parses to: a suit, or a tuple of suits."""
 
 
-class AnalysisView(QWidget, Generic[D]):
+class AnalysisView(WorkerView, Generic[D]):
     """A view that values the deal typed in its field (or clicked in its card pickers) in a worker.
 
     A view names its ``EXAMPLES`` (the first is its screenshot's), ``PLACEHOLDER``, ``TOOLTIP`` and
@@ -44,9 +44,6 @@ class AnalysisView(QWidget, Generic[D]):
     (``None``: no deal, clear them) and ``summary_text``; it builds its card pickers and its results,
     which hold :attr:`play_panel`, and hands them to :meth:`lay_out`.
     """
-
-    analysed = Signal()
-    """An analysis was shown, or failed with a message, or was cancelled."""
 
     EXAMPLES: tuple[tuple[str, str], ...] = ()
     EXAMPLE_MOVES = 1
@@ -61,11 +58,9 @@ class AnalysisView(QWidget, Generic[D]):
     results: QWidget
     """Everything shown about the deal: greyed while a new deal is valued, cleared after bad input."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context, self._engine_step, preparing=self._preparing)
         self.analysis: Any = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed, self._engine_step, preparing=self._preparing)
         self._editing = False
         """True while the card pickers write the field (its change is theirs, not the user's)."""
         self._valuing = self._engine_plan = ""
@@ -75,22 +70,17 @@ class AnalysisView(QWidget, Generic[D]):
         self.input.setClearButtonEnabled(True)
         self.input.returnPressed.connect(self.show_text)
         self.input.textChanged.connect(self._text_changed)
-        self.show_button = QPushButton(self.SHOW)
-        self.show_button.clicked.connect(self.show_text)
+        self.show_button = button(self.SHOW, "", self.show_text)
         self.examples_button = examples_button(self.EXAMPLES, self.set_deal_text)
         self.copy_button = button(self.COPY, "copy the deal, its value, outcome and best leads (Ctrl+Shift+C)",
                                   self.copy_summary)
         self.copy_button.setEnabled(False)  # until a deal is shown
-        self.message = MessageBar()
         self.busy_bar = BusyBar()
         self.busy_bar.cancelled.connect(self.cancel_analysis)
         self.play_panel = PlayPanel(lambda: self.context.solver, multi=self.MULTI)
         for keys, slot in (("Ctrl+Shift+C", self.copy_summary), ("Escape", self._escape)):
-            action = QAction(self)
-            action.setShortcut(QKeySequence(keys))
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(slot)
-            self.addAction(action)
+            shortcut = QShortcut(QKeySequence(keys), self, slot)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # PySide6 ignores it as an argument
 
     def lay_out(self, pickers: QWidget, results: QWidget, *extra: QWidget) -> None:
         """Deal: [field] Show Examples Copy and ``extra``; the card ``pickers``; the message and the progress;
@@ -180,10 +170,6 @@ class AnalysisView(QWidget, Generic[D]):
         self.busy_bar.start(f"{subject} (beyond the catalogue the engine may take a while)")
         self.task.run(with_engine_progress, func, *args)
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
     @Slot()
     def cancel_analysis(self) -> None:
         """Stop valuing; nothing of the previous deal stays on screen."""
@@ -193,7 +179,7 @@ class AnalysisView(QWidget, Generic[D]):
         self.message.show_info(
             "Cancelled. (The engine stops within a few million deals and keeps the levels it finished.)"
         )
-        self.analysed.emit()
+        self.loaded.emit()
 
     @Slot()
     def _escape(self) -> None:
@@ -214,19 +200,18 @@ class AnalysisView(QWidget, Generic[D]):
         """The engine is compiled before it can start (a first use): the bar says so until it counts deals."""
         self.busy_bar.set_progress(0, 0, f"{text[:1].upper()}{text[1:].split(' (')[0]} …")  # the rest in the status bar
 
-    def _shown(self, analysis: Any) -> None:
+    def _loaded(self, analysis: Any) -> None:
         self.analysis = analysis
         self.busy_bar.stop()
         self.message.clear_message()
         self._fill(analysis)
         self.results.setEnabled(True)
         self.copy_button.setEnabled(True)
-        self.analysed.emit()
+        self.loaded.emit()
 
     def _failed(self, exc: Exception) -> None:
         self._no_deal()
-        self.message.show_error(error_text(exc))
-        self.analysed.emit()
+        super()._failed(exc)
 
     def _no_deal(self) -> None:
         """No valid deal is entered: forget the last one's results rather than show them beside the new input."""
@@ -245,10 +230,10 @@ class AnalysisView(QWidget, Generic[D]):
             return
 
         def once() -> None:
-            self.analysed.disconnect(once)
+            self.loaded.disconnect(once)
             action()
 
-        self.analysed.connect(once)
+        self.loaded.connect(once)
 
     # -- the screenshot, the clipboard ------------------------------------------------------------------
     def load_example(self, text: str | None = None) -> None:

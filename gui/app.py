@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
 from whist_catalogue import __version__
+from whist_catalogue.gui.analysis_view import AnalysisView
 from whist_catalogue.gui.calculator import MultiSuitCalculator
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.explorer import DealExplorer
@@ -27,10 +28,6 @@ __all__ = ["MainWindow", "create_app", "run", "VIEWS", "VIEW_NAMES", "app_settin
 SETTINGS_ENV = "WHIST_CATALOGUE_SETTINGS"
 """An INI file for what the app remembers between launches (default: Qt's usual place, e.g.
 ``~/.config/whist-catalogue/whist-catalogue.conf`` on Linux); the tests point it at a temporary file."""
-
-
-FIRST_LAUNCH_DEALS = {"explorer": "KQT/AJ9", "calculator": "KQT98/AJ765, AK9/QJT, AJ9753/KQT864, KQT86/AJ975"}
-"""The deals the deal views open on when no earlier launch left one (a deal the user cleared stays cleared)."""
 
 
 def app_settings() -> QSettings:
@@ -124,12 +121,13 @@ class MainWindow(QMainWindow):
         tab = settings.value("window/tab")
         if tab in self.views:
             self.tabs.setCurrentWidget(self.views[tab])
-        for name in ("explorer", "calculator"):
-            deal = settings.value(f"{name}/deal")
-            if deal is None:  # the first launch: an example, not empty panes that look broken
-                deal = FIRST_LAUNCH_DEALS[name]
-            view = self.views.get(name)
-            if deal and isinstance(view, (DealExplorer, MultiSuitCalculator)):
+        for name, view in self.views.items():
+            if not isinstance(view, AnalysisView):
+                continue
+            # The first launch shows the view's first example, not empty panes that look broken; a deal the user
+            # cleared stays cleared.
+            deal = settings.value(f"{name}/deal", view.EXAMPLES[0][0])
+            if deal:
                 view.set_deal_text(str(deal))
         expression = settings.value("search/expression")
         search = self.views.get("search")
@@ -140,12 +138,9 @@ class MainWindow(QMainWindow):
         settings.setValue("window/geometry", self.saveGeometry())
         current = self.tabs.currentWidget()
         settings.setValue("window/tab", next((n for n, v in self.views.items() if v is current), "explorer"))
-        for name in ("explorer", "calculator"):
-            view = self.views.get(name)
-            if isinstance(view, (DealExplorer, MultiSuitCalculator)):
-                analysis = view.analysis
-                # the last deal that was valued, not half-typed input
-                settings.setValue(f"{name}/deal", view.input.text() if analysis is not None else "")
+        for name, view in self.views.items():
+            if isinstance(view, AnalysisView):  # the last deal that was valued, not half-typed input
+                settings.setValue(f"{name}/deal", view.input.text() if view.analysis is not None else "")
         search = self.views.get("search")
         if isinstance(search, SearchView):
             settings.setValue("search/expression", search.results.expression)  # the last search that ran

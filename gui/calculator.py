@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QSizePolicy,
     QVBoxLayout,
-    QWidget,
 )
 
 from whist_catalogue.errors import WhistError, counted
@@ -123,8 +122,8 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     COPY = "&Copy deal and values"
     MULTI = True
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(context, parent)
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.editors: list[HandEditor] = []
         # The suit buttons sit with the deal, not beside the card pickers: there they took the width
         # a second column of suits needs in a 1000-pixel window.
@@ -230,10 +229,9 @@ class MultiSuitCalculator(AnalysisView[TwoHandDeal]):
     def _set_editor_count(self, count: int) -> None:
         while len(self.editors) > count:
             editor = self.editors.pop()
-            editor.title.setParent(None)
-            editor.title.deleteLater()
-            editor.setParent(None)
-            editor.deleteLater()
+            for widget in (editor.title, editor):
+                widget.setParent(None)
+                widget.deleteLater()
         while len(self.editors) < count:
             editor = HandEditor(even=False)
             editor.title.setStyleSheet("font-size: 18pt;")

@@ -107,16 +107,13 @@ class AppContext(QObject):
     @property
     def solver(self) -> Solver:
         """The solver every view uses (safe to call from the GUI thread and from workers)."""
-        if self._solver is None:
-            self._solver = self._open_solver()  # the catalogue and the engine are both thread-safe
+        if self._solver is None:  # one for every thread: the catalogue and the engine are both thread-safe
+            try:
+                self._solver = default_solver(self.db)
+            except Exception as exc:  # noqa: BLE001 - a bad catalogue must not stop the app
+                self.solver_problem = f"catalogue not used for values: {exc}"
+                self._solver = ComputingSolver()
         return self._solver
-
-    def _open_solver(self) -> Solver:
-        try:
-            return default_solver(self.db)
-        except Exception as exc:  # noqa: BLE001 - a bad catalogue must not stop the app
-            self.solver_problem = f"catalogue not used for values: {exc}"
-            return ComputingSolver()
 
     def source_description(self) -> str:
         """One line for the status bar: where values come from."""

@@ -14,15 +14,14 @@ import os
 
 os.environ.setdefault("QT_API", "pyside6")
 
-from PySide6.QtCore import Qt, Signal, Slot  # noqa: E402
-from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtCore import Qt, Slot  # noqa: E402
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout  # noqa: E402
 
 from whist_catalogue.gui.context import AppContext  # noqa: E402
 from whist_catalogue.gui.solutions import PlotPanel, grid_view  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
-    MessageBar, error_text, examples_button, fit_height, row, split, stacked, wrapped,
+    WorkerView, button, examples_button, fit_height, row, split, stacked, wrapped,
 )
-from whist_catalogue.gui.workers import LatestOnly  # noqa: E402
 from whist_catalogue.store.distributions import distribution, parse_sizes, shipped_counts  # noqa: E402
 from whist_catalogue.theory.distribution import OutcomeDistribution, draw_distribution  # noqa: E402
 
@@ -48,25 +47,20 @@ def compute_distribution(text: str, location: str | None) -> OutcomeDistribution
     return distribution(sizes)
 
 
-class DistributionView(QWidget):
+class DistributionView(WorkerView):
     """Suit sizes in, the exact probability of every outcome out: a table, a summary and a plot."""
 
     TITLE = "Distributions"
-    computed = Signal()
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.result: OutcomeDistribution | None = None
-        self.task = LatestOnly(context.pool, self._shown, self._failed)
         self.input = QLineEdit("4,4,3,2")
         self.input.setToolTip("cards a hand of each suit, separated by commas (each suit dealt uniformly)")
         self.input.returnPressed.connect(self.compute)
         label = QLabel("&Suit sizes:")
         label.setBuddy(self.input)
-        self.compute_button = QPushButton("&Compute")
-        self.compute_button.clicked.connect(self.compute)
-        self.message = MessageBar()
+        self.compute_button = button("&Compute", "", self.compute)
         self.summary = wrapped()
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # What follows from the counts, as the command line says it: exact fractions can be long, so a grid
@@ -84,10 +78,6 @@ class DistributionView(QWidget):
         right = stacked(self.summary, self.findings_view, self.table_view, stretch=self.table_view)
         layout.addWidget(split(self.plot, right, sizes=(680, 640)), 1)
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
     def showEvent(self, event) -> None:  # Qt override
         super().showEvent(event)
         if self.result is None and not self.busy:  # opened on its example: its answer, not two blank panes
@@ -103,11 +93,7 @@ class DistributionView(QWidget):
         # A newer request drops this one's answer.
         self.task.run(compute_distribution, self.input.text(), self.context.location)
 
-    def _failed(self, exc: Exception) -> None:
-        self.message.show_error(error_text(exc))
-        self.computed.emit()
-
-    def _shown(self, result: OutcomeDistribution) -> None:
+    def _loaded(self, result: OutcomeDistribution) -> None:
         self.result = result
         self.message.clear_message()
         self.summary.setText(result.headline())
@@ -124,7 +110,7 @@ class DistributionView(QWidget):
         except Exception as exc:  # noqa: BLE001 - a plotting failure is a message, not a crash
             self.message.show_error(f"could not draw the figure: {exc}")
         self.plot.redraw()
-        self.computed.emit()
+        self.loaded.emit()
 
     # -- screenshots -----------------------------------------------------------------------------
     def load_example(self) -> None:

@@ -146,8 +146,8 @@ class DealExplorer(AnalysisView[Suit]):
     TOOLTIP = ("A single-suit deal WEST/EAST in ranks (AQ/KJ, K Q 9 / A J 10), numbers (13 12 / 14 11),\n"
                "or an owner string, lowest card first (EWEW). Press Enter to show it.")
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(context, parent)
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.editor = HandEditor("or click cards:")
         self.editor.changed.connect(self._editor_changed)
         self.value_area = scrolled(self._value_box())

@@ -29,8 +29,7 @@ from whist_catalogue.games.solved_games import MatrixGame
 from whist_catalogue.games.strategic_form import MAX_STRATEGIES, StrategicForm, parse_grid, read_game, write_nfg
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import GREEN
-from whist_catalogue.gui.widgets import MessageBar, SolvedPage, button, error_text, row, summary_label, wrapped
-from whist_catalogue.gui.workers import LatestOnly
+from whist_catalogue.gui.widgets import WorkerView, button, error_text, row, summary_label, wrapped
 
 __all__ = ["MatrixGamePage", "save_nfg", "EXAMPLE"]
 
@@ -53,14 +52,12 @@ def save_nfg(parent: QWidget, game: StrategicForm, suggested: str) -> str | None
     return path
 
 
-class MatrixGamePage(SolvedPage):
+class MatrixGamePage(WorkerView):
     """Player 1 picks a row and maximises, player 2 a column and minimises; entries are player 1's pay-offs."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: MatrixGame | None = None
-        self.task = LatestOnly(context.pool, self._solved, self._failed)
         self.title = "matrix game"
         self.rows = QSpinBox()
         self.columns = QSpinBox()
@@ -85,7 +82,6 @@ class MatrixGamePage(SolvedPage):
         self.grid.itemChanged.connect(self._stale)
         self.grid.horizontalHeader().setMinimumSectionSize(72)  # room for a fraction such as -11/24
         QShortcut(QKeySequence.StandardKey.Paste, self.grid, self.paste)
-        self.message = MessageBar()
         self.summary = summary_label()
         explain = wrapped(
             "A two-person zero-sum game: each entry is what player 2 pays player 1 when player 1 plays the row "
@@ -124,18 +120,18 @@ class MatrixGamePage(SolvedPage):
     def game(self) -> StrategicForm:
         """The grid as a game; :class:`InvalidMatrixError` naming the first empty or non-numeric cell."""
         cells = [[self._cell(i, j) for j in range(self.grid.columnCount())] for i in range(self.grid.rowCount())]
-        names = [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())]
-        columns = [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())]
         plain = StrategicForm.of(cells, title=self.title)
-        return plain._replace(rows=tuple(names), columns=tuple(columns))
+        return plain._replace(rows=tuple(self._strategies(rows=True)), columns=tuple(self._strategies(rows=False)))
 
     def _cell(self, i: int, j: int) -> str:
         item = self.grid.item(i, j)
         return (item.text() if item is not None else "") or "?"  # an empty cell is named as not a number
 
-    @staticmethod
-    def _header(item: QTableWidgetItem | None, k: int) -> str:
-        return item.text() if item is not None and item.text() else str(k + 1)
+    def _strategies(self, rows: bool) -> list[str]:
+        """The names of the grid's rows (or columns): each header's text, else its number."""
+        count = self.grid.rowCount() if rows else self.grid.columnCount()
+        items = [self.grid.verticalHeaderItem(k) if rows else self.grid.horizontalHeaderItem(k) for k in range(count)]
+        return [item.text() if item is not None and item.text() else str(k + 1) for k, item in enumerate(items)]
 
     @Slot()
     def _resize(self) -> None:
@@ -147,10 +143,8 @@ class MatrixGamePage(SolvedPage):
                 for j in range(self.grid.columnCount()):
                     if i >= old_rows or j >= old_columns:
                         self.grid.setItem(i, j, QTableWidgetItem("0"))
-            self.grid.setVerticalHeaderLabels(
-                [self._header(self.grid.verticalHeaderItem(i), i) for i in range(self.grid.rowCount())])
-            self.grid.setHorizontalHeaderLabels(
-                [self._header(self.grid.horizontalHeaderItem(j), j) for j in range(self.grid.columnCount())])
+            self.grid.setVerticalHeaderLabels(self._strategies(rows=True))
+            self.grid.setHorizontalHeaderLabels(self._strategies(rows=False))
         self._stale()
 
     @Slot()
@@ -212,7 +206,7 @@ class MatrixGamePage(SolvedPage):
         self.message.show_info(f"Solving the {len(game.rows)} × {len(game.columns)} game exactly …")
         self.task.run(solved_games.solve_strategic_form, game)  # an edit meanwhile drops its answer
 
-    def _solved(self, solution: MatrixGame) -> None:
+    def _loaded(self, solution: MatrixGame) -> None:
         self.solution = solution
         self.message.clear_message()
         self.summary.setText(solution.html())
@@ -224,13 +218,14 @@ class MatrixGamePage(SolvedPage):
         s = self.solution
         rows = {name for name, _ in s.player1} if s else set()
         columns = {name for name, _ in s.player2} if s else set()
+        row_names, column_names = self._strategies(rows=True), self._strategies(rows=False)
         with QSignalBlocker(self.grid):
             for i in range(self.grid.rowCount()):
-                in_row = self._header(self.grid.verticalHeaderItem(i), i) in rows
+                in_row = row_names[i] in rows
                 for j in range(self.grid.columnCount()):
                     item = self.grid.item(i, j)
                     if item is None:
                         continue
-                    in_column = self._header(self.grid.horizontalHeaderItem(j), j) in columns
+                    in_column = column_names[j] in columns
                     colour = GREEN if in_row and in_column else PALE if in_row or in_column else None
                     item.setBackground(colour if colour is not None else QColor(Qt.GlobalColor.transparent))

@@ -98,6 +98,8 @@ class RowListModel(ReadOnlyTableModel):
     """A list of row objects under fixed column ``HEADERS``; subclasses say what each cell shows."""
 
     HEADERS: tuple[str, ...] = ()
+    ROW_NUMBERS = True
+    """Whether the rows are numbered (not where the first column says which row it is)."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -125,7 +127,7 @@ class RowListModel(ReadOnlyTableModel):
             return None
         if orientation == Qt.Orientation.Horizontal:
             return self.HEADERS[section] if section < len(self.HEADERS) else None
-        return str(section + 1) if section < len(self.rows) else None
+        return str(section + 1) if self.ROW_NUMBERS and section < len(self.rows) else None
 
 
 # -- deal explorer ----------------------------------------------------------------------------
@@ -140,9 +142,7 @@ class AlphaMatrixModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.suit: Suit | None = None
-        self.solution: SuitSolution | None = None
-        self.alpha: tuple[tuple[LabeledValue, ...], ...] = ()
+        self.set_matrix(None, None, ())
 
     def set_matrix(self, suit: Suit | None, solution: SuitSolution | None, alpha: Sequence[Sequence[LabeledValue]]) -> None:
         self.beginResetModel()
@@ -330,10 +330,16 @@ class SuitValuesModel(RowListModel):
 
 
 # -- catalogue status ------------------------------------------------------------------------------
+def _built_at(info: Any) -> str:
+    """When a level was built, to the minute."""
+    return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
+
+
 class LevelStatusModel(RowListModel):
     """The catalogue's ``level`` rows (:class:`whist_catalogue.store.reader.LevelInfo`): complete or not, counts, checksum, build."""
 
     HEADERS = ("n", "Status", "Deals stored", "C(2n, n)", "Built", "Seconds", "Version", "Checksum")
+    ROW_NUMBERS = False
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         info = self.row_at(index)
@@ -341,21 +347,10 @@ class LevelStatusModel(RowListModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return str(info.n)
-            if col == 1:
-                return "complete" if info.complete else "not complete"
-            if col == 2:
-                return f"{info.row_count:,}"
-            if col == 3:
-                return f"{comb(2 * info.n, info.n):,}"
-            if col == 4:
-                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
-            if col == 5:
-                return f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—"
-            if col == 6:
-                return info.software_version or "—"
-            return (info.checksum or "—")[:16]
+            return (str(info.n), "complete" if info.complete else "not complete", f"{info.row_count:,}",
+                    f"{comb(2 * info.n, info.n):,}", _built_at(info),
+                    f"{info.build_seconds:.2f}" if info.build_seconds is not None else "—",
+                    info.software_version or "—", (info.checksum or "—")[:16])[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT
         if role == Qt.ItemDataRole.ForegroundRole and col == 1:
@@ -363,11 +358,6 @@ class LevelStatusModel(RowListModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == 7:
             return info.checksum
         return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or section < 0 or orientation != Qt.Orientation.Horizontal:
-            return None
-        return self.HEADERS[section] if section < len(self.HEADERS) else None
 
 
 def human_size(size: int | None) -> str:
@@ -387,6 +377,7 @@ class EndingLevelsModel(RowListModel):
     complete or not, its positions, its chunks' bytes, when it was built and how long it took."""
 
     HEADERS = ("k", "Status", "Positions", "Stored", "Built", "Seconds")
+    ROW_NUMBERS = False
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         info = self.row_at(index)
@@ -394,17 +385,9 @@ class EndingLevelsModel(RowListModel):
             return None
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if col == 0:
-                return str(info.k)
-            if col == 1:
-                return ("damaged" if info.problem else "complete") if info.complete else "not complete"
-            if col == 2:
-                return f"{info.positions:,}"
-            if col == 3:
-                return human_size(info.stored_bytes) if info.stored_bytes is not None else "—"
-            if col == 4:
-                return info.built_at.strftime("%Y-%m-%d %H:%M") if info.built_at else "—"
-            return f"{info.build_seconds:,.1f}" if info.build_seconds is not None else "—"
+            return (str(info.k), ("damaged" if info.problem else "complete") if info.complete else "not complete",
+                    f"{info.positions:,}", human_size(info.stored_bytes) if info.stored_bytes is not None else "—",
+                    _built_at(info), f"{info.build_seconds:,.1f}" if info.build_seconds is not None else "—")[col]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return RIGHT if col in (0, 2, 3, 5) else LEFT
         if role == Qt.ItemDataRole.ForegroundRole and col == 1:
@@ -412,8 +395,6 @@ class EndingLevelsModel(RowListModel):
         if role == Qt.ItemDataRole.ToolTipRole and col == 1:
             return info.problem
         return None
-
-    headerData = LevelStatusModel.headerData  # no row numbers: k says which level
 
 
 # -- search results, paged in a worker ---------------------------------------------------------
@@ -544,12 +525,10 @@ class SearchResultsModel(RowListModel):
             return
         field = self.FIELDS[column]
         self.layoutAboutToBeChanged.emit()
-        order_rows = sorted(range(len(self.rows)), key=lambda i: (_sort_value(field, self.rows[i],
-                                                                              self._cells[i][column]),
-                                                                  self.rows[i].key),
-                            reverse=order == Qt.SortOrder.DescendingOrder)
-        self.rows = [self.rows[i] for i in order_rows]
-        self._cells = [self._cells[i] for i in order_rows]
+        pairs = sorted(zip(self.rows, self._cells), key=lambda p: (_sort_value(field, p[0], p[1][column]), p[0].key),
+                       reverse=order == Qt.SortOrder.DescendingOrder)
+        self.rows = [record for record, _ in pairs]
+        self._cells = [cells for _, cells in pairs]
         self.sorted_by = (column, order)
         self.layoutChanged.emit()
 
@@ -645,14 +624,12 @@ class StatisticsModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.levels: list[int] = []
-        self.classes: list[str] = []
-        self.counts: dict[tuple[str, int], int] = {}
+        self.set_statistics([], [])
 
     def set_statistics(self, statistics: Sequence[Any], classes: Sequence[str]) -> None:
         """``statistics``: one :class:`LevelStatistics` per complete level; ``classes``: the row names."""
         self.beginResetModel()
-        self.levels = [s.n for s in statistics]
+        self.levels: list[int] = [s.n for s in statistics]
         counts: dict[tuple[str, int], int] = {}
         present = set()
         for s in statistics:
@@ -709,12 +686,7 @@ class GridModel(ReadOnlyTableModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.cells: list[list[str]] = []
-        self.row_headers: list[str] = []
-        self.column_headers: list[str] = []
-        self.backgrounds: dict[tuple[int, int], QColor] = {}
-        self.tooltips: dict[tuple[int, int], str] = {}
-        self.bold: set[tuple[int, int]] = set()
+        self.set_grid([])
 
     def set_grid(
         self,

@@ -207,9 +207,8 @@ class PlayPanel(QWidget):
         for keys, action in (("Left", self.step_back), ("Right", self.step_forward), ("Ctrl+Left", self.trick_back),
                              ("Ctrl+Right", self.trick_forward), ("Home", self.go_to_start), ("End", self.go_to_end),
                              ("Ctrl+Z", self.undo), ("Ctrl+Shift+Z", self.redo), ("Ctrl+Y", self.redo)):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(action)
+            shortcut = QShortcut(QKeySequence(keys), self, action)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)  # PySide6 ignores it as an argument
         self.set_deal(None)
 
     def _controls(self) -> list[QHBoxLayout]:
@@ -406,53 +405,46 @@ class PlayPanel(QWidget):
             history.forward()
         self.refresh()
 
-    def _step(self, count: int) -> None:
+    def _step(self, target: Callable[[PlayHistory], int]) -> None:
+        """Show the position after ``target(history)`` cards of the line (the app does not answer while you
+        look back)."""
         history = self.history
         if history is None:
             return
         self.stop_watching()
         self._typed = ""
-        history.go_to(count)
+        history.go_to(target(history))
         self.refresh()
 
     @Slot()
     def step_back(self) -> None:
-        """One card back (the app does not answer while you look back)."""
-        if self.history is not None:
-            self._step(self.history.cursor - 1)
+        self._step(lambda h: h.cursor - 1)
 
     @Slot()
     def step_forward(self) -> None:
-        """One card forward along the line played."""
-        if self.history is not None:
-            self._step(self.history.cursor + 1)
+        self._step(lambda h: h.cursor + 1)
 
     @Slot()
     def trick_back(self) -> None:
         """To the end of the trick before (from mid-trick: the start of this one)."""
-        if self.history is not None:
-            cursor = self.history.cursor
-            self._step(cursor - 2 if cursor % 2 == 0 else cursor - 1)
+        self._step(lambda h: h.cursor - 2 if h.cursor % 2 == 0 else h.cursor - 1)
 
     @Slot()
     def trick_forward(self) -> None:
         """To the end of the next trick of the line."""
-        if self.history is not None:
-            cursor = self.history.cursor
-            self._step(cursor + 2 if cursor % 2 == 0 else cursor + 1)
+        self._step(lambda h: h.cursor + 2 if h.cursor % 2 == 0 else h.cursor + 1)
 
     @Slot()
     def go_to_start(self) -> None:
-        self._step(0)
+        self._step(lambda h: 0)
 
     @Slot()
     def go_to_end(self) -> None:
-        if self.history is not None:
-            self._step(len(self.history.line))
+        self._step(lambda h: len(h.line))
 
     def go_to_trick(self, t: int) -> None:
         """The position after trick ``t`` of the line (1 = the first)."""
-        self._step(2 * t)
+        self._step(lambda h: 2 * t)
 
     @Slot()
     def play_to_end(self) -> None:
@@ -611,14 +603,11 @@ class PlayPanel(QWidget):
         assert trick is not None
         notes = [self._void_note(trick)] if trick.reply_suit is not None else []
         notes += [self._cost_note(c) for c in cards if c.cost]
-        return TrickRow(
-            leader=player_name(trick.leader),
-            lead=self._card_name(trick.suit, trick.lead),
-            reply=self._reply_name(trick),
-            winner=player_name(trick.winner),
-            note="; ".join(notes),
-            ahead=2 * t + 2 > history.cursor,
-        )
+        return self._trick_row(trick, notes, ahead=2 * t + 2 > history.cursor)
+
+    def _trick_row(self, trick: Trick, notes: list[str], ahead: bool = False, projected: bool = False) -> TrickRow:
+        return TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead), self._reply_name(trick),
+                        player_name(trick.winner), "; ".join(notes), projected, ahead)
 
     def _reply_name(self, trick: Trick) -> str:
         return self._card_name(trick.suit if trick.reply_suit is None else trick.reply_suit, trick.reply)
@@ -626,8 +615,7 @@ class PlayPanel(QWidget):
     @staticmethod
     def _void_note(trick: Trick) -> str:
         """A reply to a suit the follower lacks: a ruff, which wins, or a discard."""
-        follower = player_name("E" if trick.leader == "W" else "W")
-        return f"{follower} ruffs" if trick.ruff else f"{follower} discards"
+        return f"{player_name(trick.follower)} {'ruffs' if trick.ruff else 'discards'}"
 
     def _cost_note(self, card: PlayRecord) -> str:
         """What a card cost its player, against perfect play from that moment on."""
@@ -667,11 +655,11 @@ class PlayPanel(QWidget):
     def refresh(self) -> None:
         play = self.play
         active = play is not None
-        for w in (self.app_button, self.end_button, self.watch_button, self.restart_button, self.leader_box, self.mode_box):
+        for w in (self.watch_button, self.restart_button, self.leader_box, self.mode_box):
             w.setEnabled(active)
         self.undo_button.setEnabled(active and bool(self.records))
-        self.app_button.setEnabled(play is not None and not play.finished)
-        self.end_button.setEnabled(play is not None and not play.finished)
+        for w in (self.app_button, self.end_button):
+            w.setEnabled(play is not None and not play.finished)
         for widget in (*self.hand_boxes.values(), self.table, self.tricks_view):
             widget.setVisible(active)  # with no deal, empty boxes look broken: the status line says what to do
         self._fill_hands()
@@ -823,9 +811,8 @@ class PlayPanel(QWidget):
         play = self.play
         assert play is not None
         trick = play.tricks[number - 1]
-        reply = "E" if trick.leader == "W" else "W"
         return (f"trick {number}: {player_name(trick.leader)} {self._card_name(trick.suit, trick.lead)}, "
-                f"{player_name(reply)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
+                f"{player_name(trick.follower)} {self._reply_name(trick)} — {player_name(trick.winner)} won")
 
     def _show_table(self) -> None:
         play = self.play
@@ -836,8 +823,8 @@ class PlayPanel(QWidget):
                                   f"{player_name(play.leader)} led", False, previous)
         elif play.tricks:
             last = play.tricks[-1]
-            reply = "E" if last.leader == "W" else "W"
-            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead), reply: self._reply_name(last)}
+            cards: dict[str, str] = {last.leader: self._card_name(last.suit, last.lead),
+                                     last.follower: self._reply_name(last)}
             self.table.show_trick(cards, f"trick {len(play.tricks)}: {player_name(last.winner)} won", True)
         else:
             self.table.show_trick({}, f"{player_name(play.leader)} to lead", False)
@@ -850,9 +837,8 @@ class PlayPanel(QWidget):
         pending = play.led
         rows = []
         for k, trick in enumerate(play.line_to_end()):
-            note = "optimal line (led already)" if k == 0 and pending is not None else "optimal line"
+            notes = ["optimal line (led already)" if k == 0 and pending is not None else "optimal line"]
             if trick.reply_suit is not None:
-                note += f"; {self._void_note(trick)}"
-            rows.append(TrickRow(player_name(trick.leader), self._card_name(trick.suit, trick.lead),
-                                 self._reply_name(trick), player_name(trick.winner), note, projected=True))
+                notes.append(self._void_note(trick))
+            rows.append(self._trick_row(trick, notes, projected=True))
         return rows

@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any, Callable
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -93,25 +92,18 @@ EXAMPLES = (
     ("n = 6 and denominator >= 8", "the most complex numbers with six cards a hand"),
 )
 
-OPERATORS = {
-    "number": ("=", "!=", "<", "<=", ">", ">="),
-    "value": ("=", "!=", "<", "<=", ">", ">="),
-    "infinitesimal": ("=", "!=", "<", "<=", ">", ">="),
-    "player": ("=", "!="),
-    "pair": ("=", "!="),
-    "flag": ("holds", "does not hold"),
-    "check": ("has a counterexample to",),
-    "raw": ("",),
+COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
+KINDS = {
+    "number": (COMPARISONS, "a number: 5, 3/8, 2+1/4"),
+    "value": (COMPARISONS, "a value: 3+3/8, 2-e2, e0"),
+    "infinitesimal": (COMPARISONS, "0, e0, -e0, e2, -e3"),
+    "player": (("=", "!="), "W or E"),
+    "pair": (("=", "!="), "(1, 2)"),
+    "flag": (("holds", "does not hold"), ""),
+    "check": (("has a counterexample to",), "12.2, 12.3, 12.4, 8.10, 9.4 or any"),
+    "raw": (("",), "any search expression"),
 }
-PLACEHOLDERS = {
-    "number": "a number: 5, 3/8, 2+1/4",
-    "value": "a value: 3+3/8, 2-e2, e0",
-    "infinitesimal": "0, e0, -e0, e2, -e3",
-    "player": "W or E",
-    "pair": "(1, 2)",
-    "check": "12.2, 12.3, 12.4, 8.10, 9.4 or any",
-    "raw": "any search expression",
-}
+"""A field's kind: the builder's operators for it, and the hint in its constant's box."""
 
 
 NO_SEARCH_YET = ("No search yet: type one above and press Enter, click one of the papers' conjectures, or click a "
@@ -207,12 +199,13 @@ class ConditionRow(QWidget):
     @Slot()
     def _field_changed(self) -> None:
         kind = self.kind
+        operators, hint = KINDS.get(kind, (COMPARISONS, ""))
         with QSignalBlocker(self.op_box):
             self.op_box.clear()
-            self.op_box.addItems(OPERATORS.get(kind, OPERATORS["number"]))
+            self.op_box.addItems(operators)
         self.op_box.setVisible(kind != "raw")
         self.value_edit.setVisible(kind != "flag")
-        self.value_edit.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
+        self.value_edit.setPlaceholderText(hint)
         self.field_box.setToolTip(self.field_box.currentData(Qt.ItemDataRole.ToolTipRole) or "")
         self.changed.emit()
 
@@ -252,8 +245,7 @@ class QueryBuilder(QGroupBox):
         self.combine.addItem("all of", "and")
         self.combine.addItem("any of", "or")
         self.combine.currentIndexChanged.connect(self._emit)
-        self.add_button = QPushButton("+ condition")
-        self.add_button.setToolTip("add a condition to the expression in the search field")
+        self.add_button = button("+ condition", "add a condition to the expression in the search field", None)
         self.rows_layout = QVBoxLayout()
         self.rows_layout.setSpacing(4)
         top = row(QLabel("Deals matching"), self.combine, QLabel("these conditions:"))
@@ -277,7 +269,6 @@ class QueryBuilder(QGroupBox):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.rows_area)
-        self._quiet = False
 
     def add_row(self, field: str = "n", op: str = "=", value: str = "") -> ConditionRow:
         row = ConditionRow(self.fields)
@@ -310,8 +301,7 @@ class QueryBuilder(QGroupBox):
         """Show a typed expression as conditions: each part joined by one kind of and/or becomes a row
         (parts the builder has no field and operator for become "expression" rows, kept as typed)."""
         text = text.strip().translate(_ASCII)
-        self._quiet = True
-        try:
+        with QSignalBlocker(self):  # no changed: the search field keeps the text as typed
             for row in list(self.rows):
                 self.remove_row(row)
             joiner, parts = split_conditions(text)
@@ -319,8 +309,6 @@ class QueryBuilder(QGroupBox):
                 self.combine.setCurrentIndex(self.combine.findData(joiner))
             for part in parts:
                 self.add_row(*self._condition(part))
-        finally:
-            self._quiet = False
 
     def _condition(self, part: str) -> tuple[str, str, str]:
         """(field, operator, constant) of one part of an expression."""
@@ -338,14 +326,13 @@ class QueryBuilder(QGroupBox):
         kind = self._kinds.get(words[0]) if words else None
         if kind is not None and kind not in ("flag", "check", "raw") and len(tokens) >= 3:
             op = {"==": "=", "<>": "!="}.get(words[1], words[1])
-            if op in OPERATORS.get(kind, ()):
+            if op in KINDS.get(kind, ((), ""))[0]:
                 return (words[0], op, part[tokens[2].pos - 1:].strip())
         return (RAW, "", part)
 
     @Slot()
     def _emit(self) -> None:
-        if not self._quiet:
-            self.changed.emit(self.expression())
+        self.changed.emit(self.expression())
 
 
 def split_conditions(text: str) -> tuple[str | None, list[str]]:
@@ -385,9 +372,6 @@ class SearchView(QWidget):
 
     open_deal = Signal(str)
     """A result was double-clicked: its canonical label, for the explorer."""
-    searched = Signal()
-    """A search finished counting (or failed with a message)."""
-    statistics_loaded = Signal()
     exported = Signal(int)
     TITLE = "Search and statistics"
 
@@ -426,8 +410,7 @@ class SearchView(QWidget):
         self.expression.returnPressed.connect(self.run_search)
         self.search_label = QLabel("Se&arch:")
         self.search_label.setBuddy(self.expression)
-        self.search_button = QPushButton("&Search")
-        self.search_button.clicked.connect(self.run_search)
+        self.search_button = button("&Search", "", self.run_search)
         self.examples_button = examples_button(EXAMPLES, self.search_for)
         self.export_button = button("Export &CSV…", "every matching deal, in columns for analysis (number as p/q, "
                                     "infinitesimal code, integers, card numbers): pandas.read_csv reads it as it is",
@@ -452,11 +435,8 @@ class SearchView(QWidget):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sortIndicatorChanged.connect(self.sort_results)
-        to_end = QAction(self.results_view)
-        to_end.setShortcut(QKeySequence(QKeySequence.StandardKey.MoveToEndOfDocument))
-        to_end.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        to_end.triggered.connect(self.go_to_last_result)
-        self.results_view.addAction(to_end)
+        to_end = QShortcut(QKeySequence.StandardKey.MoveToEndOfDocument, self.results_view, self.go_to_last_result)
+        to_end.setContext(Qt.ShortcutContext.WidgetShortcut)  # PySide6 ignores it as an argument
         # Until a search has run, the results say how to start one rather than show an empty table.
         self.results_view.hide()
         self.count_label = wrapped(NO_SEARCH_YET)
@@ -530,11 +510,9 @@ class SearchView(QWidget):
     def _statistics_loaded(self, stats: list[Any]) -> None:
         self.stats.set_statistics(stats, VALUE_CLASSES)
         self.stats_view.resizeColumnsToContents()
-        self.statistics_loaded.emit()
 
     def _statistics_failed(self, exc: Exception) -> None:
         self.message.show_error(f"statistics: {exc}")
-        self.statistics_loaded.emit()
 
     # -- searching -------------------------------------------------------------------------------------
     @Slot()
@@ -608,13 +586,11 @@ class SearchView(QWidget):
             self.count_label.setText(f"No counterexample among {scope}: it holds for every one of them.")
         else:
             self.count_label.setText(f"{count:,} deal{'s' if count != 1 else ''} match, among {scope}.")
-        self.searched.emit()
 
     def _count_failed(self, exc: Exception) -> None:
         self._stop_busy_bar()
         self.count_label.setText("")
         self.message.show_error(str(exc))
-        self.searched.emit()
 
     def _stop_busy_bar(self) -> None:
         if not (self.counting.busy or self.exporting.busy):
@@ -629,7 +605,6 @@ class SearchView(QWidget):
         if self.counting.busy:
             self.counting.cancel()  # stops after the chunk in hand; its answer, if it comes, is dropped
             self.count_label.setText("Count cancelled.")
-            self.searched.emit()
         self._stop_busy_bar()
 
     def _load_all_results(self, why: str, then: Callable[[], None]) -> None:

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (  # noqa: E402
     QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -48,8 +47,7 @@ from whist_catalogue.gui.matrix_game import PALE, MatrixGamePage, save_nfg  # no
 from whist_catalogue.gui.models import AMBER, GREEN, GridModel  # noqa: E402
 from whist_catalogue.gui.widgets import (  # noqa: E402
     CopyTableView,
-    MessageBar,
-    SolvedPage,
+    WorkerView,
     button,
     error_text,
     fit_height,
@@ -61,7 +59,7 @@ from whist_catalogue.gui.widgets import (  # noqa: E402
     summary_label,
     wrapped,
 )
-from whist_catalogue.gui.workers import LatestOnly, reporting  # noqa: E402
+from whist_catalogue.gui.workers import reporting  # noqa: E402
 from whist_catalogue.single_suit import asymptotics  # noqa: E402
 
 __all__ = ["SolutionsView", "CheminDeFerPage", "LeHerPage", "AsymptoticsPage", "MatrixGamePage", "QUICK_PLAN"]
@@ -83,9 +81,8 @@ class PlotPanel(QWidget):
     """A figure with matplotlib's usual navigation toolbar: zoom, pan, back/forward, save (``layout=None`` for
     figures whose drawer lays them out itself)."""
 
-    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained",
-                 parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, width: float = 6.4, height: float = 4.2, layout: _Layout | None = "constrained") -> None:
+        super().__init__()
         self.canvas = FigureCanvasQTAgg(Figure(figsize=(width, height), dpi=100, layout=layout))
         # Small enough for a 1000×700 window: the figure's layout engine refits titles and labels on resize.
         self.canvas.setMinimumSize(320, 240)
@@ -113,15 +110,12 @@ def grid_view(parent: QWidget) -> tuple[GridModel, CopyTableView]:
     return model, fitted_table(model)
 
 
-class CheminDeFerPage(SolvedPage):
+class CheminDeFerPage(WorkerView):
     """Foster's chemin-de-fer: G(h) with its breakpoints and minimax point; the Banker's decision tables."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: CheminDeFer | None = None
-        self.task = LatestOnly(context.pool, self._loaded, self._failed)
-        self.message = MessageBar()
         self.plot = PlotPanel()
         self.canvas = self.plot.canvas
         self.summary = summary_label()
@@ -225,16 +219,14 @@ class CheminDeFerPage(SolvedPage):
 
 
 # -- Le Her ---------------------------------------------------------------------------------------------
-class LeHerPage(SolvedPage):
+class LeHerPage(WorkerView):
     """N-card Le Her: the payoff matrix, both players' optimal mixed strategies, the 2×2 subgame."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context)
         self.solution: LeHer | None = None
         self.optimal_cells: list[tuple[int, int]] = []
         """(row, column) of the matrix cells both optimal strategies use."""
-        self.task = LatestOnly(context.pool, self._loaded, self._failed)
         limits = solved_games.get_game("le-her").parameters[0]
         self.cards = QSpinBox()
         self.cards.setRange(limits.minimum, limits.maximum)
@@ -245,14 +237,12 @@ class LeHerPage(SolvedPage):
         self.cards.valueChanged.connect(self.solve)
         cards_label = QLabel("&N (cards):")
         cards_label.setBuddy(self.cards)
-        self.solve_button = QPushButton("&Solve")
-        self.solve_button.clicked.connect(self.solve)
+        self.solve_button = button("&Solve", "", self.solve)
         self.exact = QCheckBox("Exact fractions")
         self.exact.setToolTip("show the payoffs as exact fractions instead of decimals")
         self.exact.toggled.connect(self._fill_matrix)
         self.save_button = button("Save as .nfg…", "write this game, a(s, t) for the N shown, in Gambit's "
                                   "strategic-form format", self._save)
-        self.message = MessageBar()
         self.summary = summary_label()
         self.subgame, self.subgame_view = grid_view(self)
         self.matrix, self.matrix_view = grid_view(self)
@@ -394,14 +384,12 @@ def compute_asymptotics(max_exact_n: int, plan, report_progress=None, abort_requ
     return asymptotics.compute_data(max_exact_n=max_exact_n, plan=plan, progress=progress)
 
 
-class AsymptoticsPage(SolvedPage):
+class AsymptoticsPage(WorkerView):
     """§11 of the single-suit paper: Hₙ/√n against the limit law, the dealer's advantage, the ace."""
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context, self._progress, self._aborted)
         self.data: asymptotics.AsymptoticsData | None = None
-        self.task = LatestOnly(context.pool, self._loaded, self._failed, self._progress, self._aborted)
         self.exact_n = QSpinBox()
         self.exact_n.setRange(2, 14)
         self.exact_n.setValue(DEFAULT_EXACT_N)
@@ -412,11 +400,9 @@ class AsymptoticsPage(SolvedPage):
         self.plan.addItem("quick: n = 100, 1 000, 10 000 (a few seconds)", QUICK_PLAN)
         self.plan.addItem("the report's: n = 100 … 100 000 (a minute or more)", asymptotics.SAMPLE_PLAN)
         self.plan.setToolTip("random deals valued by the linear-time algorithm (Theorem 10.1)")
-        self.compute_button = QPushButton("&Compute")
-        self.compute_button.clicked.connect(self.compute)
-        self.cancel_button = QPushButton("Cancel")
+        self.compute_button = button("&Compute", "", self.compute)
+        self.cancel_button = button("Cancel", "", self.cancel)
         self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
         self.progress.setVisible(False)
@@ -426,7 +412,6 @@ class AsymptoticsPage(SolvedPage):
         self.figure_box.currentIndexChanged.connect(self.draw)
         figure_label = QLabel("Fi&gure:")
         figure_label.setBuddy(self.figure_box)
-        self.message = MessageBar()
         self.plot = PlotPanel(11, 5.5, layout=None)  # draw_figure applies tight_layout
         self.canvas = self.plot.canvas
         self.notes = wrapped()
@@ -539,10 +524,7 @@ class SolutionsView(QWidget):
 
     @Slot()
     def _load_current(self) -> None:
-        current = self.tabs.currentWidget()
-        for page in self.pages:
-            if page is current:
-                page.load()
+        self.pages[self.tabs.currentIndex()].load()  # the tabs are the pages, in order
 
     def stop(self) -> None:
         self.asymptotics.cancel()

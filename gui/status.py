@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -23,16 +23,14 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QSpinBox,
     QVBoxLayout,
-    QWidget,
 )
 
 from whist_catalogue.engine.plan import duration
 from whist_catalogue.errors import WhistError
 from whist_catalogue.gui.context import AppContext
 from whist_catalogue.gui.models import EndingLevelsModel, LevelStatusModel, human_size
-from whist_catalogue.gui.widgets import (MessageBar, ValueLabel, button, error_text, fitted_table, heading, row,
+from whist_catalogue.gui.widgets import (ValueLabel, WorkerView, button, error_text, fitted_table, heading, row,
                                          wrapped)
-from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.constants import MAX_BUILD_N
 from whist_catalogue.store.build import (SOLVED_GAMES, BuildProgress, BuildSummary, build_steps, estimate_build,
                                          file_size)
@@ -65,17 +63,13 @@ def describe_progress(event: BuildProgress) -> str:
     return "Done"
 
 
-class StatusView(QWidget):
+class StatusView(WorkerView):
     """View 5: levels complete, counts, size; build or extend the catalogue with progress and cancel."""
 
-    refreshed = Signal()
-    build_finished = Signal()
     TITLE = "Catalogue"
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.task = LatestOnly(context.pool, self._built, self._failed, self._progress, self._aborted)
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(context, self._progress, self._aborted)
         self.last_summary: BuildSummary | None = None
         self._max_n_seen = 0
         self._levels: list = []
@@ -93,7 +87,6 @@ class StatusView(QWidget):
         self.choose_button = button("Ch&oose file…", "open another catalogue, or name a new file to build",
                                     self.choose_file)
         self.refresh_button = button("&Refresh", "read the catalogue again", self.refresh)
-        self.message = MessageBar()
         layout = QVBoxLayout(self)
         layout.addLayout(row(QLabel("Catalogue:"), self.location_label, self.choose_button, self.refresh_button,
                              stretch=self.location_label))
@@ -155,10 +148,6 @@ class StatusView(QWidget):
             column.addWidget(widget)
         return box
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
-
     # -- contents ----------------------------------------------------------------------------------
     @Slot()
     def refresh(self) -> None:
@@ -186,7 +175,6 @@ class StatusView(QWidget):
                 self.message.show_error(problem)
             self.details.setText("")
             self._describe_plan()
-            self.refreshed.emit()
             return
         try:
             levels = catalogue.levels()
@@ -194,7 +182,6 @@ class StatusView(QWidget):
             self._ending_levels = CatalogueEndings(catalogue).levels()
         except WhistError as exc:
             self.message.show_error(str(exc))
-            self.refreshed.emit()
             return
         if not self.busy:
             self.message.clear_message()
@@ -227,7 +214,6 @@ class StatusView(QWidget):
             lines.append(f"Not complete (an interrupted or planned build; Build resumes it): {', '.join(map(str, incomplete))}")
         self.details.setText("\n".join(lines))
         self._describe_plan()
-        self.refreshed.emit()
 
     def _show_endings(self) -> None:
         """The table's levels, when the catalogue lists any (else no empty table that looks broken); the two tables
@@ -276,14 +262,9 @@ class StatusView(QWidget):
             self.message.show_error(str(exc))
             return
         self.last_summary = None
-        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
-            widget.setEnabled(False)
-        self.cancel_button.setEnabled(True)
+        self._show_building(True)
         self.progress.setRange(0, 0)
         self.progress.setFormat("starting …")
-        self.progress.show()
-        self.progress_label.show()
-        self.progress_label.setText("")
         self._stage = None
         self._ticker.start()
         self.message.show_info(f"Building {location} up to n = {self.max_n.value()} …")
@@ -338,7 +319,7 @@ class StatusView(QWidget):
         elif event.stage in ("level", "endings-level"):
             self.context.reset()  # the new level is readable now
 
-    def _built(self, summary: BuildSummary) -> None:
+    def _loaded(self, summary: BuildSummary) -> None:
         self.last_summary = summary
         self._finished(f"Built: {summary.text()}.")  # the command line's line
 
@@ -351,15 +332,19 @@ class StatusView(QWidget):
     def _finished(self, said: str, error: bool = False) -> None:
         self._ticker.stop()
         self._stage = None
-        self.progress_label.setText("")
-        self.progress.hide()
-        self.progress_label.hide()
-        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
-            widget.setEnabled(True)
-        self.cancel_button.setEnabled(False)
+        self._show_building(False)
         self.context.reset()  # reopen: the solver and the other views see the new levels
         (self.message.show_error if error else self.message.show_info)(said)  # after the reset's refresh
-        self.build_finished.emit()
+        self.loaded.emit()
+
+    def _show_building(self, on: bool) -> None:
+        """While a build runs, Cancel instead of the build's controls, and the bar with its line (empty at first)."""
+        for widget in (self.build_button, self.max_n, self.endings, self.choose_button):
+            widget.setEnabled(not on)
+        self.cancel_button.setEnabled(on)
+        self.progress.setVisible(on)
+        self.progress_label.setVisible(on)
+        self.progress_label.setText("")
 
     def stop(self) -> None:
         self.cancel_build()

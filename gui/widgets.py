@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from whist_catalogue.errors import WhistError
+from whist_catalogue.gui.workers import LatestOnly
 from whist_catalogue.theory.deals import RANK_NAMES, SUIT_SYMBOLS
 
 if TYPE_CHECKING:
-    from whist_catalogue.gui.workers import LatestOnly
+    from whist_catalogue.gui.context import AppContext
 
 __all__ = [
     "WEST_COLOR",
@@ -39,7 +40,7 @@ __all__ = [
     "STYLE_SHEET",
     "MessageBar",
     "BusyBar",
-    "SolvedPage",
+    "WorkerView",
     "shorten",
     "error_text",
     "examples_button",
@@ -275,14 +276,24 @@ class MessageBar(QLabel):
         return self.shown and self.property("role") == "message-error"
 
 
-class SolvedPage(QWidget):
-    """A page of the Solutions view whose answer comes from its worker ``task``: ``busy`` while the answer is
-    awaited, a failure said in its ``message`` bar, and ``loaded`` once it has settled either way (what the tests
-    wait for).  A page adds ``load()``, which starts the work unless it is done or under way."""
+class WorkerView(QWidget):
+    """A view (or a page of one) whose answer comes from its worker ``task``: the deal views, the Solutions
+    view's pages, the Distributions view, the Catalogue view's build.  It is ``busy`` while the answer is awaited,
+    says a failure in its ``message`` bar, and emits ``loaded`` once the answer has settled either way (what the
+    tests and the screenshots wait for).  A page adds ``_loaded``, which shows the answer, and (in the Solutions
+    view) ``load()``, which starts the work unless it is done or under way."""
 
     loaded = Signal()
-    task: LatestOnly
-    message: MessageBar
+
+    def __init__(self, context: AppContext, progress: Callable[[Any], None] | None = None,
+                 aborted: Callable[[], None] | None = None, preparing: Callable[[str], None] | None = None) -> None:
+        super().__init__()
+        self.context = context
+        self.task = LatestOnly(context.pool, self._loaded, self._failed, progress, aborted, preparing)
+        self.message = MessageBar()
+
+    def _loaded(self, answer: Any, /) -> None:
+        raise NotImplementedError
 
     @property
     def busy(self) -> bool:
@@ -317,11 +328,9 @@ class BusyBar(QWidget):
         self.bar.setMaximumWidth(220)
         self.bar.setTextVisible(False)
         self.cancel_button = button("Cancel", "stop waiting for this answer (Esc)", self.cancel)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.label, 1)
-        row.addWidget(self.bar)
-        row.addWidget(self.cancel_button)
+        layout = row(self.label, self.bar, self.cancel_button, stretch=self.label)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.setLayout(layout)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.show)
@@ -329,11 +338,8 @@ class BusyBar(QWidget):
         self.hide()
 
     def start(self, text: str) -> None:
-        self.label.setText(shorten(text, 120))
-        self.label.setToolTip(text)
-        self.bar.setRange(0, 0)  # busy until the work says how far it is
-        self.bar.setTextVisible(False)
         self.running = True
+        self.set_progress(0, 0, text)  # busy until the work says how far it is
         self._timer.start(self.DELAY_MS)
 
     def set_progress(self, done: int, total: int, text: str | None = None) -> None:
@@ -376,9 +382,7 @@ class ValueLabel(QLabel):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-        copy = QAction("Copy value", self)
-        copy.triggered.connect(lambda: copy_text(self.text()))
-        self.addAction(copy)
+        self.addAction("Copy value", lambda: copy_text(self.text()))
 
 
 class CopyTableView(QTableView):
@@ -390,14 +394,9 @@ class CopyTableView(QTableView):
         self.setAlternatingRowColors(False)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.setTabKeyNavigation(False)  # Tab leaves the table: keyboard users move between widgets
-        copy = QAction("Copy", self)
-        copy.setShortcut(QKeySequence.StandardKey.Copy)
+        copy = self.addAction("Copy", QKeySequence.StandardKey.Copy, self.copy_selection)
         copy.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy.triggered.connect(self.copy_selection)
-        self.addAction(copy)
-        copy_all = QAction("Copy whole table", self)
-        copy_all.triggered.connect(self.copy_all)
-        self.addAction(copy_all)
+        self.addAction("Copy whole table", self.copy_all)
         self.verticalHeader().setDefaultSectionSize(26)
 
     @Slot()
@@ -409,12 +408,8 @@ class CopyTableView(QTableView):
         cols = sorted({i.column() for i in indexes})
         chosen = {(i.row(), i.column()) for i in indexes}
         model = self.model()
-        lines = []
-        for r in rows:
-            cells = []
-            for c in cols:
-                cells.append(str(model.index(r, c).data() or "") if (r, c) in chosen else "")
-            lines.append("\t".join(cells))
+        lines = ["\t".join(str(model.index(r, c).data() or "") if (r, c) in chosen else "" for c in cols)
+                 for r in rows]
         copy_text("\n".join(lines))
 
     @Slot()

@@ -116,18 +116,15 @@ class Worker(QRunnable):
         try:
             with announcing(self.signals.preparing.emit):  # a first use's compile, said by the window
                 result = self.work()
-        except Aborted:
-            self.signals.aborted.emit()
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a message in the window
             if self._abort:
+                raise Aborted()  # however the work ended, it was cancelled first
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a message in the window
+            if isinstance(exc, Aborted) or self._abort:
                 self.signals.aborted.emit()
             else:
                 self.signals.errored.emit(exc)
         else:
-            if self._abort:
-                self.signals.aborted.emit()
-            else:
-                self.signals.returned.emit(result)
+            self.signals.returned.emit(result)
         finally:
             self.signals.finished.emit()
 

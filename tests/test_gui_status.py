@@ -22,7 +22,7 @@ def test_missing_catalogue_is_a_message_and_building_fills_it(qtbot, db, qtmodel
     status.max_n.setValue(4)
     status.games.setChecked(False)
     assert not status.progress.isVisible() and not status.levels_view.isVisible()  # no empty boxes
-    with qtbot.waitSignal(status.build_finished, timeout=60_000):
+    with qtbot.waitSignal(status.loaded, timeout=60_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
         assert status.progress.isVisible()  # the bar follows the build ...
     assert not status.progress.isVisible()  # ... and goes with it: a full bar with no words said nothing
@@ -113,7 +113,7 @@ def test_the_table_of_endings_is_listed_and_built_from_the_view(qtbot, db, endin
     status.games.setChecked(False)
     status.endings.setValue(4)
     assert "Then the table of endings, k = 1–4: " in status.plan_label.text()
-    with qtbot.waitSignal(status.build_finished, timeout=120_000):
+    with qtbot.waitSignal(status.loaded, timeout=120_000):
         qtbot.mouseClick(status.build_button, Qt.MouseButton.LeftButton)
     said = status.message.text()
     assert said.startswith("Built: catalogue ") and "; the table of endings holds k = 1–4, this run stored k = 1–4 (" \

@@ -105,11 +105,14 @@ class Trick(NamedTuple):
     """The reply was a trump played to another suit: it wins the trick."""
 
     @property
+    def follower(self) -> Player:
+        return "E" if self.leader == "W" else "W"
+
+    @property
     def winner(self) -> Player:
-        follower: Player = "E" if self.leader == "W" else "W"
         if self.reply_suit is not None:
-            return follower if self.ruff else self.leader
-        return self.leader if self.lead > self.reply else follower
+            return self.follower if self.ruff else self.leader
+        return self.leader if self.lead > self.reply else self.follower
 
 
 def qualifying_suits(values: Sequence[Value | None], leader: Player) -> tuple[LeadRule, tuple[int, ...]]:
