@@ -204,7 +204,7 @@ def test_moves_from_stdin_agree_with_the_solver(capsys, monkeypatch):
     [
         (["outcome", "AK2/Q, 5/J"], "hands of different sizes in 'AK2/Q, 5/J': West holds 4 cards, East 2"),
         (["outcome", "AK2/-, 5/QJ5"], "suit 2: card 5 appears twice"),
-        (["outcome", "AK2/-, -/-, 5/QJ43"], "suit 2: empty suit"),
+        (["outcome", "AK2/-, -/-, 5/QJ43"], "suit 2: empty suit: '-/-'"),
         (["outcome", "--trumps", "3", "AK2/-, 5/QJ43"], "no trump suit '3' in 'AK2/-, 5/QJ43': the deal has suits 1…2"),
         (["outcome", "trumps ♦: AK2/-, 5/QJ43"], "no trump suit '♦'"),
         (["outcome", "--trumps", "1", "trumps 2: AK2/-, 5/QJ43"], "two trump suits"),

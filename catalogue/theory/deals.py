@@ -362,7 +362,7 @@ def _parse_numbers(side: str, text: str) -> list[int]:
 
 def _suit(west: list[int], east: list[int], notation: Notation, text: str) -> Suit:
     if not west and not east:
-        raise InvalidDealError(f"empty suit: {text!r}")
+        raise InvalidDealError(f"empty suit: {text.strip()!r}")
     suit = Suit(tuple(sorted(west)), tuple(sorted(east)), notation)
     if suit.symmetric:
         object.__setattr__(suit, "_deal", _canonical(suit.west, suit.east))  # parsed suits are cached, asked often
