@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from math import comb
-from typing import Callable, Generator, Iterator, Literal, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -60,7 +60,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
 from whist_catalogue.store.reader import level_info_of
-from whist_catalogue.store.records import LevelInfo, level_ranges, level_span
+from whist_catalogue.store.records import BuildProgress, LevelInfo, level_ranges, level_span
 
 __all__ = [
     "BuildEstimate",
@@ -82,35 +82,6 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 )
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
-
-Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "endings-repair",
-                "endings-plan", "endings-load", "endings", "endings-level", "done"]
-
-
-@dataclass(frozen=True, slots=True)
-class BuildProgress:
-    """One step of a build.
-
-    ``stage`` is ``repair`` (level n was marked complete but is not all there: it
-    is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
-    levels to store, ``message`` the build's estimate: :meth:`BuildEstimate.describe`),
-    ``compile`` (the engine's kernels compiling, on a first run: said when it starts),
-    ``load`` (level n read back from the catalogue to resume above it), ``compute``
-    (``done`` of ``total`` deals of level n valued and their chunks committed),
-    ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
-    skipped if it was complete), ``games`` (``done`` of ``total`` solved games), the table
-    of two-hand endings' ``endings-…`` stages (:func:`whist_catalogue.store.endings.build_endings`:
-    ``endings`` is ``done`` of ``total`` positions of its level ``n`` = k) and ``done``
-    (once, at the end).  Events come at least every
-    second or so in every stage, so closing the generator cancels promptly.
-    """
-
-    stage: Stage
-    n: int | None
-    done: int
-    total: int
-    message: str = ""
-
 
 @dataclass
 class BuildSummary:
@@ -681,8 +652,7 @@ def build_steps(
                     yield event
             if endings:
                 summary.endings = EndingsSummary()
-                for step in build_endings(session, loc, endings, summary.endings):
-                    yield BuildProgress(*step)  # type: ignore[arg-type]  # its stages are among Stage's
+                yield from build_endings(session, loc, endings, summary.endings)
             with session.begin():
                 state = _levels_state(session)
             summary.complete = sorted(n for n, row in state.items() if row.complete)

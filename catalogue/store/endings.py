@@ -34,7 +34,7 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -47,7 +47,7 @@ from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkE
 from whist_catalogue.store.database import database_errors, recorded_time
 from whist_catalogue.store.levels import ChunkCache
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
-from whist_catalogue.store.records import level_ranges
+from whist_catalogue.store.records import BuildProgress, level_ranges
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.deals import TwoHandDeal
@@ -455,27 +455,17 @@ def _load_level(session: Session, location: Any, k: int) -> EndingTable:
     return table
 
 
-class Step(NamedTuple):
-    """An event of :func:`build_endings`: the fields of :class:`whist_catalogue.store.build.BuildProgress`."""
-
-    stage: str
-    n: int | None
-    done: int
-    total: int
-    message: str = ""
-
-
-def build_endings(session: Session, location: Any, max_k: int, summary: EndingsSummary) -> Iterator[Step]:
-    """Store levels 1 … ``max_k`` of the table the catalogue lacks (the module docstring); its events
-    (:class:`whist_catalogue.store.build.BuildProgress`'s fields) say ``endings-plan`` (the estimate, before any
-    work), ``endings-load`` (level k − 1 read back), ``endings`` (done of total positions of level ``n`` = k),
-    ``endings-level`` (level k stored), ``endings-repair`` (a complete level found damaged: stored again)."""
+def build_endings(session: Session, location: Any, max_k: int, summary: EndingsSummary) -> Iterator[BuildProgress]:
+    """Store levels 1 … ``max_k`` of the table the catalogue lacks (the module docstring); its events say
+    ``endings-plan`` (the estimate, before any work), ``endings-load`` (level k − 1 read back), ``endings`` (done
+    of total positions of level ``n`` = k), ``endings-level`` (level k stored), ``endings-repair`` (a complete
+    level found damaged: stored again)."""
     from whist_catalogue.twohand.endings import (CHUNK_POSITIONS, EndingTable, build_level, chunk_count, chunk_range,
                                                  level_size)
 
     for k, what in _preflight(session, location):
         summary.repaired.append(k)
-        yield Step("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but {what}:"
+        yield BuildProgress("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but {what}:"
                                                " storing it again")
     with session.begin():
         rows = {r["k"]: r for r in raw_ending_rows(session.connection())}
@@ -486,20 +476,20 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
     summary.already_complete = complete
     todo = [k for k in range(1, max_k + 1) if k not in complete]
     estimate = estimate_endings([_info(r) for r in rows.values()], max_k)
-    yield Step("endings-plan", None, 0, len(todo), estimate.describe())
+    yield BuildProgress("endings-plan", None, 0, len(todo), estimate.describe())
     below: EndingTable | None = None
     for k in todo:
         started = time.perf_counter()
         if below is None or below.max_k != k - 1:
             if k > 1:
-                yield Step("endings-load", k - 1, 0, 1, f"reading level {k - 1} of the table of endings back")
+                yield BuildProgress("endings-load", k - 1, 0, 1, f"reading level {k - 1} of the table of endings back")
             below = _load_level(session, location, k - 1)
         # Level k itself is kept (for level k + 1) only when this run goes on above it.
         level = EndingTable.allocate({k: range(chunk_count(k))}, "catalogue") if k < todo[-1] else None
         stored = _read_chunks(session, k, level)
         size = level_size(k)
         done = sum(chunk_range(k, c)[1] - chunk_range(k, c)[0] for c in stored)
-        yield Step("endings", k, done, size)
+        yield BuildProgress("endings", k, done, size)
         for index in range(chunk_count(k)):
             if index in stored:
                 continue
@@ -513,7 +503,7 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
             if level is not None:
                 level.chunk_view(k, index)[:] = values
             done += stop - start
-            yield Step("endings", k, done, size)
+            yield BuildProgress("endings", k, done, size)
         counts = np.sum(list(stored.values()), axis=0)
         statistics = json.dumps({"west_tricks": counts.tolist()}, separators=(",", ":"))
         with session.begin():
@@ -530,7 +520,7 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
                 checksum=ending_row_checksum(k, size, CHUNK_POSITIONS, stored_bytes, statistics)))
         summary.stored.append(k)
         summary.stored_bytes += stored_bytes
-        yield Step("endings-level", k, 1, 1, "stored level of the table of endings")
+        yield BuildProgress("endings-level", k, 1, 1, "stored level of the table of endings")
         below = level
     with session.begin():
         summary.complete = sorted(r["k"] for r in raw_ending_rows(session.connection()) if r["complete"])
