@@ -45,7 +45,7 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
-from whist_catalogue.store.levels import ChunkCache
+from whist_catalogue.store.levels import ChunkCache, raw_level_rows
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
 from whist_catalogue.store.records import BuildProgress, level_ranges
 
@@ -71,7 +71,6 @@ __all__ = [
     "checked_ending_chunk",
     "ending_row_checksum",
     "ending_row_problem",
-    "raw_ending_rows",
     "estimate_endings",
     "build_endings",
     "CatalogueEndings",
@@ -210,13 +209,6 @@ def ending_row_problem(row: Mapping[str, Any]) -> str | None:
     if not (type(row["chunk_positions"]) is int and row["chunk_positions"] > 0 and row["chunk_positions"] % 16 == 0):
         return f"level {k} of the table of endings records {row['chunk_positions']!r} positions a chunk"
     return None
-
-
-def raw_ending_rows(connection: sa.Connection) -> list[dict[str, Any]]:
-    """The ``ending_level`` rows by k, each a dict of its cells as the database holds them (no conversion by
-    SQLAlchemy's types: a cell no build wrote is a finding, never an exception while reading)."""
-    statement = sa.select(*(sa.type_coerce(c, sa.types.NullType()).label(c.name) for c in _levels.columns))
-    return [dict(r) for r in connection.execute(statement.order_by(_levels.c.k)).mappings()]
 
 
 @dataclass(frozen=True)
@@ -383,7 +375,7 @@ def _preflight(session: Session, location: Any) -> list[tuple[int, str]]:
 
     repairs = []
     with session.begin():
-        for row in raw_ending_rows(session.connection()):
+        for row in raw_level_rows(session.connection(), table=_levels):
             k, problem = row["k"], ending_row_problem(row)
             if type(k) is not int or not 1 <= k <= MAX_STORED_K or row["complete"] not in (True, False):
                 raise CatalogueDamagedError(f"catalogue {location} is damaged: {problem}; delete the catalogue and"
@@ -465,10 +457,10 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
 
     for k, what in _preflight(session, location):
         summary.repaired.append(k)
-        yield BuildProgress("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but {what}:"
-                                               " storing it again")
+        yield BuildProgress("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but"
+                                                         f" {what}: storing it again")
     with session.begin():
-        rows = {r["k"]: r for r in raw_ending_rows(session.connection())}
+        rows = {r["k"]: r for r in raw_level_rows(session.connection(), table=_levels)}
         complete = sorted(k for k, r in rows.items() if r["complete"] and k <= max_k)
         for k in range(1, max_k + 1):
             if k not in rows:
@@ -523,7 +515,7 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
         yield BuildProgress("endings-level", k, 1, 1, "stored level of the table of endings")
         below = level
     with session.begin():
-        summary.complete = sorted(r["k"] for r in raw_ending_rows(session.connection()) if r["complete"])
+        summary.complete = sorted(r["k"] for r in raw_level_rows(session.connection(), table=_levels) if r["complete"])
 
 
 # -- reading -----------------------------------------------------------------------------------------------
@@ -545,7 +537,7 @@ class CatalogueEndings:
             if self._rows is None:
                 try:
                     with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
-                        rows = raw_ending_rows(connection)
+                        rows = raw_level_rows(connection, table=_levels)
                 except CatalogueError as exc:
                     raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
                 for row in rows:
@@ -712,7 +704,7 @@ def check_endings(ctx: Any) -> None:
     problems = ctx.report.problems
     try:
         with database_errors(ctx.catalogue.location), ctx.catalogue.connect() as connection:
-            rows = {r["k"]: r for r in raw_ending_rows(connection)}
+            rows = {r["k"]: r for r in raw_level_rows(connection, table=_levels)}
         listed = {row[0] for row in ctx.query(sa.select(_chunks.c.k).group_by(_chunks.c.k))}
     except CatalogueError as exc:
         problems.append(f"the table of endings cannot be read: {exc}")
