@@ -39,6 +39,7 @@ import uuid
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -208,23 +209,15 @@ def _load_table(path: Path, prefix: str = "") -> ValueTable:
         return ValueTable(z[prefix + "numerator"].copy(), z[prefix + "infinitesimal"].copy())
 
 
-# Level n − 1 as a worker process reads it: opened once per level, not once per task.
-_previous: dict[tuple[str, int], Level] = {}
-_previous_lock = threading.Lock()
 _kernel_lock = threading.Lock()  # Numba's default threading layer runs one parallel kernel at a time
 _most_threads: list[int] = []
 """The worker's Numba threads before a task first set them (what it may use at most), read once under the lock."""
 
 
-def _previous_level(source: LevelFile | None) -> Level:
-    if source is None:
-        return Level.empty()
-    key = (source.directory, source.n)
-    with _previous_lock:
-        if key not in _previous:
-            _previous.clear()  # only one level is ever needed: let the one before go first
-            _previous[key] = source.open()
-        return _previous[key]
+@lru_cache(maxsize=1)  # only one level is ever needed: the one before goes first
+def _opened(source: LevelFile) -> Level:
+    """Level n − 1 as a worker process reads it: opened once per level, not once per task."""
+    return source.open()
 
 
 @dataclass
@@ -270,7 +263,7 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
         count = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
     else:
         count = threads
-    level = _previous_level(previous)
+    level = _opened(previous) if previous is not None else Level.empty()
     with _kernel_lock:
         if not _most_threads:
             _most_threads.append(numba.get_num_threads())
