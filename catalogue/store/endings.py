@@ -311,15 +311,12 @@ def estimate_endings(infos: Sequence[EndingInfo], target: int) -> EndingsEstimat
     todo = tuple(k for k in range(1, target + 1) if k not in complete)
     known = [i for i in infos if i.complete and i.problem is None and i.k >= 9 and i.build_seconds and i.stored_bytes]
     ref = max(known, key=lambda i: i.k, default=None)
-    seconds = size = 0.0
-    for k in todo:
-        count = positions(k)
-        if ref is not None and ref.build_seconds and ref.stored_bytes:
-            seconds += count * ref.build_seconds / ref.positions * _seconds_per_position(k) / _seconds_per_position(ref.k)
-            size += count * ref.stored_bytes / ref.positions * _bytes_per_position(k) / _bytes_per_position(ref.k)
-        else:
-            seconds += count * _seconds_per_position(k)
-            size += count * _bytes_per_position(k)
+    time_scale = bytes_scale = 1.0  # the catalogue's own rates over those measured here, at its largest level
+    if ref is not None and ref.build_seconds and ref.stored_bytes:
+        time_scale = ref.build_seconds / ref.positions / _seconds_per_position(ref.k)
+        bytes_scale = ref.stored_bytes / ref.positions / _bytes_per_position(ref.k)
+    seconds = time_scale * sum(positions(k) * _seconds_per_position(k) for k in todo)
+    size = bytes_scale * sum(positions(k) * _bytes_per_position(k) for k in todo)
     memory = max((level_bytes(k - 1) + (level_bytes(k) if k < target else 0) for k in todo if k > 1), default=0)
     return EndingsEstimate(todo, sum(positions(k) for k in todo), seconds, size, memory, ref is not None)
 
