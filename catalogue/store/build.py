@@ -52,6 +52,7 @@ from whist_catalogue.constants import MAX_BUILD_N, MAX_LEVEL_N
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
+from whist_catalogue.engine.plan import CALIBRATED_ON, amount, build_memory, duration, level_seconds
 from whist_catalogue.errors import CatalogueDamagedError, ChunkError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
 from whist_catalogue.store.endings import EndingsSummary, build_endings, check_endings_target
@@ -191,8 +192,6 @@ class BuildEstimate:
     def describe(self) -> str:
         """``155,117,520 deals to value and store (level 15): about 44 s, 3.9 MB of disk and 411 MB of
         memory`` — what the command line says before a build and the app's Catalogue view before Build."""
-        from whist_catalogue.engine.plan import amount, duration
-
         if not self.levels:
             return "no level to value and store" + (f": about {duration(self.seconds)}" if self.seconds else "")
         span = level_span(self.levels)
@@ -201,8 +200,6 @@ class BuildEstimate:
 
     def basis(self) -> str:
         """Where the figures come from, for a reader who wants to know how far to trust them."""
-        from whist_catalogue.engine.plan import CALIBRATED_ON
-
         disk = "the sizes this catalogue records for its levels" if self.measured else "docs/benchmarks.md"
         return f"time and memory from the engine's model, measured on {CALIBRATED_ON}; disk from {disk}"
 
@@ -214,8 +211,6 @@ def estimate_build(levels: Sequence[LevelInfo], target: int, *, games: bool = Fa
     which holds whatever else the machine did then, a first run's compile included.  Disk comes from the size
     the catalogue records (``level.stored_bytes``) of its highest complete level of some size, else from
     docs/benchmarks.md."""
-    from whist_catalogue.engine.plan import build_memory, level_seconds
-
     complete = {i.n for i in levels if i.complete}
     todo = tuple(n for n in range(1, target + 1) if n not in complete)
     chunked = [i for i in levels if i.complete and i.row_count >= 10_000]

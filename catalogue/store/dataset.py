@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generator, Iterator, 
 
 import numpy as np
 
+from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import ExportTargetError, MissingDependency
 from whist_catalogue.store.fields import COLUMNS, Dictionary, columns_of_chunk, resolve_columns
+from whist_catalogue.store.records import SearchCoverage, level_span
 
 if TYPE_CHECKING:
     from whist_catalogue.store.levels import LevelSource
-    from whist_catalogue.store.records import SearchCoverage
 
 __all__ = [
     "OUTPUTS",
@@ -221,9 +222,6 @@ class ExportPlan:
         self.coverage = coverage
 
     def describe(self) -> str:
-        from whist_catalogue.engine.plan import amount, duration  # the build's estimates say size and time so
-        from whist_catalogue.store.records import level_span
-
         count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
         return f"exporting {count} of {level_span(self.levels)}: about {amount(self.size)}, about {duration(self.seconds)}"
 

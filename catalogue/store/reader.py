@@ -40,7 +40,7 @@ from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDe
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
 from whist_catalogue.store.levels import (CACHE_BYTES, ChunkCache, checked_chunk, level_counts, level_row_problem,
-                                          raw_level_rows)
+                                          raw_level_rows, read_level_values)
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
 from whist_catalogue.theory.deals import Deal
@@ -252,8 +252,6 @@ class Catalogue(SolverBase):
     def level_values(self, n: int) -> tuple[np.ndarray, ValueTable]:
         """(codes, value table) of every deal of level n by rank: the level as the engine holds it
         (:class:`whist_catalogue.engine.levels.Level`), read from its chunks and checked against its row."""
-        from whist_catalogue.store.levels import read_level_values
-
         with database_errors(self.location), self.connect() as connection:
             try:
                 codes, table, _ = read_level_values(connection, n)
