@@ -28,12 +28,11 @@ import json
 import os
 import random
 import struct
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -525,32 +524,28 @@ class CatalogueEndings:
 
     def __init__(self, catalogue: Any) -> None:
         self.catalogue = catalogue
-        self._rows: dict[int, dict[str, Any]] | None = None
         self._cache = ChunkCache(self._load_chunk, CACHE_BYTES, lambda values: values.nbytes)
-        self._lock = threading.Lock()  # the app's workers share one reader
 
+    @cached_property
     def rows(self) -> dict[int, dict[str, Any]]:
-        with self._lock:
-            if self._rows is None:
-                try:
-                    with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
-                        rows = raw_level_rows(connection, table=_levels)
-                except CatalogueError as exc:
-                    raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
-                for row in rows:
-                    if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
-                        raise self.catalogue.damaged(ending_row_problem(row)
-                                                     or "a row of the table of endings names no level")
-                self._rows = {r["k"]: r for r in rows}
-            return self._rows
+        """The table's rows by k, read once (two of the app's workers racing may read them twice, harmlessly)."""
+        try:
+            with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
+                rows = raw_level_rows(connection, table=_levels)
+        except CatalogueError as exc:
+            raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
+        for row in rows:
+            if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
+                raise self.catalogue.damaged(ending_row_problem(row) or "a row of the table of endings names no level")
+        return {r["k"]: r for r in rows}
 
     def levels(self) -> list[EndingInfo]:
         """Every level the catalogue's table lists, by k."""
-        return [_info(r) for _, r in sorted(self.rows().items())]
+        return [_info(r) for _, r in sorted(self.rows.items())]
 
     def complete_levels(self) -> frozenset[int]:
         """The levels stored whole (a damaged row is named when its level is read, not here)."""
-        return frozenset(k for k, r in self.rows().items() if r["complete"] is True or r["complete"] == 1)
+        return frozenset(k for k, r in self.rows.items() if r["complete"] is True or r["complete"] == 1)
 
     def reaches_beyond_shipped(self) -> bool:
         """Whether the catalogue holds a level the shipped table does not (k > :data:`~whist_catalogue.constants.
@@ -558,7 +553,7 @@ class CatalogueEndings:
         return max(self.complete_levels(), default=0) > MAX_ENDING_N
 
     def _row(self, k: int) -> dict[str, Any]:
-        row = self.rows().get(k)
+        row = self.rows.get(k)
         if row is None or not row["complete"]:
             raise LookupError(f"level {k} of the table of endings is not in catalogue {self.catalogue.location}")
         problem = ending_row_problem(row)
