@@ -58,28 +58,20 @@ __all__ = [
 
 class LevelSource(Protocol):
     """What the search and the dataset read of a catalogue: its complete levels, each level's table of values and
-    chunks, checked as they are read.  :class:`~whist_catalogue.store.reader.Catalogue` is one; a reader of levels
-    asks for no more than this."""
+    chunks, checked as they are read.  :class:`~whist_catalogue.store.reader.Catalogue` is one (its methods say
+    what each gives); a reader of levels asks for no more than this."""
 
     location: Location
 
     def complete_levels(self) -> frozenset[int]: ...
 
-    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:
-        """Level n's distinct values and how many deals have each."""
-        ...
+    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]: ...
 
-    def chunk_deals(self, n: int) -> int:
-        """Deals a chunk of level n (its last chunk may hold fewer)."""
-        ...
+    def chunk_deals(self, n: int) -> int: ...
 
-    def scan_chunks(self, n: int, first: int = 0) -> Iterator[Chunk]:
-        """Level n's chunks in rank order from chunk ``first``."""
-        ...
+    def scan_chunks(self, n: int, first: int = 0) -> Iterator[Chunk]: ...
 
-    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The engine's (numerator, infinitesimal) arrays of level n's deals at these ranks."""
-        ...
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 CACHE_BYTES = 512 << 20
