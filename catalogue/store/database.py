@@ -63,8 +63,6 @@ __all__ = [
     "upgrade",
     "head_revision",
     "database_errors",
-    "corrupt_message",
-    "damaged_message",
     "sqlite_maintenance",
     "recorded_time",
     "BUSY_TIMEOUT_MS",
@@ -262,10 +260,11 @@ def _is_damage(detail: object) -> bool:
                                                                            "Could not decode to UTF-8"))
 
 
-def damaged_message(location: Location | str, detail: object) -> str:
-    """The one line for damage the database itself reports (a malformed page, a table gone)."""
-    return (f"catalogue {location} is damaged: {_first_line(detail)} (run whist-catalogue verify --db … to see"
-            " the damage; rebuild the catalogue to repair it)")
+def _damage(location: Location | str, state: str, detail: object) -> CatalogueDamagedError:
+    """The one line for damage: ``damaged`` as the database itself reports it (a malformed page, a table gone),
+    ``corrupt`` for contents no build wrote."""
+    return CatalogueDamagedError(f"catalogue {location} is {state}: {_first_line(detail)} (run whist-catalogue verify"
+                                 " --db … to see the damage; rebuild the catalogue to repair it)")
 
 
 @contextmanager
@@ -288,11 +287,11 @@ def database_errors(location: Location | str) -> Iterator[None]:
     except CatalogueError:
         raise
     except (MalformedContentError, ChunkError) as exc:
-        raise CatalogueDamagedError(corrupt_message(location, exc)) from None
+        raise _damage(location, "corrupt", exc) from None
     except SQLAlchemyError as exc:
         detail = getattr(exc, "orig", None) or exc
         if _is_damage(detail):
-            raise CatalogueDamagedError(damaged_message(location, detail)) from None
+            raise _damage(location, "damaged", detail) from None
         if getattr(detail, "sqlstate", None) == _PERMISSION_SQLSTATE:
             raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
         if not isinstance(exc, DBAPIError) or isinstance(exc, (ProgrammingError, InterfaceError)):
@@ -300,16 +299,10 @@ def database_errors(location: Location | str) -> Iterator[None]:
         raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
     except sqlite3.Error as exc:
         if _is_damage(exc):
-            raise CatalogueDamagedError(damaged_message(location, exc)) from None
+            raise _damage(location, "damaged", exc) from None
         if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError)):
             raise
         raise CatalogueError(f"catalogue {location}: {_first_line(exc)}") from None
-
-
-def corrupt_message(location: Location | str, detail: object) -> str:
-    """The one line for a catalogue whose contents are malformed."""
-    return (f"catalogue {location} is corrupt: {_first_line(detail)} (run whist-catalogue verify --db … to see the"
-            " damage; rebuild the catalogue to repair it)")
 
 
 # -- identity -------------------------------------------------------------------------------------
