@@ -226,13 +226,6 @@ def _server_engine(url: sa.URL) -> Engine:
     return sa.create_engine(url, pool_pre_ping=True)
 
 
-def _check_sqlite_file(path: Path) -> None:
-    """The file exists and starts like a SQLite database (read its header only)."""
-    # Plain `build` fills the default catalogue; --db is needed only for another file.
-    default = os.path.realpath(catalogue_path(database_location(None))) == os.path.realpath(path)
-    check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
-
-
 _SQLITE_CORRUPT = 11
 """SQLite's primary result code for a damaged page or index ("database disk image is malformed")."""
 _DAMAGE_SQLSTATES = frozenset({"42P01", "42703", "XX001", "XX002"})
@@ -346,7 +339,10 @@ def probe(location: Location) -> SchemaState:
     """
     connection = None
     if location.path is not None:
-        _check_sqlite_file(location.path)
+        # Plain `build` fills the default catalogue; --db is needed only for another file.
+        default = os.path.realpath(catalogue_path(database_location(None))) == os.path.realpath(location.path)
+        check_sqlite_file(location.path, hint="whist-catalogue build" if default
+                          else f"whist-catalogue build --db {location.path}")
         wal = location.path.with_name(location.path.name + "-wal")
         mode = "ro" if wal.exists() else "ro&immutable=1"
         try:
