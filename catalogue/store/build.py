@@ -488,13 +488,7 @@ def _warm_up() -> None:
         previous = values.level()
 
 
-# -- before a build: the lock, and a check of what it resumes from -----------------------------------
-
-
-def _lock(loc: Location, create_parent: bool) -> BuildLock:
-    if create_parent and loc.path is not None:
-        loc.path.parent.mkdir(parents=True, exist_ok=True)
-    return BuildLock(loc).acquire()
+# -- before a build: a check of what it resumes from -----------------------------------------------------
 
 
 def _remove_new_catalogue(loc: Location) -> None:
@@ -582,7 +576,9 @@ def build_steps(
         check_endings_target(endings)
     started = time.perf_counter()
     loc = parse_location(location)
-    lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
+    if create_parent and loc.path is not None:
+        loc.path.parent.mkdir(parents=True, exist_ok=True)
+    lock = BuildLock(loc).acquire()  # one writer at a time: a second build is refused here
     # A build that creates its catalogue and ends before storing a level takes the file away again: a refused
     # or failed build (a full disk, a bad option found late) leaves nothing on disk.
     created = loc.path is not None and not loc.path.exists()
