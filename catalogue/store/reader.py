@@ -35,6 +35,7 @@ from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.engine.chunks import Chunk
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import decode_value
+from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
 from whist_catalogue.store import derived
@@ -49,7 +50,6 @@ from whist_catalogue.theory.solution import CATALOGUE, SolverBase, SuitSolution
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
-    from whist_catalogue.engine.statistics import LevelStatistics
     from whist_catalogue.games.solved_games import SolvedGame
     from whist_catalogue.store.search import LevelProgress, Matches
 
@@ -183,10 +183,7 @@ class Catalogue(SolverBase):
 
     def statistics(self, n: int) -> LevelStatistics:
         """The statistics of docs/spec.md §4 for a complete level (the same object ``scan`` builds)."""
-        counts = self.value_counts(n)
-        from whist_catalogue.engine.statistics import LevelStatistics  # Numba, only for statistics
-
-        return LevelStatistics(n, counts)
+        return LevelStatistics(n, self.value_counts(n))
 
     # -- chunks -----------------------------------------------------------------------------------
     def _load_chunk(self, n: int, index: int) -> Chunk:
