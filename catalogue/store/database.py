@@ -143,21 +143,6 @@ def _check_driver(url: sa.URL, text: str) -> None:
 # -- engines -----------------------------------------------------------------------------------------
 
 
-def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, writer: bool) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if writer:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute("PRAGMA cache_size = -262144")  # 256 MiB: index inserts of a big level
-            cursor.execute("PRAGMA temp_store = MEMORY")
-        else:
-            cursor.execute("PRAGMA query_only = ON")
-    finally:
-        cursor.close()
-
-
 def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     """A pooled engine on one SQLite file; readers never create it (``mode=rw``)."""
     mode = "rwc" if writer else "rw"
@@ -169,14 +154,19 @@ def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
 
     def connect() -> sqlite3.Connection:
         # isolation_level=None: SQLAlchemy's pysqlite dialect emits BEGIN itself (see _begin below).
-        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if writer:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index inserts of a big level
+            connection.execute("PRAGMA temp_store = MEMORY")
+        else:
+            connection.execute("PRAGMA query_only = ON")
+        return connection
 
     engine = sa.create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4,
                               max_overflow=8)
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # noqa: ANN001 - SQLAlchemy's hook signature
-        _sqlite_pragmas(dbapi_connection, writer=writer)
 
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:  # noqa: ANN001
