@@ -394,11 +394,6 @@ def _ranges(size: int, workers: int, max_range: int) -> list[tuple[int, int]]:
     return [(s, min(size, s + step)) for s in range(0, size, step)]
 
 
-def _threads(client) -> dict[str, int]:
-    """Worker processes per host: each task takes its host's cores divided among them."""
-    return dict(Counter(address.rsplit(":", 1)[0] for address in client.scheduler_info()["workers"]))
-
-
 def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[int, int]]) -> Iterator[RangeResult]:
     """The given rank ranges of level n valued on the cluster, each yielded as soon as it is finished (in any order).
 
@@ -409,7 +404,8 @@ def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[
     """
     from distributed import as_completed
 
-    hosts = _threads(client)
+    # Worker processes per host: each task takes its host's cores divided among them.
+    hosts = dict(Counter(address.rsplit(":", 1)[0] for address in client.scheduler_info()["workers"]))
     run = uuid.uuid4().hex[:8]
     futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
                for start, stop in ranges]
