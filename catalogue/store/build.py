@@ -637,9 +637,8 @@ def build_steps(
                 if n > max(todo, default=0):
                     yield BuildProgress("level", n, 1, 1, "already complete")
             if games:
-                before = summary.solved_games
                 for event in _store_games(session):
-                    summary.solved_games = before + event.done
+                    summary.solved_games = event.done
                     yield event
             if endings:
                 summary.endings = EndingsSummary()
