@@ -44,6 +44,7 @@ from whist_catalogue.store.levels import (CACHE_BYTES, ChunkCache, checked_chunk
                                           raw_level_rows, read_level_values)
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
+from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import rank
 from whist_catalogue.theory.solution import CATALOGUE, SolverBase, SuitSolution
@@ -60,8 +61,6 @@ _chunks = LevelChunkRow.__table__
 
 def open_catalogue(location: str | os.PathLike[str] | None = None) -> Catalogue:
     """Open the catalogue at ``location`` (a path or SQLAlchemy URL; default: the settings' catalogue) for reading."""
-    from whist_catalogue.store.settings import database_location
-
     loc = parse_location(database_location(location))
     return Catalogue(loc, reader_engine(loc))
 
