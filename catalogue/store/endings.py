@@ -32,7 +32,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -270,12 +270,8 @@ def _per_position(measured: dict[int, float], k: int, below: float, growth: floa
     return below if k < 9 else measured[13] * growth ** (k - 13)
 
 
-def _seconds_per_position(k: int) -> float:
-    return _per_position(SECONDS_PER_POSITION, k, SECONDS_PER_POSITION[9], 1.09)
-
-
-def _bytes_per_position(k: int) -> float:
-    return _per_position(BYTES_PER_POSITION, k, 0.1, 0.9)
+_seconds_per_position = partial(_per_position, SECONDS_PER_POSITION, below=SECONDS_PER_POSITION[9], growth=1.09)
+_bytes_per_position = partial(_per_position, BYTES_PER_POSITION, below=0.1, growth=0.9)
 
 
 @dataclass(frozen=True)
