@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import weakref
 from math import comb
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
@@ -100,7 +99,6 @@ class Catalogue(SolverBase):
         self.location = location
         self._engine = engine
         self._info: dict[int, LevelInfo] = {}
-        self._lock = threading.Lock()
         # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
         # of values and moves; counting them up front would halve what the cache holds for those.
         self.chunks = ChunkCache(self._load_chunk, CACHE_BYTES, lambda chunk: chunk.codes.nbytes)
@@ -136,8 +134,7 @@ class Catalogue(SolverBase):
         """Every ``level`` row, by n, each complete one checked against its checksum (:attr:`LevelInfo.problem`)."""
         with database_errors(self.location), self.connect() as connection:
             infos = [level_info_of(row) for row in raw_level_rows(connection)]
-        with self._lock:
-            self._info = {i.n: i for i in infos}
+        self._info = {i.n: i for i in infos}  # one rebinding: a thread reads the old dict or the new one
         return infos
 
     def level_info(self, n: int) -> LevelInfo | None:
