@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 from catalogue_testing import JIT, build_catalogue, reference_records, run_cli
 
-from whist_catalogue.engine.chunks import ChunkError, decode_chunk, encode_chunk, pack_chunk, read_chunk
+from whist_catalogue.engine.chunks import ChunkError, encode_chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode
 from whist_catalogue.engine.levels import EngineSolver, compute_moves, levels
 from whist_catalogue.store.build import BuildProgress, build, build_steps
@@ -70,7 +70,6 @@ def test_a_chunk_decodes_to_exactly_what_was_encoded(distinct):
     assert np.all(np.diff(keys) > 0), "the table is in V's order, without repeats"
     codes, table = encode(numerator, infinitesimal)  # the engine's encoder: the same chunk
     assert pack_chunk(12, 1000, codes, table, flags) == data
-    assert np.array_equal(decode_chunk(data)[0], chunk.codes)
 
 
 def test_a_damaged_or_truncated_chunk_is_refused():

@@ -47,7 +47,6 @@ __all__ = [
     "ChunkError",
     "encode_chunk",
     "pack_chunk",
-    "decode_chunk",
     "read_chunk",
     "CHUNK_DEALS",
     "MAGIC",
@@ -166,9 +165,3 @@ def read_chunk(blob: bytes) -> Chunk:
     return Chunk(n, start, stop, codes, ValueTable(numerator, infinitesimal),
                  bytes(payload[codes_start + codes_length :]))
 
-
-def decode_chunk(blob: bytes) -> tuple[np.ndarray, ValueTable]:
-    """(codes, table) of a chunk (the shared contract's form; :func:`read_chunk` gives everything).  The table
-    has the attributes of :class:`whist_catalogue.engine.codes.ValueTable`, whose ``remap`` and ``union`` take it."""
-    chunk = read_chunk(blob)
-    return chunk.codes, chunk.table

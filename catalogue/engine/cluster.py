@@ -39,6 +39,7 @@ import uuid
 from collections import Counter
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
@@ -208,23 +209,15 @@ def _load_table(path: Path, prefix: str = "") -> ValueTable:
         return ValueTable(z[prefix + "numerator"].copy(), z[prefix + "infinitesimal"].copy())
 
 
-# Level n − 1 as a worker process reads it: opened once per level, not once per task.
-_previous: dict[tuple[str, int], Level] = {}
-_previous_lock = threading.Lock()
 _kernel_lock = threading.Lock()  # Numba's default threading layer runs one parallel kernel at a time
 _most_threads: list[int] = []
 """The worker's Numba threads before a task first set them (what it may use at most), read once under the lock."""
 
 
-def _previous_level(source: LevelFile | None) -> Level:
-    if source is None:
-        return Level.empty()
-    key = (source.directory, source.n)
-    with _previous_lock:
-        if key not in _previous:
-            _previous.clear()  # only one level is ever needed: let the one before go first
-            _previous[key] = source.open()
-        return _previous[key]
+@lru_cache(maxsize=1)  # only one level is ever needed: the one before goes first
+def _opened(source: LevelFile) -> Level:
+    """Level n − 1 as a worker process reads it: opened once per level, not once per task."""
+    return source.open()
 
 
 @dataclass
@@ -270,7 +263,7 @@ def value_range(n: int, start: int, stop: int, previous: LevelFile | None, threa
         count = max(1, (os.cpu_count() or 1) // threads.get(host, 1))
     else:
         count = threads
-    level = _previous_level(previous)
+    level = _opened(previous) if previous is not None else Level.empty()
     with _kernel_lock:
         if not _most_threads:
             _most_threads.append(numba.get_num_threads())
@@ -401,11 +394,6 @@ def _ranges(size: int, workers: int, max_range: int) -> list[tuple[int, int]]:
     return [(s, min(size, s + step)) for s in range(0, size, step)]
 
 
-def _threads(client) -> dict[str, int]:
-    """Worker processes per host: each task takes its host's cores divided among them."""
-    return dict(Counter(address.rsplit(":", 1)[0] for address in client.scheduler_info()["workers"]))
-
-
 def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[int, int]]) -> Iterator[RangeResult]:
     """The given rank ranges of level n valued on the cluster, each yielded as soon as it is finished (in any order).
 
@@ -416,7 +404,8 @@ def value_ranges(client, n: int, previous: LevelFile | None, ranges: list[tuple[
     """
     from distributed import as_completed
 
-    hosts = _threads(client)
+    # Worker processes per host: each task takes its host's cores divided among them.
+    hosts = dict(Counter(address.rsplit(":", 1)[0] for address in client.scheduler_info()["workers"]))
     run = uuid.uuid4().hex[:8]
     futures = [client.submit(value_range, n, start, stop, previous, hosts, key=f"whist-{run}-{n}-{start}")
                for start, stop in ranges]

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from whist_catalogue.constants import INF_OFFSET, SCALE, SCALE_BITS
+from whist_catalogue.constants import INF_OFFSET, SCALE
 from whist_catalogue.errors import InvalidValueError
+from whist_catalogue.theory.packed import scaled
 from whist_catalogue.theory.values import Exits, Infinitesimal, Value
 
 __all__ = [
-    "infinitesimal_rank",
     "infinitesimal_from_rank",
     "encode_value",
     "decode_value",
@@ -30,12 +30,6 @@ __all__ = [
     "value_key",
     "parts_of_value_key",
 ]
-
-
-def infinitesimal_rank(x: Infinitesimal) -> int:
-    if x.is_fuzzy:
-        raise InvalidValueError("±ε₀ is not the value of a single-suit deal and has no compact code")
-    return x.rank
 
 
 def infinitesimal_from_rank(rank: int) -> Infinitesimal:
@@ -50,10 +44,10 @@ def infinitesimal_from_rank(rank: int) -> Infinitesimal:
 
 def encode_value(v: Value) -> tuple[int, int]:
     """(numerator over 2^SCALE_BITS, infinitesimal rank)."""
-    scaled = v.number * SCALE
-    if scaled.denominator != 1:
-        raise InvalidValueError(f"{v} has a denominator beyond 2^{SCALE_BITS}")
-    return scaled.numerator, infinitesimal_rank(v.infinitesimal)
+    numerator = scaled(v)
+    if v.infinitesimal.is_fuzzy:
+        raise InvalidValueError("±ε₀ is not the value of a single-suit deal and has no compact code")
+    return numerator, v.infinitesimal.rank
 
 
 def decode_value(numerator: int, rank: int) -> Value:

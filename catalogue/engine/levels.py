@@ -38,7 +38,7 @@ from whist_catalogue.engine.plan import (CHUNK, REMAP_DEALS, EnginePlan, beyond_
 from whist_catalogue.errors import DealTooLargeError
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.labeled import labeled_matrix
-from whist_catalogue.theory.ranking import binomial_table, level_size, rank
+from whist_catalogue.theory.ranking import binomial_table, level_size, rank, unrank
 from whist_catalogue.theory.solution import ENGINE, SolverBase, SuitSolution, solution_from_labeled
 from whist_catalogue.theory.values import Value
 
@@ -79,8 +79,6 @@ class Checks:
         r = self.first[check]
         if r is None:
             return None
-        from whist_catalogue.theory.ranking import unrank
-
         return Deal(self.n, unrank(self.n, r))
 
 

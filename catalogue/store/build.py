@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from math import comb
-from typing import Callable, Generator, Iterator, Literal, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -52,6 +52,7 @@ from whist_catalogue.constants import MAX_BUILD_N, MAX_LEVEL_N
 from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, pack_chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, encode, remap, union
 from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_range
+from whist_catalogue.engine.plan import CALIBRATED_ON, amount, build_memory, duration, level_seconds
 from whist_catalogue.errors import CatalogueDamagedError, ChunkError, DealTooLargeError
 from whist_catalogue.store.database import Location, database_errors, parse_location, sqlite_maintenance, writer_engine
 from whist_catalogue.store.endings import EndingsSummary, build_endings, check_endings_target
@@ -60,7 +61,7 @@ from whist_catalogue.store.levels import (checked_chunk, chunk_checksum, chunk_c
 from whist_catalogue.store.lock import BuildLock
 from whist_catalogue.store.models import LevelChunkRow, LevelRow, SolvedGameRow, solved_game_checksum, table_of
 from whist_catalogue.store.reader import level_info_of
-from whist_catalogue.store.records import LevelInfo, level_ranges, level_span
+from whist_catalogue.store.records import BuildProgress, LevelInfo, level_ranges, level_span
 
 __all__ = [
     "BuildEstimate",
@@ -82,35 +83,6 @@ SOLVED_GAMES: tuple[tuple[str, dict[str, int]], ...] = (("chemin-de-fer", {}),) 
 )
 """What ``build`` stores in ``solved_game``."""
 FLAG_MASK = (1 << len(CHECK_NAMES)) - 1
-
-Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "endings-repair",
-                "endings-plan", "endings-load", "endings", "endings-level", "done"]
-
-
-@dataclass(frozen=True, slots=True)
-class BuildProgress:
-    """One step of a build.
-
-    ``stage`` is ``repair`` (level n was marked complete but is not all there: it
-    is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
-    levels to store, ``message`` the build's estimate: :meth:`BuildEstimate.describe`),
-    ``compile`` (the engine's kernels compiling, on a first run: said when it starts),
-    ``load`` (level n read back from the catalogue to resume above it), ``compute``
-    (``done`` of ``total`` deals of level n valued and their chunks committed),
-    ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
-    skipped if it was complete), ``games`` (``done`` of ``total`` solved games), the table
-    of two-hand endings' ``endings-…`` stages (:func:`whist_catalogue.store.endings.build_endings`:
-    ``endings`` is ``done`` of ``total`` positions of its level ``n`` = k) and ``done``
-    (once, at the end).  Events come at least every
-    second or so in every stage, so closing the generator cancels promptly.
-    """
-
-    stage: Stage
-    n: int | None
-    done: int
-    total: int
-    message: str = ""
-
 
 @dataclass
 class BuildSummary:
@@ -220,8 +192,6 @@ class BuildEstimate:
     def describe(self) -> str:
         """``155,117,520 deals to value and store (level 15): about 44 s, 3.9 MB of disk and 411 MB of
         memory`` — what the command line says before a build and the app's Catalogue view before Build."""
-        from whist_catalogue.engine.plan import amount, duration
-
         if not self.levels:
             return "no level to value and store" + (f": about {duration(self.seconds)}" if self.seconds else "")
         span = level_span(self.levels)
@@ -230,8 +200,6 @@ class BuildEstimate:
 
     def basis(self) -> str:
         """Where the figures come from, for a reader who wants to know how far to trust them."""
-        from whist_catalogue.engine.plan import CALIBRATED_ON
-
         disk = "the sizes this catalogue records for its levels" if self.measured else "docs/benchmarks.md"
         return f"time and memory from the engine's model, measured on {CALIBRATED_ON}; disk from {disk}"
 
@@ -243,8 +211,6 @@ def estimate_build(levels: Sequence[LevelInfo], target: int, *, games: bool = Fa
     which holds whatever else the machine did then, a first run's compile included.  Disk comes from the size
     the catalogue records (``level.stored_bytes``) of its highest complete level of some size, else from
     docs/benchmarks.md."""
-    from whist_catalogue.engine.plan import build_memory, level_seconds
-
     complete = {i.n for i in levels if i.complete}
     todo = tuple(n for n in range(1, target + 1) if n not in complete)
     chunked = [i for i in levels if i.complete and i.row_count >= 10_000]
@@ -522,13 +488,7 @@ def _warm_up() -> None:
         previous = values.level()
 
 
-# -- before a build: the lock, and a check of what it resumes from -----------------------------------
-
-
-def _lock(loc: Location, create_parent: bool) -> BuildLock:
-    if create_parent and loc.path is not None:
-        loc.path.parent.mkdir(parents=True, exist_ok=True)
-    return BuildLock(loc).acquire()
+# -- before a build: a check of what it resumes from -----------------------------------------------------
 
 
 def _remove_new_catalogue(loc: Location) -> None:
@@ -616,7 +576,9 @@ def build_steps(
         check_endings_target(endings)
     started = time.perf_counter()
     loc = parse_location(location)
-    lock = _lock(loc, create_parent)  # one writer at a time: a second build is refused here
+    if create_parent and loc.path is not None:
+        loc.path.parent.mkdir(parents=True, exist_ok=True)
+    lock = BuildLock(loc).acquire()  # one writer at a time: a second build is refused here
     # A build that creates its catalogue and ends before storing a level takes the file away again: a refused
     # or failed build (a full disk, a bad option found late) leaves nothing on disk.
     created = loc.path is not None and not loc.path.exists()
@@ -675,14 +637,12 @@ def build_steps(
                 if n > max(todo, default=0):
                     yield BuildProgress("level", n, 1, 1, "already complete")
             if games:
-                before = summary.solved_games
                 for event in _store_games(session):
-                    summary.solved_games = before + event.done
+                    summary.solved_games = event.done
                     yield event
             if endings:
                 summary.endings = EndingsSummary()
-                for step in build_endings(session, loc, endings, summary.endings):
-                    yield BuildProgress(*step)  # type: ignore[arg-type]  # its stages are among Stage's
+                yield from build_endings(session, loc, endings, summary.endings)
             with session.begin():
                 state = _levels_state(session)
             summary.complete = sorted(n for n, row in state.items() if row.complete)

@@ -63,8 +63,6 @@ __all__ = [
     "upgrade",
     "head_revision",
     "database_errors",
-    "corrupt_message",
-    "damaged_message",
     "sqlite_maintenance",
     "recorded_time",
     "BUSY_TIMEOUT_MS",
@@ -145,21 +143,6 @@ def _check_driver(url: sa.URL, text: str) -> None:
 # -- engines -----------------------------------------------------------------------------------------
 
 
-def _sqlite_pragmas(dbapi_connection: sqlite3.Connection, *, writer: bool) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if writer:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute("PRAGMA cache_size = -262144")  # 256 MiB: index inserts of a big level
-            cursor.execute("PRAGMA temp_store = MEMORY")
-        else:
-            cursor.execute("PRAGMA query_only = ON")
-    finally:
-        cursor.close()
-
-
 def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
     """A pooled engine on one SQLite file; readers never create it (``mode=rw``)."""
     mode = "rwc" if writer else "rw"
@@ -171,14 +154,19 @@ def _sqlite_engine(path: Path, *, writer: bool) -> Engine:
 
     def connect() -> sqlite3.Connection:
         # isolation_level=None: SQLAlchemy's pysqlite dialect emits BEGIN itself (see _begin below).
-        return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        connection = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if writer:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute("PRAGMA cache_size = -262144")  # 256 MiB: index inserts of a big level
+            connection.execute("PRAGMA temp_store = MEMORY")
+        else:
+            connection.execute("PRAGMA query_only = ON")
+        return connection
 
     engine = sa.create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool, pool_size=4,
                               max_overflow=8)
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:  # noqa: ANN001 - SQLAlchemy's hook signature
-        _sqlite_pragmas(dbapi_connection, writer=writer)
 
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:  # noqa: ANN001
@@ -228,13 +216,6 @@ def _server_engine(url: sa.URL) -> Engine:
     return sa.create_engine(url, pool_pre_ping=True)
 
 
-def _check_sqlite_file(path: Path) -> None:
-    """The file exists and starts like a SQLite database (read its header only)."""
-    # Plain `build` fills the default catalogue; --db is needed only for another file.
-    default = os.path.realpath(catalogue_path(database_location(None))) == os.path.realpath(path)
-    check_sqlite_file(path, hint="whist-catalogue build" if default else f"whist-catalogue build --db {path}")
-
-
 _SQLITE_CORRUPT = 11
 """SQLite's primary result code for a damaged page or index ("database disk image is malformed")."""
 _DAMAGE_SQLSTATES = frozenset({"42P01", "42703", "XX001", "XX002"})
@@ -262,10 +243,11 @@ def _is_damage(detail: object) -> bool:
                                                                            "Could not decode to UTF-8"))
 
 
-def damaged_message(location: Location | str, detail: object) -> str:
-    """The one line for damage the database itself reports (a malformed page, a table gone)."""
-    return (f"catalogue {location} is damaged: {_first_line(detail)} (run whist-catalogue verify --db … to see"
-            " the damage; rebuild the catalogue to repair it)")
+def _damage(location: Location | str, state: str, detail: object) -> CatalogueDamagedError:
+    """The one line for damage: ``damaged`` as the database itself reports it (a malformed page, a table gone),
+    ``corrupt`` for contents no build wrote."""
+    return CatalogueDamagedError(f"catalogue {location} is {state}: {_first_line(detail)} (run whist-catalogue verify"
+                                 " --db … to see the damage; rebuild the catalogue to repair it)")
 
 
 @contextmanager
@@ -288,11 +270,11 @@ def database_errors(location: Location | str) -> Iterator[None]:
     except CatalogueError:
         raise
     except (MalformedContentError, ChunkError) as exc:
-        raise CatalogueDamagedError(corrupt_message(location, exc)) from None
+        raise _damage(location, "corrupt", exc) from None
     except SQLAlchemyError as exc:
         detail = getattr(exc, "orig", None) or exc
         if _is_damage(detail):
-            raise CatalogueDamagedError(damaged_message(location, detail)) from None
+            raise _damage(location, "damaged", detail) from None
         if getattr(detail, "sqlstate", None) == _PERMISSION_SQLSTATE:
             raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
         if not isinstance(exc, DBAPIError) or isinstance(exc, (ProgrammingError, InterfaceError)):
@@ -300,16 +282,10 @@ def database_errors(location: Location | str) -> Iterator[None]:
         raise CatalogueError(f"catalogue {location}: {_first_line(detail)}") from None
     except sqlite3.Error as exc:
         if _is_damage(exc):
-            raise CatalogueDamagedError(damaged_message(location, exc)) from None
+            raise _damage(location, "damaged", exc) from None
         if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError)):
             raise
         raise CatalogueError(f"catalogue {location}: {_first_line(exc)}") from None
-
-
-def corrupt_message(location: Location | str, detail: object) -> str:
-    """The one line for a catalogue whose contents are malformed."""
-    return (f"catalogue {location} is corrupt: {_first_line(detail)} (run whist-catalogue verify --db … to see the"
-            " damage; rebuild the catalogue to repair it)")
 
 
 # -- identity -------------------------------------------------------------------------------------
@@ -353,7 +329,10 @@ def probe(location: Location) -> SchemaState:
     """
     connection = None
     if location.path is not None:
-        _check_sqlite_file(location.path)
+        # Plain `build` fills the default catalogue; --db is needed only for another file.
+        default = os.path.realpath(catalogue_path(database_location(None))) == os.path.realpath(location.path)
+        check_sqlite_file(location.path, hint="whist-catalogue build" if default
+                          else f"whist-catalogue build --db {location.path}")
         wal = location.path.with_name(location.path.name + "-wal")
         mode = "ro" if wal.exists() else "ro&immutable=1"
         try:

@@ -22,17 +22,20 @@ import json
 import math
 import os
 import shutil
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Generator, Iterator, Sequence
 
 import numpy as np
 
+from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import ExportTargetError, MissingDependency
 from whist_catalogue.store.fields import COLUMNS, Dictionary, columns_of_chunk, resolve_columns
+from whist_catalogue.store.records import SearchCoverage, level_span
 
 if TYPE_CHECKING:
     from whist_catalogue.store.levels import LevelSource
-    from whist_catalogue.store.records import SearchCoverage
 
 __all__ = [
     "OUTPUTS",
@@ -219,9 +222,6 @@ class ExportPlan:
         self.coverage = coverage
 
     def describe(self) -> str:
-        from whist_catalogue.engine.plan import amount, duration  # the build's estimates say size and time so
-        from whist_catalogue.store.records import level_span
-
         count = f"{self.deals:,} deals" if self.exact else f"at most {self.deals:,} deals"
         return f"exporting {count} of {level_span(self.levels)}: about {amount(self.size)}, about {duration(self.seconds)}"
 
@@ -388,52 +388,19 @@ def _head(column: np.ndarray | Dictionary, size: int) -> np.ndarray | Dictionary
     return Dictionary(column.codes[:size], column.texts) if isinstance(column, Dictionary) else column[:size]
 
 
-def _prefetch(batches: Iterator[Any], depth: int = 2) -> Any:
-    """The batches, computed in a thread one or two chunks ahead of the writer: the kernels and the
-    compression both release the GIL, so the two overlap on two cores.  Memory: ``depth`` + 2 batches."""
-    import queue
-    import threading
-
-    items: queue.Queue[Any] = queue.Queue(depth)
-    stop = threading.Event()
-    done = object()
-
-    def produce() -> None:
-        try:
-            for batch in batches:
-                while not stop.is_set():
-                    try:
-                        items.put(batch, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            items.put((done, None))
-        except BaseException as exc:  # handed to the writer's thread, raised there
-            items.put((done, exc))
-
-    thread = threading.Thread(target=produce, name="export-batches", daemon=True)
-    thread.start()
-
-    def consume() -> Iterator[Any]:
-        try:
-            while True:
-                item = items.get()
-                if isinstance(item, tuple) and item and item[0] is done:
-                    if item[1] is not None:
-                        raise item[1]
-                    return
-                yield item
-        finally:
-            stop.set()
-            while thread.is_alive():
-                try:
-                    items.get_nowait()
-                except queue.Empty:
-                    thread.join(0.05)
-
-    return consume()
+def _prefetch(batches: Iterator[Any]) -> Generator[Any, None, None]:
+    """The batches, computed in a thread two chunks ahead of the writer: the kernels and the compression both
+    release the GIL, so the two overlap on two cores.  Memory: three batches.  Closed early, it waits for the
+    batch in the making alone."""
+    end = object()
+    pool = ThreadPoolExecutor(1, thread_name_prefix="export-batches")
+    try:
+        ahead = deque(pool.submit(next, batches, end) for _ in range(2))
+        while (batch := ahead.popleft().result()) is not end:
+            ahead.append(pool.submit(next, batches, end))
+            yield batch
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 class _ParquetWriter:

@@ -20,7 +20,7 @@ import numpy as np
 
 from whist_catalogue.constants import SCALE
 from whist_catalogue.engine.encoding import decode_value, key_of_parts
-from whist_catalogue.store.fields import ValuesAt
+from whist_catalogue.store.fields import DealColumns, ValuesAt
 from whist_catalogue.store.records import DealRecord
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution
@@ -120,8 +120,6 @@ def records(chunk: Chunk, places: np.ndarray, values_at: ValuesAt,
     (:class:`whist_catalogue.store.fields.DealColumns`: the search's and the dataset's own), the best moves
     from α over level n−1's values — a batch of deals in whole-array steps.  ``masks``: West's masks of those
     deals, if the caller holds them."""
-    from whist_catalogue.store.fields import DealColumns
-
     n = chunk.n
     columns = DealColumns(chunk, places, masks=masks)
     found: list[DealRecord] = []

@@ -28,13 +28,12 @@ import json
 import os
 import random
 import struct
-import threading
 import time
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from functools import cached_property, lru_cache, partial
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import sqlalchemy as sa
@@ -45,9 +44,9 @@ from whist_catalogue.constants import MAX_ENDING_N, MAX_SEARCH_N
 from whist_catalogue.engine.plan import amount, duration
 from whist_catalogue.errors import CatalogueDamagedError, CatalogueError, ChunkError, UsageError
 from whist_catalogue.store.database import database_errors, recorded_time
-from whist_catalogue.store.levels import ChunkCache
+from whist_catalogue.store.levels import ChunkCache, raw_level_rows
 from whist_catalogue.store.models import EndingChunkRow, EndingLevelRow, table_of
-from whist_catalogue.store.records import level_ranges
+from whist_catalogue.store.records import BuildProgress, level_ranges
 
 if TYPE_CHECKING:
     from whist_catalogue.theory.deals import TwoHandDeal
@@ -71,7 +70,6 @@ __all__ = [
     "checked_ending_chunk",
     "ending_row_checksum",
     "ending_row_problem",
-    "raw_ending_rows",
     "estimate_endings",
     "build_endings",
     "CatalogueEndings",
@@ -212,13 +210,6 @@ def ending_row_problem(row: Mapping[str, Any]) -> str | None:
     return None
 
 
-def raw_ending_rows(connection: sa.Connection) -> list[dict[str, Any]]:
-    """The ``ending_level`` rows by k, each a dict of its cells as the database holds them (no conversion by
-    SQLAlchemy's types: a cell no build wrote is a finding, never an exception while reading)."""
-    statement = sa.select(*(sa.type_coerce(c, sa.types.NullType()).label(c.name) for c in _levels.columns))
-    return [dict(r) for r in connection.execute(statement.order_by(_levels.c.k)).mappings()]
-
-
 @dataclass(frozen=True)
 class EndingInfo:
     """One level of the table of endings in a catalogue, as ``stats`` shows it."""
@@ -279,12 +270,8 @@ def _per_position(measured: dict[int, float], k: int, below: float, growth: floa
     return below if k < 9 else measured[13] * growth ** (k - 13)
 
 
-def _seconds_per_position(k: int) -> float:
-    return _per_position(SECONDS_PER_POSITION, k, SECONDS_PER_POSITION[9], 1.09)
-
-
-def _bytes_per_position(k: int) -> float:
-    return _per_position(BYTES_PER_POSITION, k, 0.1, 0.9)
+_seconds_per_position = partial(_per_position, SECONDS_PER_POSITION, below=SECONDS_PER_POSITION[9], growth=1.09)
+_bytes_per_position = partial(_per_position, BYTES_PER_POSITION, below=0.1, growth=0.9)
 
 
 @dataclass(frozen=True)
@@ -319,15 +306,12 @@ def estimate_endings(infos: Sequence[EndingInfo], target: int) -> EndingsEstimat
     todo = tuple(k for k in range(1, target + 1) if k not in complete)
     known = [i for i in infos if i.complete and i.problem is None and i.k >= 9 and i.build_seconds and i.stored_bytes]
     ref = max(known, key=lambda i: i.k, default=None)
-    seconds = size = 0.0
-    for k in todo:
-        count = positions(k)
-        if ref is not None and ref.build_seconds and ref.stored_bytes:
-            seconds += count * ref.build_seconds / ref.positions * _seconds_per_position(k) / _seconds_per_position(ref.k)
-            size += count * ref.stored_bytes / ref.positions * _bytes_per_position(k) / _bytes_per_position(ref.k)
-        else:
-            seconds += count * _seconds_per_position(k)
-            size += count * _bytes_per_position(k)
+    time_scale = bytes_scale = 1.0  # the catalogue's own rates over those measured here, at its largest level
+    if ref is not None and ref.build_seconds and ref.stored_bytes:
+        time_scale = ref.build_seconds / ref.positions / _seconds_per_position(ref.k)
+        bytes_scale = ref.stored_bytes / ref.positions / _bytes_per_position(ref.k)
+    seconds = time_scale * sum(positions(k) * _seconds_per_position(k) for k in todo)
+    size = bytes_scale * sum(positions(k) * _bytes_per_position(k) for k in todo)
     memory = max((level_bytes(k - 1) + (level_bytes(k) if k < target else 0) for k in todo if k > 1), default=0)
     return EndingsEstimate(todo, sum(positions(k) for k in todo), seconds, size, memory, ref is not None)
 
@@ -383,7 +367,7 @@ def _preflight(session: Session, location: Any) -> list[tuple[int, str]]:
 
     repairs = []
     with session.begin():
-        for row in raw_ending_rows(session.connection()):
+        for row in raw_level_rows(session.connection(), table=_levels):
             k, problem = row["k"], ending_row_problem(row)
             if type(k) is not int or not 1 <= k <= MAX_STORED_K or row["complete"] not in (True, False):
                 raise CatalogueDamagedError(f"catalogue {location} is damaged: {problem}; delete the catalogue and"
@@ -455,30 +439,20 @@ def _load_level(session: Session, location: Any, k: int) -> EndingTable:
     return table
 
 
-class Step(NamedTuple):
-    """An event of :func:`build_endings`: the fields of :class:`whist_catalogue.store.build.BuildProgress`."""
-
-    stage: str
-    n: int | None
-    done: int
-    total: int
-    message: str = ""
-
-
-def build_endings(session: Session, location: Any, max_k: int, summary: EndingsSummary) -> Iterator[Step]:
-    """Store levels 1 … ``max_k`` of the table the catalogue lacks (the module docstring); its events
-    (:class:`whist_catalogue.store.build.BuildProgress`'s fields) say ``endings-plan`` (the estimate, before any
-    work), ``endings-load`` (level k − 1 read back), ``endings`` (done of total positions of level ``n`` = k),
-    ``endings-level`` (level k stored), ``endings-repair`` (a complete level found damaged: stored again)."""
+def build_endings(session: Session, location: Any, max_k: int, summary: EndingsSummary) -> Iterator[BuildProgress]:
+    """Store levels 1 … ``max_k`` of the table the catalogue lacks (the module docstring); its events say
+    ``endings-plan`` (the estimate, before any work), ``endings-load`` (level k − 1 read back), ``endings`` (done
+    of total positions of level ``n`` = k), ``endings-level`` (level k stored), ``endings-repair`` (a complete
+    level found damaged: stored again)."""
     from whist_catalogue.twohand.endings import (CHUNK_POSITIONS, EndingTable, build_level, chunk_count, chunk_range,
                                                  level_size)
 
     for k, what in _preflight(session, location):
         summary.repaired.append(k)
-        yield Step("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but {what}:"
-                                               " storing it again")
+        yield BuildProgress("endings-repair", k, 0, 1, f"level {k} of the table of endings was marked complete but"
+                                                         f" {what}: storing it again")
     with session.begin():
-        rows = {r["k"]: r for r in raw_ending_rows(session.connection())}
+        rows = {r["k"]: r for r in raw_level_rows(session.connection(), table=_levels)}
         complete = sorted(k for k, r in rows.items() if r["complete"] and k <= max_k)
         for k in range(1, max_k + 1):
             if k not in rows:
@@ -486,20 +460,20 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
     summary.already_complete = complete
     todo = [k for k in range(1, max_k + 1) if k not in complete]
     estimate = estimate_endings([_info(r) for r in rows.values()], max_k)
-    yield Step("endings-plan", None, 0, len(todo), estimate.describe())
+    yield BuildProgress("endings-plan", None, 0, len(todo), estimate.describe())
     below: EndingTable | None = None
     for k in todo:
         started = time.perf_counter()
         if below is None or below.max_k != k - 1:
             if k > 1:
-                yield Step("endings-load", k - 1, 0, 1, f"reading level {k - 1} of the table of endings back")
+                yield BuildProgress("endings-load", k - 1, 0, 1, f"reading level {k - 1} of the table of endings back")
             below = _load_level(session, location, k - 1)
         # Level k itself is kept (for level k + 1) only when this run goes on above it.
         level = EndingTable.allocate({k: range(chunk_count(k))}, "catalogue") if k < todo[-1] else None
         stored = _read_chunks(session, k, level)
         size = level_size(k)
         done = sum(chunk_range(k, c)[1] - chunk_range(k, c)[0] for c in stored)
-        yield Step("endings", k, done, size)
+        yield BuildProgress("endings", k, done, size)
         for index in range(chunk_count(k)):
             if index in stored:
                 continue
@@ -513,7 +487,7 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
             if level is not None:
                 level.chunk_view(k, index)[:] = values
             done += stop - start
-            yield Step("endings", k, done, size)
+            yield BuildProgress("endings", k, done, size)
         counts = np.sum(list(stored.values()), axis=0)
         statistics = json.dumps({"west_tricks": counts.tolist()}, separators=(",", ":"))
         with session.begin():
@@ -530,10 +504,10 @@ def build_endings(session: Session, location: Any, max_k: int, summary: EndingsS
                 checksum=ending_row_checksum(k, size, CHUNK_POSITIONS, stored_bytes, statistics)))
         summary.stored.append(k)
         summary.stored_bytes += stored_bytes
-        yield Step("endings-level", k, 1, 1, "stored level of the table of endings")
+        yield BuildProgress("endings-level", k, 1, 1, "stored level of the table of endings")
         below = level
     with session.begin():
-        summary.complete = sorted(r["k"] for r in raw_ending_rows(session.connection()) if r["complete"])
+        summary.complete = sorted(r["k"] for r in raw_level_rows(session.connection(), table=_levels) if r["complete"])
 
 
 # -- reading -----------------------------------------------------------------------------------------------
@@ -546,32 +520,28 @@ class CatalogueEndings:
 
     def __init__(self, catalogue: Any) -> None:
         self.catalogue = catalogue
-        self._rows: dict[int, dict[str, Any]] | None = None
         self._cache = ChunkCache(self._load_chunk, CACHE_BYTES, lambda values: values.nbytes)
-        self._lock = threading.Lock()  # the app's workers share one reader
 
+    @cached_property
     def rows(self) -> dict[int, dict[str, Any]]:
-        with self._lock:
-            if self._rows is None:
-                try:
-                    with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
-                        rows = raw_ending_rows(connection)
-                except CatalogueError as exc:
-                    raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
-                for row in rows:
-                    if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
-                        raise self.catalogue.damaged(ending_row_problem(row)
-                                                     or "a row of the table of endings names no level")
-                self._rows = {r["k"]: r for r in rows}
-            return self._rows
+        """The table's rows by k, read once (two of the app's workers racing may read them twice, harmlessly)."""
+        try:
+            with database_errors(self.catalogue.location), self.catalogue.connect() as connection:
+                rows = raw_level_rows(connection, table=_levels)
+        except CatalogueError as exc:
+            raise self.catalogue.damaged(f"the table of endings cannot be read: {exc}") from None
+        for row in rows:
+            if type(row["k"]) is not int or not 1 <= row["k"] <= MAX_STORED_K:
+                raise self.catalogue.damaged(ending_row_problem(row) or "a row of the table of endings names no level")
+        return {r["k"]: r for r in rows}
 
     def levels(self) -> list[EndingInfo]:
         """Every level the catalogue's table lists, by k."""
-        return [_info(r) for _, r in sorted(self.rows().items())]
+        return [_info(r) for _, r in sorted(self.rows.items())]
 
     def complete_levels(self) -> frozenset[int]:
         """The levels stored whole (a damaged row is named when its level is read, not here)."""
-        return frozenset(k for k, r in self.rows().items() if r["complete"] is True or r["complete"] == 1)
+        return frozenset(k for k, r in self.rows.items() if r["complete"] is True or r["complete"] == 1)
 
     def reaches_beyond_shipped(self) -> bool:
         """Whether the catalogue holds a level the shipped table does not (k > :data:`~whist_catalogue.constants.
@@ -579,7 +549,7 @@ class CatalogueEndings:
         return max(self.complete_levels(), default=0) > MAX_ENDING_N
 
     def _row(self, k: int) -> dict[str, Any]:
-        row = self.rows().get(k)
+        row = self.rows.get(k)
         if row is None or not row["complete"]:
             raise LookupError(f"level {k} of the table of endings is not in catalogue {self.catalogue.location}")
         problem = ending_row_problem(row)
@@ -722,7 +692,7 @@ def check_endings(ctx: Any) -> None:
     problems = ctx.report.problems
     try:
         with database_errors(ctx.catalogue.location), ctx.catalogue.connect() as connection:
-            rows = {r["k"]: r for r in raw_ending_rows(connection)}
+            rows = {r["k"]: r for r in raw_level_rows(connection, table=_levels)}
         listed = {row[0] for row in ctx.query(sa.select(_chunks.c.k).group_by(_chunks.c.k))}
     except CatalogueError as exc:
         problems.append(f"the table of endings cannot be read: {exc}")

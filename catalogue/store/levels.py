@@ -36,7 +36,7 @@ from whist_catalogue.engine.chunks import CHUNK_DEALS, Chunk, read_chunk
 from whist_catalogue.engine.codes import ValueTable, remap, union
 from whist_catalogue.errors import ChunkError
 from whist_catalogue.store.database import Location, database_errors
-from whist_catalogue.store.models import LevelChunkRow, LevelRow
+from whist_catalogue.store.models import LevelChunkRow, LevelRow, table_of
 
 __all__ = [
     "LevelSource",
@@ -58,28 +58,20 @@ __all__ = [
 
 class LevelSource(Protocol):
     """What the search and the dataset read of a catalogue: its complete levels, each level's table of values and
-    chunks, checked as they are read.  :class:`~whist_catalogue.store.reader.Catalogue` is one; a reader of levels
-    asks for no more than this."""
+    chunks, checked as they are read.  :class:`~whist_catalogue.store.reader.Catalogue` is one (its methods say
+    what each gives); a reader of levels asks for no more than this."""
 
     location: Location
 
     def complete_levels(self) -> frozenset[int]: ...
 
-    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]:
-        """Level n's distinct values and how many deals have each."""
-        ...
+    def level_table(self, n: int) -> tuple[ValueTable, np.ndarray]: ...
 
-    def chunk_deals(self, n: int) -> int:
-        """Deals a chunk of level n (its last chunk may hold fewer)."""
-        ...
+    def chunk_deals(self, n: int) -> int: ...
 
-    def scan_chunks(self, n: int, first: int = 0) -> Iterator[Chunk]:
-        """Level n's chunks in rank order from chunk ``first``."""
-        ...
+    def scan_chunks(self, n: int, first: int = 0) -> Iterator[Chunk]: ...
 
-    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The engine's (numerator, infinitesimal) arrays of level n's deals at these ranks."""
-        ...
+    def values_at(self, n: int, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 CACHE_BYTES = 512 << 20
@@ -87,8 +79,8 @@ CACHE_BYTES = 512 << 20
 hundreds of level 16's chunks, so that the α matrices of level-16 deals, whose reductions spread over
 every chunk of level 15, stay in memory."""
 
-_chunks = LevelChunkRow.__table__
-_levels = LevelRow.__table__
+_chunks = table_of(LevelChunkRow)
+_levels = table_of(LevelRow)
 C = TypeVar("C")
 
 
@@ -244,14 +236,13 @@ class ChunkCache(Generic[C]):
         return chunk
 
 
-def raw_level_rows(connection: sa.Connection, n: int | None = None) -> list[dict[str, Any]]:
-    """The ``level`` rows (of level n only, if given) by n, each a dict of its cells as the database holds them —
-    no conversion by SQLAlchemy's types, so that a cell no build wrote is a finding (:func:`level_row_problem`),
-    never an exception while reading."""
-    statement = sa.select(*(sa.type_coerce(c, sa.types.NullType()).label(c.name) for c in _levels.columns))
-    if n is not None:
-        statement = statement.where(_levels.c.n == n)
-    return [dict(r) for r in connection.execute(statement.order_by(_levels.c.n)).mappings()]
+def raw_level_rows(connection: sa.Connection, *where: sa.ColumnElement[bool],
+                   table: sa.Table = _levels) -> list[dict[str, Any]]:
+    """The rows of a table of levels — ``level`` by default, or the table of endings' ``ending_level`` — that meet
+    ``where``, by level, each a dict of its cells as the database holds them: no conversion by SQLAlchemy's types,
+    so that a cell no build wrote is a finding (:func:`level_row_problem`), never an exception while reading."""
+    statement = sa.select(*(sa.type_coerce(c, sa.types.NullType()).label(c.name) for c in table.columns))
+    return [dict(r) for r in connection.execute(statement.where(*where).order_by(*table.primary_key)).mappings()]
 
 
 def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, ValueTable, np.ndarray]:
@@ -260,7 +251,7 @@ def read_level_values(connection: sa.Connection, n: int) -> tuple[np.ndarray, Va
     (:func:`level_row_problem`), each chunk (:func:`checked_chunk`), and the chunks against the row — the union
     of their tables is its value table and their deals per value its statistics — else :class:`ChunkError`
     naming the level and chunk."""
-    row = next(iter(raw_level_rows(connection, n)), None)
+    row = next(iter(raw_level_rows(connection, _levels.c.n == n)), None)
     problem = "it has no level row" if row is None else level_row_problem(row) or (
         None if row["complete"] else "it is not complete")
     if problem is not None or row is None:

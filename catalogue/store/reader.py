@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import weakref
 from math import comb
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
@@ -35,21 +34,22 @@ from whist_catalogue.constants import MAX_LEVEL_N
 from whist_catalogue.engine.chunks import Chunk
 from whist_catalogue.engine.codes import ValueTable
 from whist_catalogue.engine.encoding import decode_value
+from whist_catalogue.engine.statistics import LevelStatistics
 from whist_catalogue.errors import (CatalogueDamagedError, ChunkError, InvalidDealError, MalformedContentError,
                                     NotInCatalogue)
 from whist_catalogue.store import derived
 from whist_catalogue.store.database import Location, database_errors, parse_location, reader_engine, recorded_time
 from whist_catalogue.store.levels import (CACHE_BYTES, ChunkCache, checked_chunk, level_counts, level_row_problem,
-                                          raw_level_rows)
+                                          raw_level_rows, read_level_values)
 from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import DealRecord, LevelInfo, SearchCoverage
+from whist_catalogue.store.settings import database_location
 from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.ranking import rank
 from whist_catalogue.theory.solution import CATALOGUE, SolverBase, SuitSolution
 from whist_catalogue.theory.values import Value
 
 if TYPE_CHECKING:
-    from whist_catalogue.engine.statistics import LevelStatistics
     from whist_catalogue.games.solved_games import SolvedGame
     from whist_catalogue.store.search import LevelProgress, Matches
 
@@ -60,8 +60,6 @@ _chunks = LevelChunkRow.__table__
 
 def open_catalogue(location: str | os.PathLike[str] | None = None) -> Catalogue:
     """Open the catalogue at ``location`` (a path or SQLAlchemy URL; default: the settings' catalogue) for reading."""
-    from whist_catalogue.store.settings import database_location
-
     loc = parse_location(database_location(location))
     return Catalogue(loc, reader_engine(loc))
 
@@ -101,7 +99,6 @@ class Catalogue(SolverBase):
         self.location = location
         self._engine = engine
         self._info: dict[int, LevelInfo] = {}
-        self._lock = threading.Lock()
         # The codes only: check bits are inflated for full records and searches, which are rarer than look-ups
         # of values and moves; counting them up front would halve what the cache holds for those.
         self.chunks = ChunkCache(self._load_chunk, CACHE_BYTES, lambda chunk: chunk.codes.nbytes)
@@ -137,8 +134,7 @@ class Catalogue(SolverBase):
         """Every ``level`` row, by n, each complete one checked against its checksum (:attr:`LevelInfo.problem`)."""
         with database_errors(self.location), self.connect() as connection:
             infos = [level_info_of(row) for row in raw_level_rows(connection)]
-        with self._lock:
-            self._info = {i.n: i for i in infos}
+        self._info = {i.n: i for i in infos}  # one rebinding: a thread reads the old dict or the new one
         return infos
 
     def level_info(self, n: int) -> LevelInfo | None:
@@ -183,10 +179,7 @@ class Catalogue(SolverBase):
 
     def statistics(self, n: int) -> LevelStatistics:
         """The statistics of docs/spec.md §4 for a complete level (the same object ``scan`` builds)."""
-        counts = self.value_counts(n)
-        from whist_catalogue.engine.statistics import LevelStatistics  # Numba, only for statistics
-
-        return LevelStatistics(n, counts)
+        return LevelStatistics(n, self.value_counts(n))
 
     # -- chunks -----------------------------------------------------------------------------------
     def _load_chunk(self, n: int, index: int) -> Chunk:
@@ -252,8 +245,6 @@ class Catalogue(SolverBase):
     def level_values(self, n: int) -> tuple[np.ndarray, ValueTable]:
         """(codes, value table) of every deal of level n by rank: the level as the engine holds it
         (:class:`whist_catalogue.engine.levels.Level`), read from its chunks and checked against its row."""
-        from whist_catalogue.store.levels import read_level_values
-
         with database_errors(self.location), self.connect() as connection:
             try:
                 codes, table, _ = read_level_values(connection, n)

@@ -3,6 +3,7 @@
 * :class:`DealRecord` — everything the catalogue knows of one deal: the value from its level's chunk, the rest
   derived as :mod:`whist_catalogue.store.derived` says (multi-suit paper §7.2; single-suit paper §§5-9);
 * :class:`LevelInfo` — the ``level`` row of one n, with what a read of it found wrong;
+* :class:`BuildProgress` — one step of a build, of its levels or of its table of two-hand endings;
 * :class:`SearchCoverage` — which levels a search covered, and which it asks for that the catalogue lacks.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence
 
 from whist_catalogue.constants import CHECK_NAMES, MAX_BUILD_N
 from whist_catalogue.theory.answers import outcome_json
@@ -18,7 +19,7 @@ from whist_catalogue.theory.deals import Deal
 from whist_catalogue.theory.solution import SuitSolution, mask_positions
 from whist_catalogue.theory.values import Outcome, Value
 
-__all__ = ["DealRecord", "LevelInfo", "SearchCoverage", "level_ranges", "level_span"]
+__all__ = ["DealRecord", "LevelInfo", "BuildProgress", "SearchCoverage", "level_ranges", "level_span"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,35 @@ class LevelInfo:
             "built_at": self.built_at.isoformat() if self.built_at else None,
             "build_seconds": self.build_seconds,
         }
+
+
+Stage = Literal["repair", "plan", "compile", "load", "compute", "finish", "level", "games", "endings-repair",
+                "endings-plan", "endings-load", "endings", "endings-level", "done"]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProgress:
+    """One step of a build (:func:`whist_catalogue.store.build.build_steps`).
+
+    ``stage`` is ``repair`` (level n was marked complete but is not all there: it
+    is stored again; ``done`` = deals found), ``plan`` (once, ``total`` =
+    levels to store, ``message`` the build's estimate: :meth:`~whist_catalogue.store.build.BuildEstimate.describe`),
+    ``compile`` (the engine's kernels compiling, on a first run: said when it starts),
+    ``load`` (level n read back from the catalogue to resume above it), ``compute``
+    (``done`` of ``total`` deals of level n valued and their chunks committed),
+    ``finish`` (level n's statistics and checksum), ``level`` (level n committed, or
+    skipped if it was complete), ``games`` (``done`` of ``total`` solved games), the table
+    of two-hand endings' ``endings-…`` stages (:func:`whist_catalogue.store.endings.build_endings`:
+    ``endings`` is ``done`` of ``total`` positions of its level ``n`` = k) and ``done``
+    (once, at the end).  Events come at least every
+    second or so in every stage, so closing the generator cancels promptly.
+    """
+
+    stage: Stage
+    n: int | None
+    done: int
+    total: int
+    message: str = ""
 
 
 def level_ranges(ns: Iterable[int]) -> str:

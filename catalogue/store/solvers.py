@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import Counter
 from functools import cache
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence, TypeVar
 
@@ -140,7 +141,7 @@ class ChainSolver(SolverBase):
     def __init__(self, *solvers: Solver) -> None:
         self.solvers = solvers
         self.source = solvers[0].source if solvers else ""
-        self.sources: dict[str, int] = {}
+        self.sources: Counter[str] = Counter()
         """How many answers each member gave, by its class's name."""
 
     def first_answer(self, ask: Callable[[Solver], T]) -> T:
@@ -153,8 +154,7 @@ class ChainSolver(SolverBase):
             except (LookupError, DealTooLargeError) as exc:
                 last = exc
                 continue
-            name = type(solver).__name__
-            self.sources[name] = self.sources.get(name, 0) + 1
+            self.sources[type(solver).__name__] += 1
             return result
         assert last is not None
         raise last
@@ -180,8 +180,7 @@ class ChainSolver(SolverBase):
         found = first.solve_many(deals)
         answered = sum(s is not None for s in found)
         if answered:
-            name = type(first).__name__
-            self.sources[name] = self.sources.get(name, 0) + answered
+            self.sources[type(first).__name__] += answered
         return [(s, first.source) if s is not None else self.solve_sourced(d) for s, d in zip(found, deals)]
 
     def close(self) -> None:

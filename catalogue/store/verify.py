@@ -40,7 +40,8 @@ import sqlalchemy as sa
 from whist_catalogue.errors import CatalogueError
 from whist_catalogue.store.database import database_errors
 from whist_catalogue.store.endings import check_endings
-from whist_catalogue.store.levels import check_level_store, level_row_problem, raw_level_rows
+from whist_catalogue.store.levels import check_level_store, level_row_problem, raw_level_rows, read_level_values
+from whist_catalogue.store.models import LevelChunkRow, SolvedGameRow, solved_game_checksum
 from whist_catalogue.store.records import level_ranges
 
 __all__ = ["LevelCheck", "VerifyReport", "VerifyContext", "CHECKS", "verify", "RECURSIVE_MAX_N", "DEFAULT_SAMPLE",
@@ -316,7 +317,6 @@ def _recompute(ctx: VerifyContext, check: LevelCheck, previous: Any) -> Any:
     """``verify --full``: level n recomputed by the engine from the levels below (each as the engine makes it, from
     level 1 up), every deal's value and check bits compared with the chunks'."""
     from whist_catalogue.engine.levels import CHECK_NAMES, Level, compute_level
-    from whist_catalogue.store.levels import read_level_values
 
     n = check.n
     for m in range(previous.n + 1, n + 1):
@@ -349,8 +349,6 @@ def check_stray_chunks(ctx: VerifyContext) -> None:
     """No chunk of a level the ``level`` table does not list (module docstring, 4): a level row deleted while its
     chunks remain changes what look-ups answer (they compute the level again, or cannot derive the best moves of
     the level above)."""
-    from whist_catalogue.store.models import LevelChunkRow
-
     chunks = LevelChunkRow.__table__
     listed = {r["n"] for r in ctx.rows}
     try:
@@ -370,7 +368,6 @@ def check_stray_chunks(ctx: VerifyContext) -> None:
 def check_solved_games(ctx: VerifyContext) -> None:
     """Each stored solved game equals its checksum and the game solved again (module docstring, 5)."""
     from whist_catalogue.games import solved_games
-    from whist_catalogue.store.models import SolvedGameRow, solved_game_checksum
 
     statement = sa.select(SolvedGameRow.name, SolvedGameRow.parameters, SolvedGameRow.solution,
                           SolvedGameRow.checksum).order_by(SolvedGameRow.name, SolvedGameRow.id)
